@@ -1,0 +1,57 @@
+/** Errors raised by the local-masters harness (`pipelock/testing`); each has a stable `code`. */
+
+/** The `redis-server` binary could not be executed. */
+export class RedisServerNotFoundError extends Error {
+  override readonly name = 'RedisServerNotFoundError';
+  readonly code = 'ERR_REDIS_SERVER_NOT_FOUND';
+  readonly redisServer: string;
+
+  constructor(redisServer: string, options?: ErrorOptions) {
+    super(
+      `redis-server not found: could not execute ${JSON.stringify(redisServer)}; ` +
+        'install it (apt-get install redis-server) or set PIPELOCK_REDIS_SERVER=/path/to/redis-server',
+      options,
+    );
+    this.redisServer = redisServer;
+  }
+}
+
+/** A server exited or stayed silent before answering PING; `logTail` is the end of its output. */
+export class MasterStartError extends Error {
+  override readonly name = 'MasterStartError';
+  readonly code = 'ERR_MASTER_START_FAILED';
+  readonly port: number;
+  readonly logTail: string;
+
+  constructor(reason: string, port: number, logTail: string, options?: ErrorOptions) {
+    super(`redis-server on port ${port} ${reason}${logTail ? `; its output ends with:\n${logTail}` : ''}`, options);
+    this.port = port;
+    this.logTail = logTail;
+  }
+}
+
+/** An option or argument broke its rule; `option` names it, as it is spelled in the call. */
+export class InvalidOptionError extends TypeError {
+  override readonly name = 'InvalidOptionError';
+  readonly code = 'ERR_INVALID_OPTION';
+  readonly option: string;
+  readonly rule: string;
+
+  constructor(option: string, rule: string, value: unknown) {
+    super(`${option} must be ${rule}, got ${show(value)}`);
+    this.option = option;
+    this.rule = rule;
+  }
+}
+
+/** An operation needs a state the master is not in (pause while stopped, restart after close). */
+export class MasterStateError extends Error {
+  override readonly name = 'MasterStateError';
+  readonly code = 'ERR_MASTER_STATE';
+}
+
+function show(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value == null) return String(value);
+  return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+}

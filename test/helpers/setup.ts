@@ -1,0 +1,31 @@
+/**
+ * Imported by every test file (and preloaded by scripts/run-tests.ts): an unhandled rejection or
+ * uncaught exception fails the run instead of vanishing between tests or killing the process
+ * before the suites' `after` hooks have stopped their servers.
+ */
+const kInstalled = Symbol.for('pipelock.test.setup');
+const registry = globalThis as { [kInstalled]?: true };
+
+if (registry[kInstalled] !== true) {
+  registry[kInstalled] = true;
+  let failures = 0;
+  const record = (kind: string, error: unknown): void => {
+    failures++;
+    process.exitCode = 1;
+    console.error(`\n  ✘ ${kind} (fails the run):`, error);
+  };
+  process.on('unhandledRejection', (reason) => {
+    record('unhandled rejection', reason);
+  });
+  process.on('uncaughtException', (error) => {
+    record('uncaught exception', error);
+  });
+  // uvu sets process.exitCode from its own tally when it finishes, which would erase ours.
+  process.on('exit', () => {
+    if (failures === 0) return;
+    process.exitCode = 1;
+    console.error(`  ${failures} unhandled error(s) during the run; see above.`);
+  });
+}
+
+export {};
