@@ -1,0 +1,127 @@
+import type { OpArgs, OpCode } from './scripts.js';
+import { decide, LOST, UNDECIDED, WON, type Decision } from './quorum.js';
+
+export const PENDING = 0;
+export const FOR = 1;
+export const AGAINST = 2;
+export const FAILED = 3;
+export const TIMEOUT = 4;
+export type Vote = typeof PENDING | typeof FOR | typeof AGAINST | typeof FAILED | typeof TIMEOUT;
+
+/**
+ * One operation (acquire, extend or release) of one lock, sent to every master once. It is the
+ * coalescer's unit of work and its own quorum tally: each master settles its slot from its own
+ * reply, so no closure is made per master per call.
+ */
+export class Attempt implements OpArgs {
+  /** Per master: PENDING, FOR, AGAINST, FAILED or TIMEOUT. A plain array: for five masters it is cheaper to make than a typed one. */
+  readonly votes: Vote[];
+  /** Per master, only where a reply counted neither none nor all of the keys (a partial release). */
+  counts: number[] | undefined;
+  errors: (Error | undefined)[] | undefined;
+  decision: Decision = UNDECIDED;
+  /** Masters that have not answered or timed out. */
+  pending: number;
+  readonly deadline: number;
+  readonly done: Promise<this>;
+  #votesFor = 0;
+  #votesFailed = 0;
+  #resolve!: (attempt: this) => void;
+  #onComplete: (() => void)[] | undefined;
+
+  constructor(
+    readonly opcode: OpCode,
+    readonly keys: readonly string[],
+    readonly token: string,
+    readonly ttlArg: string,
+    readonly quorum: number,
+    /** performance.now() before the first command was queued. */
+    readonly start: number,
+    readonly budget: number,
+    /** Release waits for every master (or the deadline) instead of deciding at the quorum. */
+    readonly needAll: boolean,
+    n: number,
+  ) {
+    const votes: Vote[] = [];
+    for (let i = 0; i < n; i++) votes.push(PENDING);
+    this.votes = votes;
+    this.pending = n;
+    this.deadline = start + budget;
+    this.done = new Promise<this>((resolve) => {
+      this.#resolve = resolve;
+    });
+  }
+
+  get won(): boolean {
+    return this.decision === WON;
+  }
+
+  /** A master's reply: the script's integer for this operation, or why there is none. */
+  settle(node: number, reply: number | Error): void {
+    const previous = this.votes[node]!;
+    if (previous !== PENDING && previous !== TIMEOUT) return;
+    let vote: Vote;
+    if (typeof reply === 'number') {
+      vote = reply === this.keys.length ? FOR : AGAINST;
+      if (reply !== 0 && vote === AGAINST) (this.counts ??= [])[node] = reply;
+    } else {
+      (this.errors ??= [])[node] = reply;
+      vote = FAILED;
+    }
+    this.votes[node] = vote;
+    if (previous === PENDING) {
+      this.pending--;
+      this.#count(vote);
+    }
+    if (this.pending === 0) this.#completed();
+  }
+
+  /** Marks a master that will not be asked (release skips masters that never took the lock). */
+  skip(node: number): void {
+    this.votes[node] = AGAINST;
+    this.pending--;
+    this.#count(AGAINST);
+    if (this.pending === 0) this.#completed();
+  }
+
+  /** The per-node budget ran out: every silent master counts as failed from now on. */
+  expire(): void {
+    const votes = this.votes;
+    for (let i = 0; i < votes.length; i++) {
+      if (votes[i] !== PENDING) continue;
+      votes[i] = TIMEOUT;
+      this.pending--;
+      this.#count(TIMEOUT);
+    }
+    if (this.pending === 0) this.#completed();
+  }
+
+  /** Resolves when every master has answered or timed out (for node-redlock's stats promises). */
+  whenComplete(): Promise<void> {
+    if (this.pending === 0) return Promise.resolve();
+    return new Promise((resolve) => (this.#onComplete ??= []).push(resolve));
+  }
+
+  #count(vote: Vote): void {
+    if (vote === FOR) this.#votesFor++;
+    else this.#votesFailed++;
+    if (this.decision !== UNDECIDED || this.needAll) return;
+    const decision = decide(this.#votesFor, this.#votesFailed, this.votes.length, this.quorum);
+    if (decision !== UNDECIDED) {
+      this.decision = decision;
+      this.#resolve(this);
+    }
+  }
+
+  #completed(): void {
+    if (this.decision === UNDECIDED) {
+      this.decision = this.#votesFor >= this.quorum ? WON : LOST;
+      this.#resolve(this);
+    }
+    const waiters = this.#onComplete;
+    if (waiters !== undefined) {
+      this.#onComplete = undefined;
+      for (const resolve of waiters) resolve();
+    }
+  }
+}

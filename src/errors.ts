@@ -1,0 +1,147 @@
+import type { RedisClient } from './client.js';
+
+/** One master's part in an operation, kept for every error that a quorum decided. */
+export interface NodeOutcome {
+  /** Index of the master in the `clients` given to `Redlock`. */
+  readonly node: number;
+  /** `host:port` (or the URL) of the master, for messages and logs. */
+  readonly name: string;
+  /**
+   * - `for`: the master applied the operation;
+   * - `against`: it answered, but the resource is held by another token (or, for extend and
+   *   release, no longer held by ours);
+   * - `error`: it answered with an error, or the connection failed;
+   * - `timeout`: no answer within the per-node time budget.
+   */
+  readonly vote: 'for' | 'against' | 'error' | 'timeout';
+  readonly error?: Error;
+}
+
+/** node-redlock v5's summary of one attempt, kept for drop-in compatibility. */
+export interface ExecutionStats {
+  readonly membershipSize: number;
+  readonly quorumSize: number;
+  readonly votesFor: Set<RedisClient>;
+  readonly votesAgainst: Map<RedisClient, Error>;
+}
+
+/** The root of every error pipelock throws: a stable `code` and the underlying `cause`. */
+export class PipelockError extends Error {
+  readonly code: string;
+  constructor(message: string, code: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/** An argument broke a rule; `argument` names it and `rule` states what it must be. */
+export class InvalidArgumentError extends PipelockError {
+  readonly argument: string;
+  readonly rule: string;
+  constructor(argument: string, rule: string, received: unknown) {
+    super(`${argument} ${rule}, got ${describe(received)}`, 'ERR_PIPELOCK_INVALID_ARGUMENT');
+    this.argument = argument;
+    this.rule = rule;
+  }
+}
+
+/** The Redlock instance was closed by `quit()`. */
+export class RedlockClosedError extends PipelockError {
+  constructor() {
+    super('this Redlock instance was closed by quit()', 'ERR_PIPELOCK_CLOSED');
+  }
+}
+
+/**
+ * An operation did not reach a quorum (node-redlock's class, kept as the parent of every
+ * quorum failure so `instanceof ExecutionError` keeps working for code written against it).
+ */
+export class ExecutionError extends PipelockError {
+  /** One entry per attempt; each resolves when every master of that attempt has answered or timed out. */
+  readonly attempts: ReadonlyArray<Promise<ExecutionStats>>;
+  /** Every master's outcome in the last attempt (empty when no attempt was sent). */
+  readonly nodes: readonly NodeOutcome[];
+  constructor(
+    message: string,
+    attempts: ReadonlyArray<Promise<ExecutionStats>> = [],
+    nodes: readonly NodeOutcome[] = [],
+    code = 'ERR_PIPELOCK_EXECUTION',
+    options?: { cause?: unknown },
+  ) {
+    super(message, code, options);
+    this.attempts = attempts;
+    this.nodes = nodes;
+  }
+}
+
+/** The resource is held by another token on enough masters that no quorum was possible. */
+export class ResourceLockedError extends ExecutionError {
+  constructor(message: string, attempts?: ReadonlyArray<Promise<ExecutionStats>>, nodes?: readonly NodeOutcome[]) {
+    super(message, attempts, nodes, 'ERR_PIPELOCK_RESOURCE_LOCKED');
+  }
+}
+
+/** Too many masters failed or timed out for a quorum; `nodes` says which and why. */
+export class QuorumUnreachableError extends ExecutionError {
+  constructor(message: string, attempts?: ReadonlyArray<Promise<ExecutionStats>>, nodes?: readonly NodeOutcome[]) {
+    super(message, attempts, nodes, 'ERR_PIPELOCK_QUORUM_UNREACHABLE');
+  }
+}
+
+/** The lock's validity ran out before the operation (extend) could be done. */
+export class LockExpiredError extends ExecutionError {
+  constructor(message = 'Cannot extend an already-expired lock.', attempts?: ReadonlyArray<Promise<ExecutionStats>>, nodes?: readonly NodeOutcome[]) {
+    super(message, attempts, nodes, 'ERR_PIPELOCK_LOCK_EXPIRED');
+  }
+}
+
+/** A majority of masters no longer hold the lock under its token: it was deleted, expired or taken over. */
+export class LockLostError extends ExecutionError {
+  constructor(message: string, attempts?: ReadonlyArray<Promise<ExecutionStats>>, nodes?: readonly NodeOutcome[], options?: { cause?: unknown }) {
+    super(message, attempts, nodes, 'ERR_PIPELOCK_LOCK_LOST', options);
+  }
+}
+
+/** The lock was extended `maxExtensions` times already (seed 001: bound reacquisition for liveness). */
+export class ExtensionLimitError extends ExecutionError {
+  constructor(limit: number) {
+    super(`the lock was already extended ${limit} times (maxExtensions)`, [], [], 'ERR_PIPELOCK_EXTENSION_LIMIT');
+  }
+}
+
+/** The caller's AbortSignal fired; `cause` is the signal's reason. */
+export class LockAbortedError extends ExecutionError {
+  constructor(reason: unknown, attempts?: ReadonlyArray<Promise<ExecutionStats>>) {
+    super('the operation was aborted by its signal', attempts, [], 'ERR_PIPELOCK_ABORTED', { cause: reason });
+  }
+}
+
+/** A master's answer is missing because its connection is down or reconnecting. */
+export class NodeUnavailableError extends PipelockError {
+  constructor(name: string) {
+    super(`master ${name} is not connected`, 'ERR_PIPELOCK_NODE_UNAVAILABLE');
+  }
+}
+
+/** A master did not answer within the per-node time budget of the attempt. */
+export class NodeTimeoutError extends PipelockError {
+  constructor(name: string, budget: number) {
+    super(`master ${name} did not answer within ${budget} ms (nodeTimeout)`, 'ERR_PIPELOCK_NODE_TIMEOUT');
+  }
+}
+
+/** A master answered something the protocol does not allow (a bug or a foreign script under our SHA). */
+export class UnexpectedReplyError extends PipelockError {
+  constructor(name: string, reply: unknown) {
+    super(`master ${name} sent an unexpected reply: ${describe(reply)}`, 'ERR_PIPELOCK_UNEXPECTED_REPLY');
+  }
+}
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value);
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' || value == null) return String(value);
+  if (Array.isArray(value)) return `an array of length ${value.length}`;
+  if (typeof value === 'function') return 'a function';
+  return `an object (${Object.prototype.toString.call(value).slice(8, -1)})`;
+}

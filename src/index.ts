@@ -1,0 +1,12 @@
+export { Redlock, Redlock as default, ReleaseResult, type RedlockOptions } from './redlock.js';
+export { Lock } from './lock.js';
+export type { RedlockAbortSignal } from './using.js';
+export type { CallSettings, Settings } from './options.js';
+export { kDefaults as defaultSettings } from './options.js';
+export type { RedisClient } from './client.js';
+export {
+  PipelockError, InvalidArgumentError, RedlockClosedError, ExecutionError, ResourceLockedError, QuorumUnreachableError,
+  LockExpiredError, LockLostError, ExtensionLimitError, LockAbortedError, NodeUnavailableError, NodeTimeoutError,
+  UnexpectedReplyError, type ExecutionStats, type NodeOutcome,
+} from './errors.js';
+export { NODE_ERROR_CHANNEL, LOCK_LOST_CHANNEL } from './diagnostics.js';

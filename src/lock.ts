@@ -1,0 +1,55 @@
+import type { Attempt } from './attempt.js';
+import type { ExecutionStats } from './errors.js';
+import type { CallSettings } from './options.js';
+import type { Redlock, ReleaseResult } from './redlock.js';
+
+/**
+ * A held lock. node-redlock's shape (`resources`, `value`, `attempts`, `expiration`, `release()`,
+ * `extend()`) plus the remaining validity on the monotonic clock.
+ */
+export class Lock {
+  /** Epoch ms at which the lock stops being valid (node-redlock's field); 0 once released or replaced by extend(). */
+  expiration: number;
+  /** performance.now() instant at which the lock stops being valid. */
+  readonly validUntil: number;
+  /** How many extend() calls led to this lock (0 for a fresh acquisition). */
+  readonly extensions: number;
+  readonly #attempts: readonly Attempt[];
+  #stats: ReadonlyArray<Promise<ExecutionStats>> | undefined;
+
+  /** @internal Locks come from Redlock.acquire() and extend(). */
+  constructor(
+    readonly redlock: Redlock,
+    readonly resources: readonly string[],
+    /** The lock's token: 160 random bits, unique to the acquisition. */
+    readonly value: string,
+    attempts: readonly Attempt[],
+    validUntil: number,
+    extensions: number,
+    now: number,
+  ) {
+    this.#attempts = attempts;
+    this.validUntil = validUntil;
+    this.extensions = extensions;
+    this.expiration = Date.now() + (validUntil - now);
+  }
+
+  /** Milliseconds of validity left on the monotonic clock; 0 once expired, released or replaced. */
+  get validity(): number {
+    if (this.expiration === 0) return 0;
+    return Math.max(0, this.validUntil - performance.now());
+  }
+
+  /** node-redlock's per-attempt stats; each promise resolves when all masters of that attempt answered or timed out. */
+  get attempts(): ReadonlyArray<Promise<ExecutionStats>> {
+    return (this.#stats ??= this.redlock.executionStats(this.#attempts));
+  }
+
+  release(settings?: CallSettings): Promise<ReleaseResult> {
+    return this.redlock.release(this, settings);
+  }
+
+  extend(duration: number, settings?: CallSettings): Promise<Lock> {
+    return this.redlock.extend(this, duration, settings);
+  }
+}

@@ -1,0 +1,128 @@
+import { InvalidArgumentError } from './errors.js';
+
+/** Settings of a Redlock instance; node-redlock v5's five come first, with its defaults. */
+export interface Settings {
+  /** Clock drift allowed between masters, as a fraction of the duration. @default 0.01 */
+  readonly driftFactor: number;
+  /** Retries after the first attempt; -1 retries until the signal aborts. @default 10 */
+  readonly retryCount: number;
+  /** Base wait between attempts, in ms. @default 200 */
+  readonly retryDelay: number;
+  /** Random ± added to each wait, in ms. @default 100 */
+  readonly retryJitter: number;
+  /** `using()` extends the lock when less than this much validity remains, in ms. @default 500 */
+  readonly automaticExtensionThreshold: number;
+  /** Per-attempt time budget for the masters' answers, in ms: a dead or stalled master costs at most this. @default 100 */
+  readonly nodeTimeout: number;
+  /** How many times one lock may be extended (seed 001: bounded extension keeps liveness). @default Infinity */
+  readonly maxExtensions: number;
+  /** Most keys in one coalesced script call, so one call never holds a master for long. @default 256 */
+  readonly chunkSize: number;
+  /** Coalesce the operations of one tick into one script call per master; `false` sends one call per operation. @default true */
+  readonly coalesce: boolean;
+}
+
+/** Per-call settings of acquire / extend / release / using. */
+export interface CallSettings extends Partial<Pick<Settings, 'driftFactor' | 'retryCount' | 'retryDelay' | 'retryJitter' | 'automaticExtensionThreshold' | 'nodeTimeout' | 'maxExtensions'>> {
+  /** Cancels waiting and retrying; a lock won after the signal fired is released, not returned. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+export type ResolvedSettings = Readonly<Settings>;
+
+export const kDefaults: ResolvedSettings = Object.freeze({
+  driftFactor: 0.01,
+  retryCount: 10,
+  retryDelay: 200,
+  retryJitter: 100,
+  automaticExtensionThreshold: 500,
+  nodeTimeout: 100,
+  maxExtensions: Infinity,
+  chunkSize: 256,
+  coalesce: true,
+});
+
+type Check = (name: string, value: unknown) => void;
+
+const finiteAtLeast0: Check = (name, value) => {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new InvalidArgumentError(name, 'must be a finite number ≥ 0', value);
+};
+
+const RULES: { readonly [K in keyof Settings]: Check } = {
+  driftFactor: (name, value) => {
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value >= 1) throw new InvalidArgumentError(name, 'must be a number from 0 up to (not including) 1', value);
+  },
+  retryCount: (name, value) => {
+    if (!Number.isSafeInteger(value) || (value as number) < -1) throw new InvalidArgumentError(name, 'must be an integer ≥ -1 (-1: retry until aborted)', value);
+  },
+  retryDelay: finiteAtLeast0,
+  retryJitter: finiteAtLeast0,
+  automaticExtensionThreshold: finiteAtLeast0,
+  nodeTimeout: (name, value) => {
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 1) throw new InvalidArgumentError(name, 'must be a finite number of ms ≥ 1', value);
+  },
+  maxExtensions: (name, value) => {
+    if (value !== Infinity && (!Number.isSafeInteger(value) || (value as number) < 0)) throw new InvalidArgumentError(name, 'must be an integer ≥ 0 or Infinity', value);
+  },
+  chunkSize: (name, value) => {
+    if (!Number.isSafeInteger(value) || (value as number) < 1 || (value as number) > 100_000) throw new InvalidArgumentError(name, 'must be an integer from 1 to 100000', value);
+  },
+  coalesce: (name, value) => {
+    if (typeof value !== 'boolean') throw new InvalidArgumentError(name, 'must be a boolean', value);
+  },
+};
+
+const CALL_KEYS = new Set<string>(['driftFactor', 'retryCount', 'retryDelay', 'retryJitter', 'automaticExtensionThreshold', 'nodeTimeout', 'maxExtensions', 'signal']);
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function merge(base: ResolvedSettings, given: Record<string, unknown>, prefix: string, allowed: ReadonlySet<string> | undefined): ResolvedSettings {
+  const out: Record<string, unknown> = { ...base };
+  for (const key of Object.keys(given)) {
+    const value = given[key];
+    if (value === undefined || key === 'signal') continue;
+    const rule = (RULES as Record<string, Check | undefined>)[key];
+    if (rule === undefined || (allowed !== undefined && !allowed.has(key))) {
+      throw new InvalidArgumentError(`${prefix}.${key}`, 'is not a known setting', value);
+    }
+    rule(`${prefix}.${key}`, value);
+    out[key] = value;
+  }
+  return Object.freeze(out) as unknown as ResolvedSettings;
+}
+
+/** Resolves the constructor's settings once; the hot path never re-checks them. */
+export function resolveSettings(settings: unknown): ResolvedSettings {
+  if (settings === undefined) return kDefaults;
+  if (!isObject(settings)) throw new InvalidArgumentError('settings', 'must be an object', settings);
+  return merge(kDefaults, settings, 'settings', undefined);
+}
+
+/** Resolves one call's settings over the instance's; only called when the caller passed some. */
+export function resolveCallSettings(base: ResolvedSettings, settings: unknown): ResolvedSettings {
+  if (!isObject(settings)) throw new InvalidArgumentError('settings', 'must be an object', settings);
+  const signal = settings.signal;
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new InvalidArgumentError('settings.signal', 'must be an AbortSignal', signal);
+  return merge(base, settings, 'settings', CALL_KEYS);
+}
+
+export function validateResources(resources: unknown): asserts resources is readonly string[] {
+  if (!Array.isArray(resources)) throw new InvalidArgumentError('resources', 'must be an array of strings', resources);
+  if (resources.length === 0) throw new InvalidArgumentError('resources', 'must not be empty', resources);
+  for (let i = 0; i < resources.length; i++) {
+    const resource: unknown = resources[i];
+    if (typeof resource !== 'string' || resource.length === 0) throw new InvalidArgumentError(`resources[${i}]`, 'must be a non-empty string', resource);
+  }
+  // Most locks name one resource: skip the Set unless there is something to compare.
+  if (resources.length > 1 && new Set(resources).size !== resources.length) {
+    const first = resources.findIndex((r, i) => resources.indexOf(r) !== i);
+    throw new InvalidArgumentError(`resources[${first}]`, `must not repeat resources[${resources.indexOf(resources[first])}]`, resources[first]);
+  }
+}
+
+/** Redis takes PX as a 64-bit integer, but validity math on a double needs a safe integer. */
+export function validateDuration(duration: unknown, name = 'duration'): asserts duration is number {
+  if (!Number.isSafeInteger(duration) || (duration as number) <= 0) throw new InvalidArgumentError(name, 'must be a positive safe integer of milliseconds', duration);
+}

@@ -1,0 +1,320 @@
+import { EventEmitter } from 'node:events';
+import type { RedisClientOptions } from '@redis/client';
+import { Attempt, FOR, AGAINST, FAILED, TIMEOUT } from './attempt.js';
+import { clientName, closeClient, openClient, type RedisClient } from './client.js';
+import { Deadlines } from './deadlines.js';
+import { publishNodeError } from './diagnostics.js';
+import {
+  ExecutionError, ExtensionLimitError, InvalidArgumentError, LockAbortedError, LockExpiredError, LockLostError,
+  QuorumUnreachableError, RedlockClosedError, ResourceLockedError, type ExecutionStats, type NodeOutcome,
+} from './errors.js';
+import { Lock } from './lock.js';
+import { Node } from './node.js';
+import { resolveCallSettings, resolveSettings, validateDuration, validateResources, type CallSettings, type ResolvedSettings, type Settings } from './options.js';
+import { answered, describeOutcomes, mayHold, outcomesOf, statsOf } from './outcomes.js';
+import { quorumSize } from './quorum.js';
+import { isAborted, mayRetry, retryWait, sleep } from './retry.js';
+import { OP_ACQUIRE, OP_EXTEND, OP_RELEASE, type OpCode } from './scripts.js';
+import { createToken } from './token.js';
+import { validUntil } from './validity.js';
+import { using, type RedlockAbortSignal } from './using.js';
+
+export interface RedlockOptions extends Partial<Settings> {
+  /** Extra @redis/client options for the connections pipelock opens from URLs (TLS, credentials, …). */
+  readonly clientOptions?: RedisClientOptions;
+}
+
+/** What release() found: node-redlock's `attempts`, plus per master whether it still held the lock. */
+export class ReleaseResult {
+  /** Masters on which the lock's keys were still ours and were deleted. */
+  readonly released: number;
+  /** True when fewer than a quorum still held the lock: it had expired or been lost before release. */
+  readonly expired: boolean;
+  readonly #redlock: Redlock;
+  readonly #nodes: readonly Node[];
+  readonly #attempt: Attempt;
+
+  /** @internal */
+  constructor(redlock: Redlock, nodes: readonly Node[], attempt: Attempt) {
+    let released = 0;
+    for (const vote of attempt.votes) if (vote === FOR) released++;
+    this.released = released;
+    this.expired = released < attempt.quorum;
+    this.#redlock = redlock;
+    this.#nodes = nodes;
+    this.#attempt = attempt;
+  }
+
+  /** node-redlock's per-attempt stats (one attempt: release is not retried; its keys expire anyway). */
+  get attempts(): ReadonlyArray<Promise<ExecutionStats>> {
+    return this.#redlock.executionStats([this.#attempt]);
+  }
+
+  get nodes(): readonly NodeOutcome[] {
+    return outcomesOf(this.#attempt, this.#nodes);
+  }
+}
+
+/**
+ * Redlock over N independent masters. Every operation is one Attempt sent to all masters in one
+ * synchronous loop; each master's coalescer folds it into that tick's script call; the attempt
+ * decides itself at the quorum. Drop-in for node-redlock v5: same constructor shape, settings,
+ * methods and error classes; clients are @redis/client clients or URLs.
+ */
+export class Redlock extends EventEmitter {
+  readonly clients: Set<RedisClient>;
+  readonly settings: ResolvedSettings;
+  readonly #nodes: Node[];
+  readonly #quorum: number;
+  readonly #deadlines = new Deadlines();
+  readonly #errorListeners = new Map<RedisClient, (error: Error) => void>();
+  #closed = false;
+
+  constructor(clients: Iterable<RedisClient | string>, options?: RedlockOptions) {
+    super();
+    const { clientOptions, ...settings } = (options ?? {});
+    this.settings = resolveSettings(options === undefined ? undefined : settings);
+    const entries = checkClients(clients);
+    this.#nodes = entries.map((entry, index) => {
+      const owned = typeof entry === 'string';
+      const client = owned ? openClient(entry, clientOptions) : entry;
+      const node = new Node(index, clientName(client, index), client, owned, this.settings.chunkSize, this.settings.coalesce, this.#onNodeError);
+      if (owned) {
+        // Owned connections have no other listener; an unheard 'error' event would crash the process.
+        const listener = (error: Error): void => { this.#onNodeError(node, error); };
+        this.#errorListeners.set(client, listener);
+        client.on('error', listener);
+        (client as unknown as { connect(): Promise<unknown> }).connect().catch((error: unknown) => { this.#onNodeError(node, error as Error); });
+      }
+      return node;
+    });
+    this.clients = new Set(this.#nodes.map((node) => node.client));
+    this.#quorum = quorumSize(this.#nodes.length);
+  }
+
+  /** floor(N/2)+1. */
+  get quorum(): number {
+    return this.#quorum;
+  }
+
+  /** Resolves once a quorum of masters is connected; rejects with QuorumUnreachableError after `timeoutMs`. */
+  async ready(timeoutMs = 5000): Promise<void> {
+    const deadline = performance.now() + timeoutMs;
+    for (;;) {
+      const ready = this.#nodes.filter((node) => node.client.isReady).length;
+      if (ready >= this.#quorum) return;
+      if (performance.now() >= deadline) {
+        const nodes = this.#nodes.map((n): NodeOutcome => ({ node: n.index, name: n.name, vote: n.client.isReady ? 'for' : 'error', ...(n.lastError ? { error: n.lastError } : {}) }));
+        throw new QuorumUnreachableError(`only ${ready} of ${this.#nodes.length} masters connected within ${timeoutMs} ms: ${describeOutcomes(nodes)}`, [], nodes);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  async acquire(resources: readonly string[], duration: number, settings?: CallSettings): Promise<Lock> {
+    this.#assertOpen();
+    validateResources(resources);
+    validateDuration(duration);
+    const s = settings === undefined ? this.settings : resolveCallSettings(this.settings, settings);
+    const signal = settings?.signal;
+    const attempts: Attempt[] = [];
+    if (isAborted(signal)) throw new LockAbortedError(signal?.reason, []);
+    const ttlArg = String(duration);
+    for (;;) {
+      const attempt = this.#send(OP_ACQUIRE, resources, createToken(), ttlArg, s.nodeTimeout, false);
+      attempts.push(attempt);
+      await attempt.done;
+      let expired = false;
+      if (attempt.won) {
+        const until = validUntil(attempt.start, duration, s.driftFactor);
+        const now = performance.now();
+        if (until > now && !isAborted(signal)) return new Lock(this, resources, attempt.token, attempts, until, 0, now);
+        expired = until <= now;
+      }
+      // Undo this attempt wherever it may have written (timed-out masters too) before anything else.
+      await this.#cleanup(attempt);
+      const stats = (): ReadonlyArray<Promise<ExecutionStats>> => this.executionStats(attempts);
+      if (isAborted(signal)) throw new LockAbortedError(signal?.reason, stats());
+      if (!mayRetry(attempts.length, s.retryCount)) {
+        if (expired) throw new LockExpiredError(`the quorum answered after the lock's validity ran out (${duration} ms, driftFactor ${s.driftFactor})`, stats(), outcomesOf(attempt, this.#nodes));
+        throw this.#quorumError(`could not acquire ${describeResources(resources)} after ${attempts.length} attempt(s)`, attempt, stats());
+      }
+      await sleep(retryWait(s.retryDelay, s.retryJitter), signal, stats);
+    }
+  }
+
+  async release(lock: Lock, settings?: CallSettings): Promise<ReleaseResult> {
+    this.#assertOpen();
+    this.#checkLock(lock);
+    const s = settings === undefined ? this.settings : resolveCallSettings(this.settings, settings);
+    lock.expiration = 0;
+    const attempt = this.#send(OP_RELEASE, lock.resources, lock.value, '0', s.nodeTimeout, true);
+    await attempt.done;
+    // The lock's state is only known where a master answered; without a quorum of answers
+    // we cannot say it is gone (its keys will still expire).
+    if (answered(attempt) < this.#quorum) {
+      const nodes = outcomesOf(attempt, this.#nodes);
+      throw new QuorumUnreachableError(`could not confirm the release of ${describeResources(lock.resources)} on a quorum: ${describeOutcomes(nodes)}`, this.executionStats([attempt]), nodes);
+    }
+    return new ReleaseResult(this, this.#nodes, attempt);
+  }
+
+  async extend(lock: Lock, duration: number, settings?: CallSettings): Promise<Lock> {
+    this.#assertOpen();
+    this.#checkLock(lock);
+    validateDuration(duration);
+    const s = settings === undefined ? this.settings : resolveCallSettings(this.settings, settings);
+    if (lock.validity <= 0) throw new LockExpiredError();
+    if (lock.extensions >= s.maxExtensions) throw new ExtensionLimitError(s.maxExtensions);
+    const attempts: Attempt[] = [];
+    const ttlArg = String(duration);
+    for (;;) {
+      const attempt = this.#send(OP_EXTEND, lock.resources, lock.value, ttlArg, s.nodeTimeout, false);
+      attempts.push(attempt);
+      await attempt.done;
+      const now = performance.now();
+      if (attempt.won && now < lock.validUntil) {
+        lock.expiration = 0;
+        return new Lock(this, lock.resources, lock.value, attempts, validUntil(attempt.start, duration, s.driftFactor), lock.extensions + 1, now);
+      }
+      const nodes = outcomesOf(attempt, this.#nodes);
+      const stats = (): ReadonlyArray<Promise<ExecutionStats>> => this.executionStats(attempts);
+      let against = 0;
+      for (const vote of attempt.votes) if (vote === AGAINST) against++;
+      if (against >= this.#quorum) {
+        throw new LockLostError(`${describeResources(lock.resources)} is no longer held under this lock's token on a quorum: ${describeOutcomes(nodes)}`, stats(), nodes);
+      }
+      if (now >= lock.validUntil) throw new LockExpiredError('the lock expired before a quorum confirmed the extension', stats(), nodes);
+      if (!mayRetry(attempts.length, s.retryCount)) throw this.#quorumError(`could not extend ${describeResources(lock.resources)} after ${attempts.length} attempt(s)`, attempt, stats());
+      await sleep(Math.min(retryWait(s.retryDelay, s.retryJitter), Math.max(0, lock.validUntil - now)), settings?.signal, stats);
+    }
+  }
+
+  /**
+   * Runs `routine` under the lock, extending it while it runs (when less than
+   * `automaticExtensionThreshold` remains); aborts the routine's signal with a typed reason when the
+   * lock is lost; always releases.
+   */
+  using<T>(resources: readonly string[], duration: number, settings: CallSettings, routine: (signal: RedlockAbortSignal) => Promise<T>): Promise<T>;
+  using<T>(resources: readonly string[], duration: number, routine: (signal: RedlockAbortSignal) => Promise<T>): Promise<T>;
+  async using<T>(
+    resources: readonly string[],
+    duration: number,
+    settingsOrRoutine: CallSettings | ((signal: RedlockAbortSignal) => Promise<T>),
+    routine?: (signal: RedlockAbortSignal) => Promise<T>,
+  ): Promise<T> {
+    this.#assertOpen();
+    const fn = typeof settingsOrRoutine === 'function' ? settingsOrRoutine : routine;
+    const settings = typeof settingsOrRoutine === 'function' ? undefined : settingsOrRoutine;
+    if (typeof fn !== 'function') throw new InvalidArgumentError('routine', 'must be a function', fn);
+    validateDuration(duration);
+    const s = settings === undefined ? this.settings : resolveCallSettings(this.settings, settings);
+    if (s.automaticExtensionThreshold > duration - 100) {
+      throw new InvalidArgumentError('duration', `must be at least 100 ms greater than automaticExtensionThreshold (${s.automaticExtensionThreshold} ms)`, duration);
+    }
+    return using(this, resources, duration, settings, s.automaticExtensionThreshold, fn);
+  }
+
+  /** Closes the connections pipelock opened from URLs; leaves the caller's clients open. */
+  async quit(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#deadlines.clear();
+    const closing: Promise<unknown>[] = [];
+    for (const node of this.#nodes) {
+      node.detach();
+      if (!node.owned) continue;
+      const client = node.client;
+      closing.push(closeClient(client, Math.max(250, 2 * this.settings.nodeTimeout)).finally(() => {
+        const listener = this.#errorListeners.get(client);
+        if (listener !== undefined) client.off('error', listener);
+      }));
+    }
+    await Promise.allSettled(closing);
+  }
+
+  /** @internal node-redlock's stats promises, built only when someone reads them. */
+  executionStats(attempts: readonly Attempt[]): ReadonlyArray<Promise<ExecutionStats>> {
+    return attempts.map((attempt) => statsOf(attempt, this.#nodes));
+  }
+
+  /** @internal Reports an error that has no caller to throw to (node-redlock's 'error' event). */
+  reportError(error: unknown): void {
+    if (this.listenerCount('error') > 0) this.emit('error', error);
+  }
+
+  #send(opcode: OpCode, keys: readonly string[], token: string, ttlArg: string, budget: number, needAll: boolean): Attempt {
+    const nodes = this.#nodes;
+    const attempt = new Attempt(opcode, keys, token, ttlArg, this.#quorum, performance.now(), budget, needAll, nodes.length);
+    for (let i = 0; i < nodes.length; i++) nodes[i]!.enqueue(attempt);
+    this.#deadlines.push(attempt);
+    return attempt;
+  }
+
+  /** Owner-checked delete of a failed attempt's keys on every master that may have set them. */
+  async #cleanup(attempt: Attempt): Promise<void> {
+    const nodes = this.#nodes;
+    const undo = new Attempt(OP_RELEASE, attempt.keys, attempt.token, '0', this.#quorum, performance.now(), attempt.budget, true, nodes.length);
+    for (let i = 0; i < nodes.length; i++) {
+      if (mayHold(attempt, i)) nodes[i]!.enqueue(undo);
+      else undo.skip(i);
+    }
+    if (undo.pending === 0) return;
+    this.#deadlines.push(undo);
+    await undo.done;
+  }
+
+  #quorumError(message: string, attempt: Attempt, stats: ReadonlyArray<Promise<ExecutionStats>>): ExecutionError {
+    const nodes = outcomesOf(attempt, this.#nodes);
+    let unreachable = 0;
+    for (const vote of attempt.votes) if (vote === FAILED || vote === TIMEOUT) unreachable++;
+    const text = `${message}: ${describeOutcomes(nodes)}`;
+    return this.#nodes.length - unreachable < this.#quorum
+      ? new QuorumUnreachableError(`${text} (quorum ${this.#quorum} of ${this.#nodes.length} unreachable)`, stats, nodes)
+      : new ResourceLockedError(`${text} (held by another lock)`, stats, nodes);
+  }
+
+  #checkLock(lock: unknown): asserts lock is Lock {
+    if (!(lock instanceof Lock) || lock.redlock !== this) throw new InvalidArgumentError('lock', 'must be a Lock returned by this Redlock', lock);
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new RedlockClosedError();
+  }
+
+  readonly #onNodeError = (node: Node, error: Error): void => {
+    node.lastError = error;
+    publishNodeError(node.index, node.name, error);
+    // node-redlock's observability: an 'error' event per master failure, only if someone listens.
+    this.reportError(error);
+  };
+}
+
+function checkClients(clients: unknown): (RedisClient | string)[] {
+  if (clients == null || typeof clients === 'string' || typeof (clients as Iterable<unknown>)[Symbol.iterator] !== 'function') {
+    throw new InvalidArgumentError('clients', 'must be an array of @redis/client clients or redis:// URLs', clients);
+  }
+  const list = [...(clients as Iterable<unknown>)];
+  if (list.length === 0) throw new InvalidArgumentError('clients', 'must name at least one master', list);
+  list.forEach((entry, i) => {
+    const name = `clients[${i}]`;
+    if (typeof entry === 'string') {
+      let protocol = '';
+      try {
+        protocol = new URL(entry).protocol;
+      } catch { /* reported below */ }
+      if (protocol !== 'redis:' && protocol !== 'rediss:') throw new InvalidArgumentError(name, 'must be a redis:// or rediss:// URL', entry);
+    } else if (typeof entry !== 'object' || entry === null || typeof (entry as RedisClient).sendCommand !== 'function') {
+      throw new InvalidArgumentError(name, 'must be an @redis/client client or a redis:// URL', entry);
+    } else if (!(entry as RedisClient).isOpen) {
+      throw new InvalidArgumentError(name, 'must be open or connecting (call client.connect() first, or pass a URL)', 'a closed client');
+    }
+    const first = list.indexOf(entry);
+    if (first !== i) throw new InvalidArgumentError(name, `must not repeat clients[${first}] (a master would vote twice)`, entry);
+  });
+  return list as (RedisClient | string)[];
+}
+
+function describeResources(resources: readonly string[]): string {
+  return resources.length === 1 ? JSON.stringify(resources[0]) : `${resources.length} resources`;
+}

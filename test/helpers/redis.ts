@@ -1,0 +1,41 @@
+import { RedisClient } from '@redis/client';
+
+// One client class for every probe: createClient() rebuilds it per distinct URL (~40 ms each).
+const create = RedisClient.factory({});
+
+function probe(url: string) {
+  const client = create({ url, socket: { reconnectStrategy: false } });
+  client.on('error', () => undefined); // a probe of a master a test killed is expected to fail
+  return client;
+}
+
+export type Probe = ReturnType<typeof probe>;
+
+/** Plain connections to each master for inspecting and tampering with keys behind pipelock's back. */
+export async function connectAll(urls: readonly string[]): Promise<Probe[]> {
+  return Promise.all(
+    urls.map(async (url) => {
+      const client = probe(url);
+      await client.connect();
+      return client;
+    }),
+  );
+}
+
+export async function closeAll(clients: readonly Probe[]): Promise<void> {
+  await Promise.allSettled(clients.map((client) => (client.isOpen ? client.close() : Promise.resolve())));
+}
+
+/** GET key on every master (null where absent). */
+export async function valuesOf(clients: readonly Probe[], key: string): Promise<(string | null)[]> {
+  return Promise.all(clients.map((client) => client.get(key)));
+}
+
+/** Polls `check` until it returns true or `ms` pass; for effects that have no event to await. */
+export async function eventually(check: () => Promise<boolean> | boolean, ms = 2000, what = 'condition'): Promise<void> {
+  const until = performance.now() + ms;
+  while (!(await check())) {
+    if (performance.now() > until) throw new Error(`${what} did not hold within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

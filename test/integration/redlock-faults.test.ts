@@ -1,0 +1,162 @@
+import '../helpers/setup.js';
+import * as assert from 'uvu/assert';
+import { mastersSuite } from '../helpers/masters.js';
+import { closeAll, connectAll, eventually, valuesOf, type Probe } from '../helpers/redis.js';
+import { rejection } from '../helpers/reject.js';
+import { timed } from '../helpers/timeout.js';
+import { ExecutionError, QuorumUnreachableError, Redlock } from '../../src/index.js';
+
+// Each test breaks masters on purpose; the fixture heals (resume, restart) and flushes before the next.
+const test = mastersSuite('redlock faults', { count: 5, healEach: true, flushEach: true });
+
+let probes: Probe[] = [];
+test.before.each(async ({ masters }) => {
+  probes = await connectAll(masters.urls);
+});
+test.after.each(async () => {
+  await closeAll(probes);
+});
+
+async function withRedlock(urls: readonly string[], settings: ConstructorParameters<typeof Redlock>[1], fn: (redlock: Redlock) => Promise<void>): Promise<void> {
+  const redlock = new Redlock(urls, settings);
+  try {
+    await redlock.ready();
+    await fn(redlock);
+  } finally {
+    await redlock.quit();
+  }
+}
+
+test('2 of 5 masters killed: still acquires and releases; the dead ones are named in the release', timed(8000, async ({ masters }) => {
+  await withRedlock(masters.urls, { retryCount: 0 }, async (redlock) => {
+    await masters.masters[0]!.stop();
+    await masters.masters[3]!.stop();
+    const lock = await redlock.acquire(['two-dead'], 5000);
+    assert.ok(lock.validity > 4000);
+    const result = await lock.release();
+    assert.is(result.released, 3);
+    assert.equal(result.nodes.map((n) => n.vote), ['error', 'for', 'for', 'error', 'for']);
+    assert.match(result.nodes[0]!.error!.message, /not connected|ECONNREFUSED|closed|Socket/i);
+  });
+}));
+
+test('3 of 5 masters killed: QuorumUnreachableError naming the dead masters, fast', timed(8000, async ({ masters }) => {
+  await withRedlock(masters.urls, { retryCount: 0, nodeTimeout: 200 }, async (redlock) => {
+    for (const i of [1, 2, 4]) await masters.masters[i]!.stop();
+    const started = performance.now();
+    const error = await rejection(redlock.acquire(['three-dead'], 5000), QuorumUnreachableError);
+    const elapsed = performance.now() - started;
+    assert.instance(error, QuorumUnreachableError);
+    assert.is(error.code, 'ERR_PIPELOCK_QUORUM_UNREACHABLE');
+    assert.equal(error.nodes.map((n) => n.vote === 'error' || n.vote === 'timeout'), [false, true, true, false, true]);
+    for (const i of [1, 2, 4]) assert.ok(error.message.includes(`${masters.masters[i]!.host}:${masters.masters[i]!.port}`), error.message);
+    assert.ok(elapsed < 200 + 100, `took ${elapsed} ms with a 200 ms budget`);
+    // The two live masters took the key; the failed attempt removed it again.
+    assert.equal(await Promise.all([probes[0]!.get('three-dead'), probes[3]!.get('three-dead')]), [null, null]);
+  });
+}));
+
+test('one master SIGSTOPped: acquire does not wait for it; three stopped: fails within the budget, cleans up after resume', timed(10000, async ({ masters }) => {
+  await withRedlock(masters.urls, { retryCount: 0, nodeTimeout: 150 }, async (redlock) => {
+    masters.masters[2]!.pause();
+    let started = performance.now();
+    const lock = await redlock.acquire(['paused-one'], 5000);
+    assert.ok(performance.now() - started < 100, 'quorum of 4 live masters decides without the paused one');
+    const released = await lock.release();
+    assert.is(released.released, 4);
+    assert.is(released.nodes[2]!.vote, 'timeout');
+
+    masters.masters[0]!.pause();
+    masters.masters[4]!.pause();
+    started = performance.now();
+    const error = await rejection(redlock.acquire(['paused-three'], 5000), ExecutionError);
+    const elapsed = performance.now() - started;
+    assert.is(error.code, 'ERR_PIPELOCK_QUORUM_UNREACHABLE');
+    assert.equal(error.nodes.map((n) => n.vote), ['timeout', 'for', 'timeout', 'for', 'timeout']);
+    // One budget for the attempt and one for its cleanup, not one per master.
+    assert.ok(elapsed < 2 * 150 + 100, `took ${elapsed} ms with a 150 ms budget`);
+    for (const i of [0, 2, 4]) masters.masters[i]!.resume();
+    // The paused masters run the stale SET and then, in order on the same connection, its cleanup.
+    await eventually(async () => (await valuesOf(probes, 'paused-three')).every((v) => v === null), 2000, 'no key of the failed attempt remains');
+  });
+}));
+
+test('SCRIPT FLUSH while running: operations recover (one reload per master) and succeed', timed(10000, async ({ masters }) => {
+  await withRedlock(masters.urls, { retryCount: 3, retryDelay: 10 }, async (redlock) => {
+    let loads = 0;
+    const monitorCounts = async (): Promise<number> => {
+      const infos = await Promise.all(probes.map((p) => p.info('commandstats')));
+      return infos.reduce((sum, info) => sum + Number(/cmdstat_script\|load:calls=(\d+)/.exec(info)?.[1] ?? /cmdstat_script:calls=(\d+)/.exec(info)?.[1] ?? 0), 0);
+    };
+    const before = await monitorCounts();
+    const rounds: Promise<void>[] = [];
+    for (let round = 0; round < 20; round++) {
+      if (round === 10) await Promise.all(probes.map((p) => p.scriptFlush()));
+      rounds.push(...Array.from({ length: 50 }, async (_, i) => {
+        const lock = await redlock.acquire([`sf:${round}:${i}`, `sf:${round}:${i}:b`], 5000);
+        const result = await lock.release();
+        assert.is(result.released, 5);
+      }));
+      await Promise.all(rounds);
+    }
+    loads = (await monitorCounts()) - before;
+    assert.ok(loads >= 5 && loads <= 10, `SCRIPT LOAD calls after the flush: ${loads}`);
+    for (const probe of probes) assert.is(await probe.dbSize(), 0);
+  });
+}));
+
+test('a master restarted while running: operations keep succeeding and it serves again after', timed(15000, async ({ masters }) => {
+  await withRedlock(masters.urls, { retryCount: 3, retryDelay: 20 }, async (redlock) => {
+    let stop = false;
+    let done = 0;
+    const worker = async (w: number): Promise<void> => {
+      for (let i = 0; !stop; i++) {
+        const lock = await redlock.acquire([`rs:${w}:${i}`, `rs:${w}:${i}:b`], 5000);
+        await lock.release();
+        done++;
+      }
+    };
+    const workers = Array.from({ length: 8 }, (_, w) => worker(w));
+    await masters.masters[1]!.restart({ delayMs: 200 });
+    await eventually(() => redlock.clients.size === 5 && [...redlock.clients][1]!.isReady, 5000, 'the restarted master reconnects');
+    const afterRestart = done;
+    await eventually(() => done > afterRestart + 200, 5000, 'operations continue');
+    // The restarted master came back empty; its script cache was reloaded and it takes locks again.
+    const lock = await redlock.acquire(['after-restart', 'after-restart:b'], 5000);
+    const [fresh] = await connectAll([masters.urls[1]!]);
+    await eventually(async () => (await fresh!.get('after-restart')) === lock.value, 2000, 'the restarted master holds the new lock');
+    await closeAll([fresh!]);
+    stop = true;
+    await Promise.all(workers);
+    await lock.release();
+  });
+}));
+
+test('validity shrinks by the time the quorum took to answer', timed(8000, async ({ masters }) => {
+  await withRedlock(masters.urls, { retryCount: 0, nodeTimeout: 2000 }, async (redlock) => {
+    for (const i of [0, 1, 2]) masters.masters[i]!.pause();
+    setTimeout(() => {
+      masters.masters[0]!.resume();
+    }, 300);
+    const lock = await redlock.acquire(['slow'], 3000);
+    // 300 ms waiting for the third vote, and the 32 ms drift (3000 × 0.01 + 2).
+    assert.ok(lock.validity <= 3000 - 300 - 32, `validity ${lock.validity}`);
+    assert.ok(lock.validity > 3000 - 600, `validity ${lock.validity}`);
+  });
+}));
+
+test('a lock whose quorum answered after its duration is never returned (LockExpiredError), and is cleaned up', timed(8000, async ({ masters }) => {
+  await withRedlock(masters.urls, { retryCount: 0, nodeTimeout: 2000 }, async (redlock) => {
+    for (const i of [0, 1, 2]) masters.masters[i]!.pause();
+    setTimeout(() => {
+      masters.masters[0]!.resume();
+    }, 250);
+    const error = await rejection(redlock.acquire(['too-slow'], 200));
+    assert.is(error.code, 'ERR_PIPELOCK_LOCK_EXPIRED');
+    masters.masters[1]!.resume();
+    masters.masters[2]!.resume();
+    await eventually(async () => (await valuesOf(probes, 'too-slow')).every((v) => v === null), 2000, 'no key remains');
+  });
+}));
+
+test.run();

@@ -1,0 +1,58 @@
+import '../helpers/setup.js';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { decide, LOST, quorumSize, UNDECIDED, WON } from '../../src/quorum.js';
+import { drift, validUntil } from '../../src/validity.js';
+import { createToken, TOKEN_BYTES } from '../../src/token.js';
+import { mayRetry, retryWait } from '../../src/retry.js';
+
+const test = suite('algorithm');
+
+test('quorum is floor(n/2)+1', () => {
+  assert.equal([1, 2, 3, 4, 5, 6, 7].map(quorumSize), [1, 2, 2, 3, 3, 4, 4]);
+});
+
+test('decided as early as it is decided, both ways (n=5, q=3)', () => {
+  assert.is(decide(2, 2, 5, 3), UNDECIDED);
+  assert.is(decide(3, 0, 5, 3), WON);
+  assert.is(decide(3, 2, 5, 3), WON);
+  assert.is(decide(0, 3, 5, 3), LOST);
+  assert.is(decide(2, 3, 5, 3), LOST);
+  assert.is(decide(1, 2, 5, 3), UNDECIDED);
+});
+
+test('drift = duration × driftFactor + 2 ms; validity = start + duration − drift', () => {
+  assert.is(drift(10_000, 0.01), 102);
+  assert.is(drift(1000, 0), 2);
+  assert.is(validUntil(500, 10_000, 0.01), 500 + 10_000 - 102);
+});
+
+test('tokens: 160 bits, base64url, unique over many draws (pool refills)', () => {
+  const seen = new Set<string>();
+  for (let i = 0; i < 5000; i++) {
+    const token = createToken();
+    assert.is(token.length, Math.ceil((TOKEN_BYTES * 8) / 6));
+    assert.match(token, /^[A-Za-z0-9_-]+$/);
+    seen.add(token);
+  }
+  assert.is(seen.size, 5000);
+  assert.ok(TOKEN_BYTES * 8 >= 128);
+});
+
+test('retry wait stays within delay ± jitter and never below 0', () => {
+  for (let i = 0; i < 1000; i++) {
+    const w = retryWait(200, 100);
+    assert.ok(w >= 100 && w <= 300, String(w));
+    assert.ok(retryWait(10, 100) >= 0);
+  }
+  assert.is(retryWait(50, 0), 50);
+});
+
+test('retry count: attempts made vs retries allowed; -1 forever', () => {
+  assert.ok(mayRetry(1, 1));
+  assert.not.ok(mayRetry(2, 1));
+  assert.not.ok(mayRetry(1, 0));
+  assert.ok(mayRetry(1_000_000, -1));
+});
+
+test.run();

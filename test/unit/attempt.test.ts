@@ -1,0 +1,90 @@
+import '../helpers/setup.js';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { AGAINST, Attempt, FAILED, FOR, PENDING, TIMEOUT } from '../../src/attempt.js';
+import { Deadlines } from '../../src/deadlines.js';
+import { LOST, UNDECIDED, WON } from '../../src/quorum.js';
+import { OP_ACQUIRE, OP_RELEASE } from '../../src/scripts.js';
+
+const test = suite('attempt');
+const make = (needAll = false, n = 5, start = 0, budget = 50): Attempt => new Attempt(needAll ? OP_RELEASE : OP_ACQUIRE, ['a', 'b'], 'tok', '1000', 3, start, budget, needAll, n);
+
+test('wins at the third vote for, without waiting for the others', async () => {
+  const a = make();
+  a.settle(0, 2);
+  a.settle(1, 2);
+  assert.is(a.decision, UNDECIDED);
+  a.settle(4, 2);
+  assert.is(a.decision, WON);
+  assert.is(await a.done, a);
+  assert.is(a.pending, 2);
+  assert.equal(a.votes, [FOR, FOR, PENDING, PENDING, FOR]);
+});
+
+test('loses once a quorum is impossible: against, errors and partial counts all count', async () => {
+  const a = make();
+  a.settle(0, 0);
+  a.settle(1, new Error('down'));
+  a.settle(2, 1); // one of two keys: not a vote for
+  assert.is(a.decision, LOST);
+  await a.done;
+  assert.equal(a.votes.slice(0, 3), [AGAINST, FAILED, AGAINST]);
+  assert.is(a.counts?.[2], 1);
+  assert.is(a.errors?.[1]?.message, 'down');
+});
+
+test('expire marks silent masters as timed out and decides; a late reply replaces the timeout', async () => {
+  const a = make();
+  a.settle(0, 2);
+  a.settle(1, 2);
+  a.expire();
+  assert.is(a.decision, LOST);
+  assert.equal(a.votes, [FOR, FOR, TIMEOUT, TIMEOUT, TIMEOUT]);
+  a.settle(3, 2);
+  assert.is(a.votes[3], FOR);
+  assert.is(a.decision, LOST);
+  await a.whenComplete();
+});
+
+test('release (needAll) decides only when every master answered', async () => {
+  const a = make(true);
+  for (let i = 0; i < 4; i++) a.settle(i, 2);
+  assert.is(a.decision, UNDECIDED);
+  let complete = false;
+  const waiting = a.whenComplete().then(() => (complete = true));
+  a.skip(4);
+  assert.is(a.decision, WON);
+  await waiting;
+  assert.ok(complete);
+});
+
+test('a second reply from the same master is ignored', () => {
+  const a = make();
+  a.settle(0, 2);
+  a.settle(0, 0);
+  assert.is(a.votes[0], FOR);
+  assert.is(a.pending, 4);
+});
+
+test('deadlines: one heap, expires in deadline order, drops completed entries', () => {
+  const d = new Deadlines();
+  const late = make(false, 5, 0, 30);
+  const early = make(false, 5, 0, 10);
+  const done = make(false, 5, 0, 5);
+  d.push(late);
+  d.push(early);
+  d.push(done);
+  for (let i = 0; i < 5; i++) done.settle(i, 2);
+  d.run(9);
+  assert.is(early.decision, UNDECIDED);
+  assert.is(d.size, 2);
+  d.run(10);
+  assert.is(early.decision, LOST);
+  assert.is(late.decision, UNDECIDED);
+  d.run(30);
+  assert.is(late.decision, LOST);
+  assert.is(d.size, 0);
+  d.clear();
+});
+
+test.run();

@@ -1,0 +1,87 @@
+import '../helpers/setup.js';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { InvalidArgumentError } from '../../src/errors.js';
+import { kDefaults, resolveCallSettings, resolveSettings, validateDuration, validateResources } from '../../src/options.js';
+
+const test = suite('options');
+
+function rejects(fn: () => unknown, argument: string): void {
+  try {
+    fn();
+  } catch (error) {
+    assert.instance(error, InvalidArgumentError);
+    assert.is((error as InvalidArgumentError).argument, argument);
+    return;
+  }
+  assert.unreachable(`expected InvalidArgumentError for ${argument}`);
+}
+
+test('defaults are node-redlock v5 defaults, frozen', () => {
+  assert.equal(
+    { ...kDefaults },
+    { driftFactor: 0.01, retryCount: 10, retryDelay: 200, retryJitter: 100, automaticExtensionThreshold: 500, nodeTimeout: 100, maxExtensions: Infinity, chunkSize: 256, coalesce: true },
+  );
+  assert.ok(Object.isFrozen(kDefaults));
+  assert.is(resolveSettings(undefined), kDefaults);
+});
+
+test('given settings override defaults; undefined values are ignored', () => {
+  const s = resolveSettings({ retryCount: -1, retryDelay: 0, driftFactor: undefined });
+  assert.is(s.retryCount, -1);
+  assert.is(s.retryDelay, 0);
+  assert.is(s.driftFactor, 0.01);
+  assert.ok(Object.isFrozen(s));
+});
+
+const BAD: [Record<string, unknown>, string][] = [
+  [{ driftFactor: -0.1 }, 'settings.driftFactor'],
+  [{ driftFactor: 1 }, 'settings.driftFactor'],
+  [{ driftFactor: NaN }, 'settings.driftFactor'],
+  [{ retryCount: -2 }, 'settings.retryCount'],
+  [{ retryCount: 1.5 }, 'settings.retryCount'],
+  [{ retryCount: '3' }, 'settings.retryCount'],
+  [{ retryDelay: -1 }, 'settings.retryDelay'],
+  [{ retryDelay: Infinity }, 'settings.retryDelay'],
+  [{ retryJitter: NaN }, 'settings.retryJitter'],
+  [{ automaticExtensionThreshold: -5 }, 'settings.automaticExtensionThreshold'],
+  [{ nodeTimeout: 0 }, 'settings.nodeTimeout'],
+  [{ maxExtensions: -1 }, 'settings.maxExtensions'],
+  [{ chunkSize: 0 }, 'settings.chunkSize'],
+  [{ chunkSize: 1e6 }, 'settings.chunkSize'],
+  [{ coalesce: 1 }, 'settings.coalesce'],
+  [{ retryCont: 3 }, 'settings.retryCont'],
+];
+for (const [settings, argument] of BAD) {
+  test(`rejects ${JSON.stringify(settings)} naming ${argument}`, () => { rejects(() => resolveSettings(settings), argument); });
+}
+
+test('settings must be an object', () => {
+  rejects(() => resolveSettings(null), 'settings');
+  rejects(() => resolveSettings([]), 'settings');
+  rejects(() => resolveSettings(5), 'settings');
+});
+
+test('per-call settings: allowed keys only, signal must be an AbortSignal', () => {
+  const s = resolveCallSettings(kDefaults, { retryCount: 0, signal: new AbortController().signal });
+  assert.is(s.retryCount, 0);
+  rejects(() => resolveCallSettings(kDefaults, { chunkSize: 5 }), 'settings.chunkSize');
+  rejects(() => resolveCallSettings(kDefaults, { signal: {} }), 'settings.signal');
+});
+
+test('resources: non-empty array of distinct non-empty strings', () => {
+  validateResources(['a']);
+  validateResources(['a', 'b', 'c']);
+  rejects(() => { validateResources('a'); }, 'resources');
+  rejects(() => { validateResources([]); }, 'resources');
+  rejects(() => { validateResources(['a', 3]); }, 'resources[1]');
+  rejects(() => { validateResources(['a', '']); }, 'resources[1]');
+  rejects(() => { validateResources(['a', 'b', 'a']); }, 'resources[2]');
+});
+
+test('duration: positive safe integer', () => {
+  validateDuration(1);
+  for (const bad of [0, -1, 1.5, NaN, Infinity, 2 ** 53, '100', undefined]) rejects(() => { validateDuration(bad); }, 'duration');
+});
+
+test.run();
