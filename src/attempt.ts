@@ -23,10 +23,17 @@ export class Attempt implements OpArgs {
   /** Masters that have not answered or timed out. */
   pending: number;
   readonly deadline: number;
-  readonly done: Promise<this>;
+  /**
+   * Told of the decision instead of (or as well as) `done`: the renewal scheduler renews thousands
+   * of locks a period and takes this path to make no promise or closure per renewal.
+   */
+  onDecided: ((attempt: Attempt) => void) | undefined;
+  /** Whatever `onDecided` needs to find its owner (the renewal scheduler's entry). */
+  context: unknown;
   #votesFor = 0;
   #votesFailed = 0;
-  #resolve!: (attempt: this) => void;
+  #promise: Promise<this> | undefined;
+  #resolve: ((attempt: this) => void) | undefined;
   #onComplete: (() => void)[] | undefined;
 
   constructor(
@@ -47,9 +54,18 @@ export class Attempt implements OpArgs {
     this.votes = votes;
     this.pending = n;
     this.deadline = start + budget;
-    this.done = new Promise<this>((resolve) => {
-      this.#resolve = resolve;
-    });
+  }
+
+  /** Resolves with this attempt once it is decided. */
+  get done(): Promise<this> {
+    if (this.#promise === undefined) {
+      this.#promise = this.decision !== UNDECIDED
+        ? Promise.resolve(this)
+        : new Promise<this>((resolve) => {
+          this.#resolve = resolve;
+        });
+    }
+    return this.#promise;
   }
 
   get won(): boolean {
@@ -107,17 +123,17 @@ export class Attempt implements OpArgs {
     else this.#votesFailed++;
     if (this.decision !== UNDECIDED || this.needAll) return;
     const decision = decide(this.#votesFor, this.#votesFailed, this.votes.length, this.quorum);
-    if (decision !== UNDECIDED) {
-      this.decision = decision;
-      this.#resolve(this);
-    }
+    if (decision !== UNDECIDED) this.#decide(decision);
+  }
+
+  #decide(decision: Decision): void {
+    this.decision = decision;
+    this.#resolve?.(this);
+    this.onDecided?.(this);
   }
 
   #completed(): void {
-    if (this.decision === UNDECIDED) {
-      this.decision = this.#votesFor >= this.quorum ? WON : LOST;
-      this.#resolve(this);
-    }
+    if (this.decision === UNDECIDED) this.#decide(this.#votesFor >= this.quorum ? WON : LOST);
     const waiters = this.#onComplete;
     if (waiters !== undefined) {
       this.#onComplete = undefined;

@@ -1,3 +1,5 @@
+import { Heap } from './heap.js';
+
 /** Something with a monotonic deadline that can be told it has passed. */
 export interface Expirable {
   readonly deadline: number;
@@ -6,39 +8,30 @@ export interface Expirable {
 }
 
 /**
- * One timer for every in-flight attempt instead of one each: a binary min-heap on the deadline.
- * Attempts that complete early stay in the heap and are dropped when they reach the top, which
- * is cheaper than removing them (most attempts complete long before their budget).
+ * One timer for every in-flight attempt instead of one each. Attempts that complete early stay
+ * in the heap and are dropped when they reach the top, which is cheaper than removing them (most
+ * attempts complete long before their budget).
  */
 export class Deadlines {
-  readonly #heap: Expirable[] = [];
+  readonly #heap = new Heap<Expirable>((item) => item.deadline);
   #timer: NodeJS.Timeout | undefined;
   #armedFor = Infinity;
 
   get size(): number {
-    return this.#heap.length;
+    return this.#heap.size;
   }
 
   push(item: Expirable): void {
-    const heap = this.#heap;
-    let i = heap.push(item) - 1;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (heap[parent]!.deadline <= item.deadline) break;
-      heap[i] = heap[parent]!;
-      i = parent;
-    }
-    heap[i] = item;
+    this.#heap.push(item);
     if (item.deadline < this.#armedFor) this.#arm(item.deadline);
   }
 
   /** Expires everything due by `now` (exposed for tests; the timer calls it). */
   run(now: number): void {
     const heap = this.#heap;
-    while (heap.length > 0) {
-      const top = heap[0]!;
+    for (let top = heap.peek(); top !== undefined; top = heap.peek()) {
       if (top.pending !== 0 && top.deadline > now) break;
-      this.#pop();
+      heap.pop();
       if (top.pending !== 0) top.expire();
     }
   }
@@ -47,7 +40,7 @@ export class Deadlines {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#armedFor = Infinity;
-    for (const item of this.#heap.splice(0)) if (item.pending !== 0) item.expire();
+    for (const item of this.#heap.drain()) if (item.pending !== 0) item.expire();
   }
 
   #arm(deadline: number): void {
@@ -62,25 +55,7 @@ export class Deadlines {
     this.#timer = undefined;
     this.#armedFor = Infinity;
     this.run(performance.now());
-    const next = this.#heap[0];
+    const next = this.#heap.peek();
     if (next !== undefined) this.#arm(next.deadline);
   };
-
-  #pop(): void {
-    const heap = this.#heap;
-    const last = heap.pop()!;
-    if (heap.length === 0) return;
-    let i = 0;
-    const n = heap.length;
-    for (;;) {
-      const l = 2 * i + 1;
-      if (l >= n) break;
-      const r = l + 1;
-      const child = r < n && heap[r]!.deadline < heap[l]!.deadline ? r : l;
-      if (heap[child]!.deadline >= last.deadline) break;
-      heap[i] = heap[child]!;
-      i = child;
-    }
-    heap[i] = last;
-  }
 }

@@ -2,18 +2,21 @@ import type { Attempt } from './attempt.js';
 import type { ExecutionStats } from './errors.js';
 import type { CallSettings } from './options.js';
 import type { Redlock, ReleaseResult } from './redlock.js';
+import type { Held } from './renewal.js';
 
 /**
  * A held lock. node-redlock's shape (`resources`, `value`, `attempts`, `expiration`, `release()`,
  * `extend()`) plus the remaining validity on the monotonic clock.
  */
 export class Lock {
-  /** Epoch ms at which the lock stops being valid (node-redlock's field); 0 once released or replaced by extend(). */
+  /** Epoch ms at which the lock stops being valid (node-redlock's field); 0 once released, lost or replaced by extend(). */
   expiration: number;
-  /** performance.now() instant at which the lock stops being valid. */
-  readonly validUntil: number;
-  /** How many extend() calls led to this lock (0 for a fresh acquisition). */
-  readonly extensions: number;
+  /** Aborts (with a typed reason, also at `signal.error`) when an auto-extended lock is lost; undefined without autoExtend. */
+  readonly signal: (AbortSignal & { error?: Error }) | undefined;
+  /** @internal The renewal scheduler's entry of an auto-extended lock. */
+  readonly held: Held | undefined;
+  #validUntil: number;
+  #extensions: number;
   readonly #attempts: readonly Attempt[];
   #stats: ReadonlyArray<Promise<ExecutionStats>> | undefined;
 
@@ -27,11 +30,36 @@ export class Lock {
     validUntil: number,
     extensions: number,
     now: number,
+    held?: (lock: Lock) => Held,
   ) {
     this.#attempts = attempts;
-    this.validUntil = validUntil;
-    this.extensions = extensions;
+    this.#validUntil = validUntil;
+    this.#extensions = extensions;
     this.expiration = Date.now() + (validUntil - now);
+    this.held = held?.(this);
+    this.signal = this.held?.controller.signal;
+  }
+
+  /** performance.now() instant at which the lock stops being valid. */
+  get validUntil(): number {
+    return this.#validUntil;
+  }
+
+  /** How many extensions led to this lock (0 for a fresh acquisition; auto-extended locks count their renewals). */
+  get extensions(): number {
+    return this.#extensions;
+  }
+
+  /** @internal An auto-extended lock is renewed in place. */
+  renewed(validUntil: number, now: number): void {
+    this.#validUntil = validUntil;
+    this.#extensions++;
+    this.expiration = Date.now() + (validUntil - now);
+  }
+
+  /** @internal */
+  lost(): void {
+    this.expiration = 0;
   }
 
   /** Milliseconds of validity left on the monotonic clock; 0 once expired, released or replaced. */

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from './errors.js';
+import type { LockLostHandler } from './renewal.js';
 
 /** Settings of a Redlock instance; node-redlock v5's five come first, with its defaults. */
 export interface Settings {
@@ -12,10 +13,19 @@ export interface Settings {
   readonly retryJitter: number;
   /** `using()` extends the lock when less than this much validity remains, in ms. @default 500 */
   readonly automaticExtensionThreshold: number;
-  /** Per-attempt time budget for the masters' answers, in ms: a dead or stalled master costs at most this. @default 100 */
+  /**
+   * Per-attempt time budget for the masters' answers, in ms: a stalled master costs at most this
+   * (a disconnected one fails at once). Larger than the seeds' 5–50 ms because it only matters when
+   * a majority stalls, while a budget below a GC pause or a burst's queueing turns healthy masters
+   * into spurious failures. @default 250
+   */
   readonly nodeTimeout: number;
   /** How many times one lock may be extended (seed 001: bounded extension keeps liveness). @default Infinity */
   readonly maxExtensions: number;
+  /** Auto-extended locks are not renewed past this much time after acquisition, in ms. @default Infinity */
+  readonly maxHoldTime: number;
+  /** The renewal scheduler renews together every lock due within this many ms. @default 25 */
+  readonly renewalWindow: number;
   /** Most keys in one coalesced script call, so one call never holds a master for long. @default 256 */
   readonly chunkSize: number;
   /** Coalesce the operations of one tick into one script call per master; `false` sends one call per operation. @default true */
@@ -23,9 +33,17 @@ export interface Settings {
 }
 
 /** Per-call settings of acquire / extend / release / using. */
-export interface CallSettings extends Partial<Pick<Settings, 'driftFactor' | 'retryCount' | 'retryDelay' | 'retryJitter' | 'automaticExtensionThreshold' | 'nodeTimeout' | 'maxExtensions'>> {
+export interface CallSettings extends Partial<Pick<Settings, 'driftFactor' | 'retryCount' | 'retryDelay' | 'retryJitter' | 'automaticExtensionThreshold' | 'nodeTimeout' | 'maxExtensions' | 'maxHoldTime'>> {
   /** Cancels waiting and retrying; a lock won after the signal fired is released, not returned. */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * acquire(): keep the lock alive with the renewal scheduler until release(); `lock.signal` aborts
+   * if it is lost. It is renewed when less than max(duration/3, automaticExtensionThreshold) remains.
+   * @default false
+   */
+  readonly autoExtend?: boolean | undefined;
+  /** acquire() with autoExtend: called once if the lock is lost (besides `lock.signal`). */
+  readonly onLockLost?: LockLostHandler | undefined;
 }
 
 export type ResolvedSettings = Readonly<Settings>;
@@ -36,8 +54,10 @@ export const kDefaults: ResolvedSettings = Object.freeze({
   retryDelay: 200,
   retryJitter: 100,
   automaticExtensionThreshold: 500,
-  nodeTimeout: 100,
+  nodeTimeout: 250,
   maxExtensions: Infinity,
+  maxHoldTime: Infinity,
+  renewalWindow: 25,
   chunkSize: 256,
   coalesce: true,
 });
@@ -64,6 +84,10 @@ const RULES: { readonly [K in keyof Settings]: Check } = {
   maxExtensions: (name, value) => {
     if (value !== Infinity && (!Number.isSafeInteger(value) || (value as number) < 0)) throw new InvalidArgumentError(name, 'must be an integer ≥ 0 or Infinity', value);
   },
+  maxHoldTime: (name, value) => {
+    if (typeof value !== 'number' || Number.isNaN(value) || value <= 0) throw new InvalidArgumentError(name, 'must be a number of ms > 0, or Infinity', value);
+  },
+  renewalWindow: finiteAtLeast0,
   chunkSize: (name, value) => {
     if (!Number.isSafeInteger(value) || (value as number) < 1 || (value as number) > 100_000) throw new InvalidArgumentError(name, 'must be an integer from 1 to 100000', value);
   },
@@ -72,7 +96,9 @@ const RULES: { readonly [K in keyof Settings]: Check } = {
   },
 };
 
-const CALL_KEYS = new Set<string>(['driftFactor', 'retryCount', 'retryDelay', 'retryJitter', 'automaticExtensionThreshold', 'nodeTimeout', 'maxExtensions', 'signal']);
+const CALL_KEYS = new Set<string>(['driftFactor', 'retryCount', 'retryDelay', 'retryJitter', 'automaticExtensionThreshold', 'nodeTimeout', 'maxExtensions', 'maxHoldTime']);
+/** Per-call keys that are not numbers of ResolvedSettings; checked where they are used. */
+const CALL_EXTRAS = new Set<string>(['signal', 'autoExtend', 'onLockLost']);
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -82,7 +108,7 @@ function merge(base: ResolvedSettings, given: Record<string, unknown>, prefix: s
   const out: Record<string, unknown> = { ...base };
   for (const key of Object.keys(given)) {
     const value = given[key];
-    if (value === undefined || key === 'signal') continue;
+    if (value === undefined || (allowed !== undefined && CALL_EXTRAS.has(key))) continue;
     const rule = (RULES as Record<string, Check | undefined>)[key];
     if (rule === undefined || (allowed !== undefined && !allowed.has(key))) {
       throw new InvalidArgumentError(`${prefix}.${key}`, 'is not a known setting', value);
@@ -105,6 +131,8 @@ export function resolveCallSettings(base: ResolvedSettings, settings: unknown): 
   if (!isObject(settings)) throw new InvalidArgumentError('settings', 'must be an object', settings);
   const signal = settings.signal;
   if (signal !== undefined && !(signal instanceof AbortSignal)) throw new InvalidArgumentError('settings.signal', 'must be an AbortSignal', signal);
+  if (settings.autoExtend !== undefined && typeof settings.autoExtend !== 'boolean') throw new InvalidArgumentError('settings.autoExtend', 'must be a boolean', settings.autoExtend);
+  if (settings.onLockLost !== undefined && typeof settings.onLockLost !== 'function') throw new InvalidArgumentError('settings.onLockLost', 'must be a function', settings.onLockLost);
   return merge(base, settings, 'settings', CALL_KEYS);
 }
 

@@ -13,11 +13,12 @@ import { Node } from './node.js';
 import { resolveCallSettings, resolveSettings, validateDuration, validateResources, type CallSettings, type ResolvedSettings, type Settings } from './options.js';
 import { answered, describeOutcomes, mayHold, outcomesOf, statsOf } from './outcomes.js';
 import { quorumSize } from './quorum.js';
+import { Renewals, type Held, type RenewalHost } from './renewal.js';
 import { isAborted, mayRetry, retryWait, sleep } from './retry.js';
 import { OP_ACQUIRE, OP_EXTEND, OP_RELEASE, type OpCode } from './scripts.js';
 import { createToken } from './token.js';
 import { validUntil } from './validity.js';
-import { using, type RedlockAbortSignal } from './using.js';
+import type { RedlockAbortSignal } from './using.js';
 
 export interface RedlockOptions extends Partial<Settings> {
   /** Extra @redis/client options for the connections pipelock opens from URLs (TLS, credentials, …). */
@@ -67,6 +68,7 @@ export class Redlock extends EventEmitter {
   readonly #nodes: Node[];
   readonly #quorum: number;
   readonly #deadlines = new Deadlines();
+  readonly #renewals: Renewals;
   readonly #errorListeners = new Map<RedisClient, (error: Error) => void>();
   #closed = false;
 
@@ -90,6 +92,23 @@ export class Redlock extends EventEmitter {
     });
     this.clients = new Set(this.#nodes.map((node) => node.client));
     this.#quorum = quorumSize(this.#nodes.length);
+    const host: RenewalHost = {
+      nodes: this.#nodes,
+      quorum: this.#quorum,
+      makeAttempt: (lock, ttlArg, budget) => new Attempt(OP_EXTEND, lock.resources, lock.value, ttlArg, this.#quorum, performance.now(), budget, false, this.#nodes.length),
+      send: (attempt) => {
+        this.#dispatch(attempt);
+      },
+      reportError: (error) => {
+        this.reportError(error);
+      },
+    };
+    this.#renewals = new Renewals(host, this.settings.renewalWindow);
+  }
+
+  /** How many auto-extended locks the renewal scheduler keeps alive. */
+  get autoExtended(): number {
+    return this.#renewals.size;
   }
 
   /** floor(N/2)+1. */
@@ -128,7 +147,10 @@ export class Redlock extends EventEmitter {
       if (attempt.won) {
         const until = validUntil(attempt.start, duration, s.driftFactor);
         const now = performance.now();
-        if (until > now && !isAborted(signal)) return new Lock(this, resources, attempt.token, attempts, until, 0, now);
+        if (until > now && !isAborted(signal)) {
+          if (settings?.autoExtend !== true) return new Lock(this, resources, attempt.token, attempts, until, 0, now);
+          return new Lock(this, resources, attempt.token, attempts, until, 0, now, (lock) => this.#hold(lock, duration, s, settings));
+        }
         expired = until <= now;
       }
       // Undo this attempt wherever it may have written (timed-out masters too) before anything else.
@@ -147,6 +169,10 @@ export class Redlock extends EventEmitter {
     this.#assertOpen();
     this.#checkLock(lock);
     const s = settings === undefined ? this.settings : resolveCallSettings(this.settings, settings);
+    // Out of the scheduler before any I/O: a renewal decided from now on cannot touch the lock, and
+    // one already queued reaches each master before this release (same connection, in order), as an
+    // owner-checked PEXPIRE that cannot bring a deleted key back.
+    if (lock.held !== undefined) this.#renewals.remove(lock.held);
     lock.expiration = 0;
     const attempt = this.#send(OP_RELEASE, lock.resources, lock.value, '0', s.nodeTimeout, true);
     await attempt.done;
@@ -174,6 +200,11 @@ export class Redlock extends EventEmitter {
       await attempt.done;
       const now = performance.now();
       if (attempt.won && now < lock.validUntil) {
+        // An auto-extended lock is extended in place: its scheduler entry and signal stay valid.
+        if (lock.held !== undefined) {
+          lock.renewed(validUntil(attempt.start, duration, s.driftFactor), now);
+          return lock;
+        }
         lock.expiration = 0;
         return new Lock(this, lock.resources, lock.value, attempts, validUntil(attempt.start, duration, s.driftFactor), lock.extensions + 1, now);
       }
@@ -212,13 +243,26 @@ export class Redlock extends EventEmitter {
     if (s.automaticExtensionThreshold > duration - 100) {
       throw new InvalidArgumentError('duration', `must be at least 100 ms greater than automaticExtensionThreshold (${s.automaticExtensionThreshold} ms)`, duration);
     }
-    return using(this, resources, duration, settings, s.automaticExtensionThreshold, fn);
+    const lock = await this.acquire(resources, duration, { ...settings, autoExtend: true });
+    let result: T;
+    try {
+      result = await fn(lock.signal!);
+    } catch (error) {
+      // The routine's own error is the one to throw; a failed release is reported beside it.
+      await this.release(lock).catch((releaseError: unknown) => {
+        this.reportError(releaseError);
+      });
+      throw error;
+    }
+    await this.release(lock);
+    return result;
   }
 
   /** Closes the connections pipelock opened from URLs; leaves the caller's clients open. */
   async quit(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#renewals.stop(new RedlockClosedError());
     this.#deadlines.clear();
     const closing: Promise<unknown>[] = [];
     for (const node of this.#nodes) {
@@ -244,11 +288,40 @@ export class Redlock extends EventEmitter {
   }
 
   #send(opcode: OpCode, keys: readonly string[], token: string, ttlArg: string, budget: number, needAll: boolean): Attempt {
+    const attempt = new Attempt(opcode, keys, token, ttlArg, this.#quorum, performance.now(), budget, needAll, this.#nodes.length);
+    this.#dispatch(attempt);
+    return attempt;
+  }
+
+  #dispatch(attempt: Attempt): void {
     const nodes = this.#nodes;
-    const attempt = new Attempt(opcode, keys, token, ttlArg, this.#quorum, performance.now(), budget, needAll, nodes.length);
     for (let i = 0; i < nodes.length; i++) nodes[i]!.enqueue(attempt);
     this.#deadlines.push(attempt);
-    return attempt;
+  }
+
+  #hold(lock: Lock, duration: number, s: ResolvedSettings, settings: CallSettings): Held {
+    const held: Held = {
+      lock,
+      duration,
+      ttlArg: String(duration),
+      driftFactor: s.driftFactor,
+      nodeTimeout: s.nodeTimeout,
+      retryDelay: s.retryDelay,
+      retryJitter: s.retryJitter,
+      // Renew with a third of the duration left (Redisson's watchdog period), never later than
+      // automaticExtensionThreshold before expiry, and never earlier than halfway.
+      threshold: Math.min(Math.max(duration / 3, s.automaticExtensionThreshold), duration / 2),
+      maxRenewals: s.maxExtensions,
+      holdUntil: performance.now() + s.maxHoldTime,
+      controller: new AbortController(),
+      onLockLost: settings.onLockLost,
+      dueAt: 0,
+      active: true,
+      renewing: false,
+      final: false,
+    };
+    this.#renewals.add(held);
+    return held;
   }
 
   /** Owner-checked delete of a failed attempt's keys on every master that may have set them. */

@@ -11,7 +11,8 @@ export type OpCode = typeof OP_ACQUIRE | typeof OP_EXTEND | typeof OP_RELEASE;
  * travel to a master as one EVALSHA and run there back to back. ARGV holds a 4-tuple per
  * operation (code, key count, token, ttl ms); KEYS holds each operation's keys in the same order.
  * The reply is one integer per operation:
- *   A: all keys set (count) or none (0) — all-or-nothing, so a multi-resource lock never half-forms;
+ *   A: all keys set (count) or none (0) — all-or-nothing, so a multi-resource lock never half-forms
+ *      (one key: a single SET NX, the cheapest form);
  *   E: all keys still ours and re-armed (count) or none touched (0);
  *   R: how many keys were ours and deleted.
  * GET runs under pcall so a foreign key of another type counts as "not ours" instead of raising,
@@ -23,12 +24,16 @@ for a = 1, #ARGV, 4 do
   local op, n, token = ARGV[a], tonumber(ARGV[a + 1]), ARGV[a + 2]
   local r = 0
   if op == 'A' then
-    r = n
-    for i = k + 1, k + n do
-      if redis.call('EXISTS', KEYS[i]) == 1 then r = 0 break end
-    end
-    if r == n then
-      for i = k + 1, k + n do redis.call('SET', KEYS[i], token, 'PX', ARGV[a + 3]) end
+    if n == 1 then
+      if redis.call('SET', KEYS[k + 1], token, 'NX', 'PX', ARGV[a + 3]) then r = 1 end
+    else
+      r = n
+      for i = k + 1, k + n do
+        if redis.call('EXISTS', KEYS[i]) == 1 then r = 0 break end
+      end
+      if r == n then
+        for i = k + 1, k + n do redis.call('SET', KEYS[i], token, 'PX', ARGV[a + 3]) end
+      end
     end
   elseif op == 'E' then
     r = n

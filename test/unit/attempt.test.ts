@@ -3,6 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { AGAINST, Attempt, FAILED, FOR, PENDING, TIMEOUT } from '../../src/attempt.js';
 import { Deadlines } from '../../src/deadlines.js';
+import { Heap } from '../../src/heap.js';
 import { LOST, UNDECIDED, WON } from '../../src/quorum.js';
 import { OP_ACQUIRE, OP_RELEASE } from '../../src/scripts.js';
 
@@ -85,6 +86,35 @@ test('deadlines: one heap, expires in deadline order, drops completed entries', 
   assert.is(late.decision, LOST);
   assert.is(d.size, 0);
   d.clear();
+});
+
+test('heap pops in key order under random pushes and pops', () => {
+  const heap = new Heap<number>((n) => n);
+  const mirror: number[] = [];
+  for (let i = 0; i < 2000; i++) {
+    if (Math.random() < 0.6 || heap.size === 0) {
+      const n = Math.floor(Math.random() * 1000);
+      heap.push(n);
+      mirror.push(n);
+    } else {
+      mirror.sort((a, b) => a - b);
+      assert.is(heap.pop(), mirror.shift());
+    }
+  }
+  mirror.sort((a, b) => a - b);
+  const rest: number[] = [];
+  for (let n = heap.pop(); n !== undefined; n = heap.pop()) rest.push(n);
+  assert.equal(rest, mirror);
+});
+
+test('done resolves even when read after the decision; onDecided is told once', async () => {
+  const a = make();
+  let told = 0;
+  a.onDecided = () => told++;
+  for (let i = 0; i < 3; i++) a.settle(i, 2);
+  assert.is(await a.done, a);
+  a.settle(3, 2);
+  assert.is(told, 1);
 });
 
 test.run();

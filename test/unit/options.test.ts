@@ -20,7 +20,7 @@ function rejects(fn: () => unknown, argument: string): void {
 test('defaults are node-redlock v5 defaults, frozen', () => {
   assert.equal(
     { ...kDefaults },
-    { driftFactor: 0.01, retryCount: 10, retryDelay: 200, retryJitter: 100, automaticExtensionThreshold: 500, nodeTimeout: 100, maxExtensions: Infinity, chunkSize: 256, coalesce: true },
+    { driftFactor: 0.01, retryCount: 10, retryDelay: 200, retryJitter: 100, automaticExtensionThreshold: 500, nodeTimeout: 250, maxExtensions: Infinity, maxHoldTime: Infinity, renewalWindow: 25, chunkSize: 256, coalesce: true },
   );
   assert.ok(Object.isFrozen(kDefaults));
   assert.is(resolveSettings(undefined), kDefaults);
