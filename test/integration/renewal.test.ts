@@ -37,22 +37,22 @@ test('10,000 locks held by one client stay valid across 3+ durations, renewed by
   const redlock = new Redlock(masters.urls, { retryCount: 0, automaticExtensionThreshold: 0, nodeTimeout: 2000 });
   try {
     await redlock.ready();
-    const duration = 1500;
+    // Renewed with 667 ms left: time enough for a batch of 50,000 operations on a busy 2-core machine.
+    const duration = 2000;
     const locks = await acquireMany(redlock, 10_000, 'hold', duration);
     assert.is(redlock.autoExtended, 10_000);
     const before = await Promise.all(probes.map(evalshaCalls));
-    await sleep(3.5 * duration);
+    await sleep(3.2 * duration);
     const after = await Promise.all(probes.map(evalshaCalls));
-    for (const lock of locks) {
-      assert.ok(lock.validity > 0, 'every lock is still valid');
-      assert.is(lock.signal?.aborted, false);
-    }
+    const lost = locks.filter((lock) => lock.signal?.aborted === true);
+    assert.is(lost.length, 0, `${lost.length} locks lost, e.g. ${String(lost[0]?.signal?.reason)}`);
+    for (const lock of locks) assert.ok(lock.validity > 0, 'every lock is still valid');
     assert.ok(Math.min(...locks.map((l) => l.extensions)) >= 3, 'each lock was renewed at least 3 times');
     for (const probe of probes) assert.is(await probe.dbSize(), 10_000);
     const sample = locks.filter((_, i) => i % 997 === 0);
     for (const lock of sample) for (const probe of probes) assert.is(await probe.get(lock.resources[0]!), lock.value);
     // 10,000 renewals per period in chunks of 256 keys: ~40 calls per master per period, not 10,000.
-    const periods = (3.5 * duration) / (duration * (2 / 3));
+    const periods = (3.2 * duration) / (duration * (2 / 3));
     for (let i = 0; i < 5; i++) {
       const calls = after[i]! - before[i]!;
       assert.ok(calls < periods * 100, `master ${i}: ${calls} EVALSHA calls for ${Math.round(periods * 10_000)} renewals`);
