@@ -1,4 +1,4 @@
-import type { OpArgs, OpCode } from './scripts.js';
+import { OP_FENCED_ACQUIRE, OP_INCR, OP_IS_DONE, OP_MARK_DONE, OP_RAISE, type OpArgs, type OpCode } from './scripts.js';
 import { decide, LOST, UNDECIDED, WON, type Decision } from './quorum.js';
 
 export const PENDING = 0;
@@ -30,6 +30,10 @@ export class Attempt implements OpArgs {
   onDecided: ((attempt: Attempt) => void) | undefined;
   /** Whatever `onDecided` needs to find its owner (the renewal scheduler's entry). */
   context: unknown;
+  /** F and I: the largest value among the votes for; X: the largest previous counter seen. */
+  value = 0;
+  /** X: the fencing token the counters are raised to; a master votes for if it was below. */
+  target = 0;
   #votesFor = 0;
   #votesFailed = 0;
   #promise: Promise<this> | undefined;
@@ -78,7 +82,7 @@ export class Attempt implements OpArgs {
     if (previous !== PENDING && previous !== TIMEOUT) return;
     let vote: Vote;
     if (typeof reply === 'number') {
-      vote = reply === this.keys.length ? FOR : AGAINST;
+      vote = this.#judge(reply);
       if (reply !== 0 && vote === AGAINST) (this.counts ??= [])[node] = reply;
     } else {
       (this.errors ??= [])[node] = reply;
@@ -90,6 +94,24 @@ export class Attempt implements OpArgs {
       this.#count(vote);
     }
     if (this.pending === 0) this.#completed();
+  }
+
+  /** What a master's integer reply means for this operation (see BATCH_SCRIPT). */
+  #judge(reply: number): Vote {
+    switch (this.opcode) {
+      case OP_FENCED_ACQUIRE:
+      case OP_INCR:
+        if (reply > this.value) this.value = reply;
+        return reply > 0 ? FOR : AGAINST;
+      case OP_RAISE:
+        if (reply > this.value) this.value = reply;
+        return reply < this.target ? FOR : AGAINST;
+      case OP_MARK_DONE:
+      case OP_IS_DONE:
+        return reply === 1 ? FOR : AGAINST;
+      default:
+        return reply === this.keys.length ? FOR : AGAINST;
+    }
   }
 
   /** Marks a master that will not be asked (release skips masters that never took the lock). */

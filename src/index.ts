@@ -10,3 +10,6 @@ export {
   UnexpectedReplyError, type ExecutionStats, type NodeOutcome,
 } from './errors.js';
 export { NODE_ERROR_CHANNEL, LOCK_LOST_CHANNEL } from './diagnostics.js';
+export { runOnce, type RunOnceOptions, type RunOnceOutcome } from './run-once.js';
+export { fencedWrite, FENCED_WRITE_SCRIPT } from './fencing.js';
+export type { LockLostHandler } from './renewal.js';

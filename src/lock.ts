@@ -31,6 +31,8 @@ export class Lock {
     extensions: number,
     now: number,
     held?: (lock: Lock) => Held,
+    /** With `fencing: true`: a token greater than that of every earlier acquisition of these resources. */
+    readonly fence?: number,
   ) {
     this.#attempts = attempts;
     this.#validUntil = validUntil;

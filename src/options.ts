@@ -42,6 +42,11 @@ export interface CallSettings extends Partial<Pick<Settings, 'driftFactor' | 're
    * @default false
    */
   readonly autoExtend?: boolean | undefined;
+  /**
+   * acquire(): give the lock a fencing token (`lock.fence`) greater than every earlier acquisition's
+   * of the same resources, across the quorum; costs one more round trip. @default false
+   */
+  readonly fencing?: boolean | undefined;
   /** acquire() with autoExtend: called once if the lock is lost (besides `lock.signal`). */
   readonly onLockLost?: LockLostHandler | undefined;
 }
@@ -98,7 +103,7 @@ const RULES: { readonly [K in keyof Settings]: Check } = {
 
 const CALL_KEYS = new Set<string>(['driftFactor', 'retryCount', 'retryDelay', 'retryJitter', 'automaticExtensionThreshold', 'nodeTimeout', 'maxExtensions', 'maxHoldTime']);
 /** Per-call keys that are not numbers of ResolvedSettings; checked where they are used. */
-const CALL_EXTRAS = new Set<string>(['signal', 'autoExtend', 'onLockLost']);
+const CALL_EXTRAS = new Set<string>(['signal', 'autoExtend', 'onLockLost', 'fencing']);
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -131,7 +136,9 @@ export function resolveCallSettings(base: ResolvedSettings, settings: unknown): 
   if (!isObject(settings)) throw new InvalidArgumentError('settings', 'must be an object', settings);
   const signal = settings.signal;
   if (signal !== undefined && !(signal instanceof AbortSignal)) throw new InvalidArgumentError('settings.signal', 'must be an AbortSignal', signal);
-  if (settings.autoExtend !== undefined && typeof settings.autoExtend !== 'boolean') throw new InvalidArgumentError('settings.autoExtend', 'must be a boolean', settings.autoExtend);
+  for (const flag of ['autoExtend', 'fencing'] as const) {
+    if (settings[flag] !== undefined && typeof settings[flag] !== 'boolean') throw new InvalidArgumentError(`settings.${flag}`, 'must be a boolean', settings[flag]);
+  }
   if (settings.onLockLost !== undefined && typeof settings.onLockLost !== 'function') throw new InvalidArgumentError('settings.onLockLost', 'must be a function', settings.onLockLost);
   return merge(base, settings, 'settings', CALL_KEYS);
 }

@@ -15,7 +15,8 @@ import { answered, describeOutcomes, mayHold, outcomesOf, statsOf } from './outc
 import { quorumSize } from './quorum.js';
 import { Renewals, type Held, type RenewalHost } from './renewal.js';
 import { isAborted, mayRetry, retryWait, sleep } from './retry.js';
-import { OP_ACQUIRE, OP_EXTEND, OP_RELEASE, type OpCode } from './scripts.js';
+import { OP_ACQUIRE, OP_EXTEND, OP_FENCED_ACQUIRE, OP_RELEASE, type OpCode } from './scripts.js';
+import { counterKeys, raiseFence } from './fencing.js';
 import { createToken } from './token.js';
 import { validUntil } from './validity.js';
 import type { RedlockAbortSignal } from './using.js';
@@ -139,22 +140,25 @@ export class Redlock extends EventEmitter {
     const attempts: Attempt[] = [];
     if (isAborted(signal)) throw new LockAbortedError(signal?.reason, []);
     const ttlArg = String(duration);
+    const counters = settings?.fencing === true ? counterKeys(resources) : undefined;
+    const keys = counters === undefined ? resources : [...resources, ...counters];
     for (;;) {
-      const attempt = this.#send(OP_ACQUIRE, resources, createToken(), ttlArg, s.nodeTimeout, false);
+      const attempt = this.execute(counters === undefined ? OP_ACQUIRE : OP_FENCED_ACQUIRE, keys, createToken(), ttlArg, s.nodeTimeout, false);
       attempts.push(attempt);
       await attempt.done;
       let expired = false;
-      if (attempt.won) {
+      const fence = attempt.won && counters !== undefined ? await raiseFence(this, counters, attempt.value, s.nodeTimeout) : undefined;
+      if (attempt.won && (counters === undefined || fence !== undefined)) {
         const until = validUntil(attempt.start, duration, s.driftFactor);
         const now = performance.now();
         if (until > now && !isAborted(signal)) {
-          if (settings?.autoExtend !== true) return new Lock(this, resources, attempt.token, attempts, until, 0, now);
-          return new Lock(this, resources, attempt.token, attempts, until, 0, now, (lock) => this.#hold(lock, duration, s, settings));
+          const hold = settings?.autoExtend === true ? (lock: Lock): Held => this.#hold(lock, duration, s, settings) : undefined;
+          return new Lock(this, resources, attempt.token, attempts, until, 0, now, hold, fence);
         }
         expired = until <= now;
       }
       // Undo this attempt wherever it may have written (timed-out masters too) before anything else.
-      await this.#cleanup(attempt);
+      await this.#cleanup(attempt, resources);
       const stats = (): ReadonlyArray<Promise<ExecutionStats>> => this.executionStats(attempts);
       if (isAborted(signal)) throw new LockAbortedError(signal?.reason, stats());
       if (!mayRetry(attempts.length, s.retryCount)) {
@@ -174,7 +178,7 @@ export class Redlock extends EventEmitter {
     // owner-checked PEXPIRE that cannot bring a deleted key back.
     if (lock.held !== undefined) this.#renewals.remove(lock.held);
     lock.expiration = 0;
-    const attempt = this.#send(OP_RELEASE, lock.resources, lock.value, '0', s.nodeTimeout, true);
+    const attempt = this.execute(OP_RELEASE, lock.resources, lock.value, '0', s.nodeTimeout, true);
     await attempt.done;
     // The lock's state is only known where a master answered; without a quorum of answers
     // we cannot say it is gone (its keys will still expire).
@@ -195,7 +199,7 @@ export class Redlock extends EventEmitter {
     const attempts: Attempt[] = [];
     const ttlArg = String(duration);
     for (;;) {
-      const attempt = this.#send(OP_EXTEND, lock.resources, lock.value, ttlArg, s.nodeTimeout, false);
+      const attempt = this.execute(OP_EXTEND, lock.resources, lock.value, ttlArg, s.nodeTimeout, false);
       attempts.push(attempt);
       await attempt.done;
       const now = performance.now();
@@ -287,10 +291,18 @@ export class Redlock extends EventEmitter {
     if (this.listenerCount('error') > 0) this.emit('error', error);
   }
 
-  #send(opcode: OpCode, keys: readonly string[], token: string, ttlArg: string, budget: number, needAll: boolean): Attempt {
+  /** @internal One operation sent to every master, with its own quorum tally. */
+  execute(opcode: OpCode, keys: readonly string[], token: string, ttlArg: string, budget: number, needAll: boolean, target = 0): Attempt {
+    this.#assertOpen();
     const attempt = new Attempt(opcode, keys, token, ttlArg, this.#quorum, performance.now(), budget, needAll, this.#nodes.length);
+    attempt.target = target;
     this.#dispatch(attempt);
     return attempt;
+  }
+
+  /** @internal Stops renewing an auto-extended lock without releasing it (run-once keeps its key as a marker). */
+  stopRenewing(lock: Lock): void {
+    if (lock.held !== undefined) this.#renewals.remove(lock.held);
   }
 
   #dispatch(attempt: Attempt): void {
@@ -325,9 +337,9 @@ export class Redlock extends EventEmitter {
   }
 
   /** Owner-checked delete of a failed attempt's keys on every master that may have set them. */
-  async #cleanup(attempt: Attempt): Promise<void> {
+  async #cleanup(attempt: Attempt, resources: readonly string[]): Promise<void> {
     const nodes = this.#nodes;
-    const undo = new Attempt(OP_RELEASE, attempt.keys, attempt.token, '0', this.#quorum, performance.now(), attempt.budget, true, nodes.length);
+    const undo = new Attempt(OP_RELEASE, resources, attempt.token, '0', this.#quorum, performance.now(), attempt.budget, true, nodes.length);
     for (let i = 0; i < nodes.length; i++) {
       if (mayHold(attempt, i)) nodes[i]!.enqueue(undo);
       else undo.skip(i);

@@ -4,7 +4,24 @@ import { createHash } from 'node:crypto';
 export const OP_ACQUIRE = 'A';
 export const OP_EXTEND = 'E';
 export const OP_RELEASE = 'R';
-export type OpCode = typeof OP_ACQUIRE | typeof OP_EXTEND | typeof OP_RELEASE;
+/** Acquire plus fencing counters: keys are the m lock keys, then their m counter keys. */
+export const OP_FENCED_ACQUIRE = 'F';
+/** Raise fencing counters to at least the token (the token slot holds the target). */
+export const OP_RAISE = 'X';
+/** INCR a counter and set its TTL (run-once attempt counting). */
+export const OP_INCR = 'I';
+/** Owner-checked: replace the lock's token by the done-marker, with a new TTL (run-once). */
+export const OP_MARK_DONE = 'D';
+/** Whether the key holds the done-marker (run-once). */
+export const OP_IS_DONE = 'Q';
+export type OpCode = typeof OP_ACQUIRE | typeof OP_EXTEND | typeof OP_RELEASE | typeof OP_FENCED_ACQUIRE | typeof OP_RAISE | typeof OP_INCR | typeof OP_MARK_DONE | typeof OP_IS_DONE;
+
+/**
+ * Fencing counters live this long after their last use (7 days): they cannot grow without bound,
+ * and a counter created again starts from the master's clock in microseconds (see FENCE_FLOOR).
+ */
+export const FENCE_RETENTION_MS = 7 * 24 * 3600 * 1000;
+export const DONE_MARKER = 'pipelock:done';
 
 /**
  * One script for every per-key operation, so the operations of many locks issued in one tick
@@ -14,12 +31,34 @@ export type OpCode = typeof OP_ACQUIRE | typeof OP_EXTEND | typeof OP_RELEASE;
  *   A: all keys set (count) or none (0) — all-or-nothing, so a multi-resource lock never half-forms
  *      (one key: a single SET NX, the cheapest form);
  *   E: all keys still ours and re-armed (count) or none touched (0);
- *   R: how many keys were ours and deleted.
+ *   R: how many keys were ours and deleted;
+ *   F: like A for the first half of the keys, then the fencing counters of the second half are
+ *      incremented (created from the master's clock in µs when absent): the largest value, or 0;
+ *   X: raise counters to at least the target: the largest value they had before (0 if none);
+ *   I: INCR with a TTL: the largest new value;  D: owner-checked done-marker with a TTL: 1 or 0;
+ *   Q: 1 when every key holds the done-marker.
  * GET runs under pcall so a foreign key of another type counts as "not ours" instead of raising,
  * which would fail every other lock coalesced into the same call.
  */
 export const BATCH_SCRIPT = `local out = {}
 local k = 0
+local function fence(i, j)
+  local t = redis.call('TIME')
+  local floor = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  local top = 0
+  for x = i, j do
+    local c
+    if redis.call('EXISTS', KEYS[x]) == 1 then
+      c = redis.call('INCR', KEYS[x])
+    else
+      c = floor
+      redis.call('SET', KEYS[x], string.format('%d', c))
+    end
+    redis.call('PEXPIRE', KEYS[x], ${FENCE_RETENTION_MS})
+    if c > top then top = c end
+  end
+  return top
+end
 for a = 1, #ARGV, 4 do
   local op, n, token = ARGV[a], tonumber(ARGV[a + 1]), ARGV[a + 2]
   local r = 0
@@ -43,12 +82,49 @@ for a = 1, #ARGV, 4 do
     if r == n then
       for i = k + 1, k + n do redis.call('PEXPIRE', KEYS[i], ARGV[a + 3]) end
     end
-  else
+  elseif op == 'R' then
     for i = k + 1, k + n do
       if redis.pcall('GET', KEYS[i]) == token then
         redis.call('DEL', KEYS[i])
         r = r + 1
       end
+    end
+  elseif op == 'F' then
+    local m = n / 2
+    r = 1
+    for i = k + 1, k + m do
+      if redis.call('EXISTS', KEYS[i]) == 1 then r = 0 break end
+    end
+    if r == 1 then
+      for i = k + 1, k + m do redis.call('SET', KEYS[i], token, 'PX', ARGV[a + 3]) end
+      r = fence(k + m + 1, k + n)
+    end
+  elseif op == 'X' then
+    local target = tonumber(token)
+    for i = k + 1, k + n do
+      local prev = tonumber(redis.pcall('GET', KEYS[i])) or 0
+      if prev > r then r = prev end
+      if prev < target then redis.call('SET', KEYS[i], token) end
+      redis.call('PEXPIRE', KEYS[i], ${FENCE_RETENTION_MS})
+    end
+  elseif op == 'I' then
+    for i = k + 1, k + n do
+      local c = redis.call('INCR', KEYS[i])
+      redis.call('PEXPIRE', KEYS[i], ARGV[a + 3])
+      if c > r then r = c end
+    end
+  elseif op == 'D' then
+    r = 1
+    for i = k + 1, k + n do
+      if redis.pcall('GET', KEYS[i]) ~= token then r = 0 break end
+    end
+    if r == 1 then
+      for i = k + 1, k + n do redis.call('SET', KEYS[i], '${DONE_MARKER}', 'PX', ARGV[a + 3]) end
+    end
+  else
+    r = 1
+    for i = k + 1, k + n do
+      if redis.pcall('GET', KEYS[i]) ~= '${DONE_MARKER}' then r = 0 break end
     end
   end
   out[#out + 1] = r
