@@ -103,6 +103,9 @@ export class Redlock extends EventEmitter {
       reportError: (error) => {
         this.reportError(error);
       },
+      discard: (lock) => {
+        this.#dispatch(new Attempt(OP_RELEASE, lock.resources, lock.value, '0', this.#quorum, performance.now(), this.settings.nodeTimeout, true, this.#nodes.length));
+      },
     };
     this.#renewals = new Renewals(host, this.settings.renewalWindow);
   }

@@ -40,6 +40,8 @@ export interface RenewalHost {
   readonly quorum: number;
   send(attempt: Attempt): void;
   makeAttempt(lock: Lock, ttlArg: string, budget: number): Attempt;
+  /** Best-effort owner-checked delete of a lost lock's keys, so the resource frees before its TTL. */
+  discard(lock: Lock): void;
   reportError(error: unknown): void;
 }
 
@@ -84,7 +86,7 @@ export class Renewals {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#armedFor = Infinity;
-    for (const held of this.#heap.drain()) if (held.active) this.#lose(held, reason);
+    for (const held of this.#heap.drain()) if (held.active) this.#lose(held, reason, false);
   }
 
   #schedule(held: Held, now: number): void {
@@ -159,8 +161,11 @@ export class Renewals {
     if (held.dueAt < this.#armedFor) this.#arm(held.dueAt);
   };
 
-  #lose(held: Held, error: PipelockError): void {
+  #lose(held: Held, error: PipelockError, discard = true): void {
     this.remove(held);
+    // A renewal may have succeeded on some masters after the local validity ran out: their keys
+    // are still ours and would block the resource until their TTL.
+    if (discard) this.#host.discard(held.lock);
     const signal = held.controller.signal as AbortSignal & { error?: Error };
     signal.error = error;
     held.lock.lost();

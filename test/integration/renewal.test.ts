@@ -32,17 +32,18 @@ async function acquireMany(redlock: Redlock, n: number, prefix: string, duration
   return locks;
 }
 
-test('10,000 locks held by one client stay valid across 3+ durations, renewed by a few calls per master', timed(30000, async ({ masters }) => {
+test('10,000 locks held by one client stay valid across 3+ durations, renewed by a few calls per master', timed(40000, async ({ masters }) => {
   // A generous budget: releasing 10,000 locks at once queues 50,000 deletes, and this test is about renewals.
   const redlock = new Redlock(masters.urls, { retryCount: 0, automaticExtensionThreshold: 0, nodeTimeout: 2000 });
   try {
     await redlock.ready();
-    // Renewed with 667 ms left: time enough for a batch of 50,000 operations on a busy 2-core machine.
-    const duration = 2000;
+    // Renewed with 1 s left (a third of 3 s): time enough for a batch of 50,000 operations even
+    // when this 2-core machine is shared with other work.
+    const duration = 3000;
     const locks = await acquireMany(redlock, 10_000, 'hold', duration);
     assert.is(redlock.autoExtended, 10_000);
     const before = await Promise.all(probes.map(evalshaCalls));
-    await sleep(3.2 * duration);
+    await sleep(3.1 * duration);
     const after = await Promise.all(probes.map(evalshaCalls));
     const lost = locks.filter((lock) => lock.signal?.aborted === true);
     assert.is(lost.length, 0, `${lost.length} locks lost, e.g. ${String(lost[0]?.signal?.reason)}`);
@@ -52,13 +53,15 @@ test('10,000 locks held by one client stay valid across 3+ durations, renewed by
     const sample = locks.filter((_, i) => i % 997 === 0);
     for (const lock of sample) for (const probe of probes) assert.is(await probe.get(lock.resources[0]!), lock.value);
     // 10,000 renewals per period in chunks of 256 keys: ~40 calls per master per period, not 10,000.
-    const periods = (3.2 * duration) / (duration * (2 / 3));
+    const periods = (3.1 * duration) / (duration * (2 / 3));
     for (let i = 0; i < 5; i++) {
       const calls = after[i]! - before[i]!;
       assert.ok(calls < periods * 100, `master ${i}: ${calls} EVALSHA calls for ${Math.round(periods * 10_000)} renewals`);
     }
-    const results = await Promise.all(locks.map((lock) => lock.release()));
-    assert.ok(results.every((r) => r.released === 5));
+    for (let i = 0; i < locks.length; i += 1000) {
+      const results = await Promise.all(locks.slice(i, i + 1000).map((lock) => lock.release()));
+      assert.ok(results.every((r) => r.released === 5));
+    }
     assert.is(redlock.autoExtended, 0);
   } finally {
     await redlock.quit();
