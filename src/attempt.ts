@@ -1,4 +1,4 @@
-import { OP_FENCED_ACQUIRE, OP_INCR, OP_IS_DONE, OP_MARK_DONE, OP_RAISE, type OpArgs, type OpCode } from './scripts.js';
+import { OP_FENCED_ACQUIRE, OP_INCR, OP_IS_DONE, OP_MARK_DONE, OP_RAISE, OP_RELEASE, type OpArgs, type OpCode } from './scripts.js';
 import { decide, LOST, UNDECIDED, WON, type Decision } from './quorum.js';
 
 export const PENDING = 0;
@@ -36,6 +36,7 @@ export class Attempt implements OpArgs {
   target = 0;
   #votesFor = 0;
   #votesFailed = 0;
+  #votesAgainst = 0;
   #promise: Promise<this> | undefined;
   #resolve: ((attempt: this) => void) | undefined;
   #onComplete: (() => void)[] | undefined;
@@ -49,7 +50,7 @@ export class Attempt implements OpArgs {
     /** performance.now() before the first command was queued. */
     readonly start: number,
     readonly budget: number,
-    /** Release waits for every master (or the deadline) instead of deciding at the quorum. */
+    /** Wait for every master (or the deadline) instead of deciding at the quorum (cleanup of a failed attempt). */
     readonly needAll: boolean,
     n: number,
   ) {
@@ -143,7 +144,15 @@ export class Attempt implements OpArgs {
   #count(vote: Vote): void {
     if (vote === FOR) this.#votesFor++;
     else this.#votesFailed++;
+    if (vote === AGAINST) this.#votesAgainst++;
     if (this.decision !== UNDECIDED || this.needAll) return;
+    if (this.opcode === OP_RELEASE) {
+      // A release is settled once a quorum confirms the lock was held and is now deleted, or a
+      // quorum says it was no longer held (expired): a slow minority does not hold it up.
+      if (this.#votesFor >= this.quorum) this.#decide(WON);
+      else if (this.#votesAgainst >= this.quorum) this.#decide(LOST);
+      return;
+    }
     const decision = decide(this.#votesFor, this.#votesFailed, this.votes.length, this.quorum);
     if (decision !== UNDECIDED) this.#decide(decision);
   }

@@ -28,9 +28,7 @@ export interface RedlockOptions extends Partial<Settings> {
 
 /** What release() found: node-redlock's `attempts`, plus per master whether it still held the lock. */
 export class ReleaseResult {
-  /** Masters on which the lock's keys were still ours and were deleted. */
-  readonly released: number;
-  /** True when fewer than a quorum still held the lock: it had expired or been lost before release. */
+  /** True when a quorum said the lock was no longer held: it had expired or been lost before release. */
   readonly expired: boolean;
   readonly #redlock: Redlock;
   readonly #nodes: readonly Node[];
@@ -38,22 +36,37 @@ export class ReleaseResult {
 
   /** @internal */
   constructor(redlock: Redlock, nodes: readonly Node[], attempt: Attempt) {
-    let released = 0;
-    for (const vote of attempt.votes) if (vote === FOR) released++;
-    this.released = released;
-    this.expired = released < attempt.quorum;
+    this.expired = !attempt.won;
     this.#redlock = redlock;
     this.#nodes = nodes;
     this.#attempt = attempt;
   }
 
+  /**
+   * Masters that have confirmed so far that the lock's keys were ours and are deleted. release()
+   * resolves at the quorum, so a slow minority may still answer: `await result.complete()` first
+   * for the final count.
+   */
+  get released(): number {
+    let released = 0;
+    for (const vote of this.#attempt.votes) if (vote === FOR) released++;
+    return released;
+  }
+
+  /** Every master's part so far (see `released`). */
+  get nodes(): readonly NodeOutcome[] {
+    return outcomesOf(this.#attempt, this.#nodes);
+  }
+
+  /** Resolves once every master has answered or its time budget ran out. */
+  async complete(): Promise<this> {
+    await this.#attempt.whenComplete();
+    return this;
+  }
+
   /** node-redlock's per-attempt stats (one attempt: release is not retried; its keys expire anyway). */
   get attempts(): ReadonlyArray<Promise<ExecutionStats>> {
     return this.#redlock.executionStats([this.#attempt]);
-  }
-
-  get nodes(): readonly NodeOutcome[] {
-    return outcomesOf(this.#attempt, this.#nodes);
   }
 }
 
@@ -181,7 +194,7 @@ export class Redlock extends EventEmitter {
     // owner-checked PEXPIRE that cannot bring a deleted key back.
     if (lock.held !== undefined) this.#renewals.remove(lock.held);
     lock.expiration = 0;
-    const attempt = this.execute(OP_RELEASE, lock.resources, lock.value, '0', s.nodeTimeout, true);
+    const attempt = this.execute(OP_RELEASE, lock.resources, lock.value, '0', s.nodeTimeout, false);
     await attempt.done;
     // The lock's state is only known where a master answered; without a quorum of answers
     // we cannot say it is gone (its keys will still expire).

@@ -46,8 +46,8 @@ test('fences strictly increase over 10,000 acquisitions by 4 competing clients w
       // its counters come back from the master's clock, above every token it handed out.
       for (const [at, i] of [[0.2, 1], [0.4, 3], [0.7, 1]] as const) {
         while (fences.length < target * at) await new Promise((r) => setTimeout(r, 20));
-        await masters.masters[i].stop();
-        await masters.masters[i].restart({ delayMs: duration + 100 });
+        await masters.masters[i]!.stop();
+        await masters.masters[i]!.restart({ delayMs: duration + 100 });
         restarts++;
       }
     })();

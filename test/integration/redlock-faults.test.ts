@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { mastersSuite } from '../helpers/masters.js';
 import { closeAll, connectAll, eventually, valuesOf, type Probe } from '../helpers/redis.js';
 import { rejection } from '../helpers/reject.js';
+import { FaultProxy } from '../helpers/proxy.js';
 import { timed } from '../helpers/timeout.js';
 import { ExecutionError, QuorumUnreachableError, Redlock } from '../../src/index.js';
 
@@ -33,7 +34,7 @@ test('2 of 5 masters killed: still acquires and releases; the dead ones are name
     await masters.masters[3]!.stop();
     const lock = await redlock.acquire(['two-dead'], 5000);
     assert.ok(lock.validity > 4000);
-    const result = await lock.release();
+    const result = await (await lock.release()).complete();
     assert.is(result.released, 3);
     assert.equal(result.nodes.map((n) => n.vote), ['error', 'for', 'for', 'error', 'for']);
     assert.match(result.nodes[0]!.error!.message, /not connected|ECONNREFUSED|closed|Socket/i);
@@ -62,7 +63,9 @@ test('one master SIGSTOPped: acquire does not wait for it; three stopped: fails 
     let started = performance.now();
     const lock = await redlock.acquire(['paused-one'], 5000);
     assert.ok(performance.now() - started < 100, 'quorum of 4 live masters decides without the paused one');
-    const released = await lock.release();
+    const release = await lock.release();
+    assert.ok(performance.now() - started < 100, 'release also decides at the quorum, without the paused master');
+    const released = await release.complete();
     assert.is(released.released, 4);
     assert.is(released.nodes[2]!.vote, 'timeout');
 
@@ -94,7 +97,7 @@ test('SCRIPT FLUSH while running: operations recover (one reload per master) and
       if (round === 10) await Promise.all(probes.map((p) => p.scriptFlush()));
       rounds.push(...Array.from({ length: 50 }, async (_, i) => {
         const lock = await redlock.acquire([`sf:${round}:${i}`, `sf:${round}:${i}:b`], 5000);
-        const result = await lock.release();
+        const result = await (await lock.release()).complete();
         assert.is(result.released, 5);
       }));
       await Promise.all(rounds);
@@ -157,6 +160,44 @@ test('a lock whose quorum answered after its duration is never returned (LockExp
     masters.masters[2]!.resume();
     await eventually(async () => (await valuesOf(probes, 'too-slow')).every((v) => v === null), 2000, 'no key remains');
   });
+}));
+
+test('latency and dropped connections on the way to 2 masters: the fast quorum decides, drops recover', timed(15000, async ({ masters }) => {
+  const proxies = await Promise.all([FaultProxy.start(masters.urls[0]!), FaultProxy.start(masters.urls[1]!)]);
+  try {
+    const urls = [proxies[0].url, proxies[1].url, ...masters.urls.slice(2)];
+    await withRedlock(urls, { retryCount: 3, retryDelay: 20, nodeTimeout: 1000 }, async (redlock) => {
+      for (const proxy of proxies) proxy.delayMs = 300;
+      let slowest = 0;
+      let stop = false;
+      let done = 0;
+      const worker = async (w: number): Promise<void> => {
+        for (let i = 0; !stop; i++) {
+          const started = performance.now();
+          const lock = await redlock.acquire([`slow:${w}:${i}`], 5000);
+          slowest = Math.max(slowest, performance.now() - started);
+          await lock.release();
+          done++;
+        }
+      };
+      const workers = Array.from({ length: 8 }, (_, w) => worker(w));
+      await eventually(() => done >= 100, 5000, '100 cycles through the slow masters');
+      // Acquire returns at the third (fast) vote; release waits for all five, so it is the slow one.
+      assert.ok(slowest < 300, `an acquisition waited ${slowest} ms for a slow master`);
+      for (const proxy of proxies) proxy.drop();
+      const afterDrop = done;
+      await eventually(() => done >= afterDrop + 100, 5000, 'operations continue after the drop');
+      stop = true;
+      await Promise.all(workers);
+      for (const proxy of proxies) proxy.delayMs = 0;
+      await eventually(() => [...redlock.clients].every((c) => c.isReady), 5000, 'the dropped connections come back');
+      const lock = await redlock.acquire(['after-drop'], 5000);
+      const result = await (await lock.release()).complete();
+      assert.is(result.released, 5, 'all five masters serve again');
+    });
+  } finally {
+    await Promise.all(proxies.map((p) => p.close()));
+  }
 }));
 
 test.run();

@@ -42,7 +42,7 @@ test('acquire sets the token with the duration on every master; release deletes 
   assert.is(stats.membershipSize, 5);
   assert.is(stats.quorumSize, 3);
   assert.is(stats.votesFor.size + stats.votesAgainst.size, 5);
-  const result = await lock.release();
+  const result = await (await lock.release()).complete();
   assert.is(result.released, 5);
   assert.is(result.expired, false);
   assert.equal(result.nodes.map((n) => n.vote), ['for', 'for', 'for', 'for', 'for']);
@@ -59,7 +59,7 @@ test('multi-resource lock is all-or-nothing on each master and leaves no key beh
   await other.release();
   const lock = await redlock.acquire(['a', 'b', 'c'], 5000);
   for (const key of ['a', 'b', 'c']) await allHold(key, lock.value);
-  assert.is((await lock.release()).released, 5);
+  assert.is((await (await lock.release()).complete()).released, 5);
 }));
 
 test('contention between two Redlock instances: per-node votes against, retries, then success after release', timed(5000, async ({ masters }) => {
@@ -127,7 +127,7 @@ test('maxExtensions bounds extension (typed error), counting across extend() cal
 test('releasing an expired lock reports it instead of throwing', timed(5000, async () => {
   const lock = await redlock.acquire(['exp'], 30);
   await eventually(async () => (await valuesOf(probes, 'exp')).every((v) => v === null), 1000, 'keys expire');
-  const result = await lock.release();
+  const result = await (await lock.release()).complete();
   assert.is(result.expired, true);
   assert.is(result.released, 0);
   assert.equal(result.nodes.map((n) => n.vote), ['against', 'against', 'against', 'against', 'against']);
@@ -166,7 +166,7 @@ test('an aborted signal stops retrying with LockAbortedError and leaves the riva
   const held = await redlock.acquire(['abort'], 5000);
   await allHold('abort', held.value);
   const controller = new AbortController();
-  const waiting = redlock.acquire(['abort'], 5000, { retryCount: -1, retryDelay: 20, signal: controller.signal });
+  const waiting = redlock.acquire(['abort'], 5000, { retryCount: -1, retryDelay: 20, retryJitter: 5, signal: controller.signal });
   setTimeout(() => { controller.abort(new Error('enough')); }, 100);
   const error = await waiting.then(() => undefined, (e: unknown) => e as ExecutionError);
   assert.is(error?.code, 'ERR_PIPELOCK_ABORTED');
@@ -192,7 +192,7 @@ test('many concurrent locks on distinct keys all succeed and leave nothing behin
   const locks = await Promise.all(Array.from({ length: 2000 }, (_, i) => redlock.acquire([`many:${i}`], 10000)));
   assert.is(new Set(locks.map((l) => l.value)).size, 2000);
   await eventually(async () => (await Promise.all(probes.map((p) => p.dbSize()))).every((n) => n === 2000), 2000, 'every master holds 2000 keys');
-  const results = await Promise.all(locks.map((l) => l.release()));
+  const results = await Promise.all(locks.map(async (l) => (await l.release()).complete()));
   assert.ok(results.every((r) => r.released === 5));
   for (const probe of probes) assert.is(await probe.dbSize(), 0);
 }));

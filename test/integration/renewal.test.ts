@@ -59,7 +59,7 @@ test('10,000 locks held by one client stay valid across 3+ durations, renewed by
       assert.ok(calls < periods * 100, `master ${i}: ${calls} EVALSHA calls for ${Math.round(periods * 10_000)} renewals`);
     }
     for (let i = 0; i < locks.length; i += 1000) {
-      const results = await Promise.all(locks.slice(i, i + 1000).map((lock) => lock.release()));
+      const results = await Promise.all(locks.slice(i, i + 1000).map(async (lock) => (await lock.release()).complete()));
       assert.ok(results.every((r) => r.released === 5));
     }
     assert.is(redlock.autoExtended, 0);
@@ -138,7 +138,7 @@ test('release during an in-flight renewal leaves no key behind', timed(15000, as
     await eventually(() => locks.every((l, i) => l.extensions > renewedBefore[i]!), 1000, 'renewals decided by the 4 live masters');
     const releases = Promise.all(locks.map((lock) => lock.release()));
     masters.masters[3]!.resume();
-    const results = await releases;
+    const results = await Promise.all((await releases).map((r) => r.complete()));
     assert.ok(results.every((r) => r.released === 5), 'the stalled master released after its queued renewal');
     for (const probe of probes) assert.is(await probe.dbSize(), 0);
     await sleep(200);
