@@ -96,7 +96,7 @@ test('release / extend: only Locks of this Redlock; extend checks its duration',
     assert.is((await rejection(redlock.release({ resources: ['x'], value: 'y' } as never), InvalidArgumentError)).argument, 'lock');
     assert.is((await rejection(redlock.extend(foreign, 1000), InvalidArgumentError)).argument, 'lock');
     assert.is((await rejection(foreign.extend(-1), InvalidArgumentError)).argument, 'duration');
-    await foreign.release();
+    await (await foreign.release()).complete();
   } finally {
     await other.quit();
   }
@@ -111,7 +111,7 @@ test('using: routine must be a function; duration must exceed the extension thre
 test('every call after quit(): RedlockClosedError', timed(5000, async ({ masters }) => {
   const closing = new Redlock(masters.urls);
   const lock = await closing.acquire(['q'], 1000);
-  await lock.release();
+  await (await lock.release()).complete();
   await closing.quit();
   await closing.quit(); // idempotent
   assert.instance(await rejection(closing.acquire(['q'], 1000)), RedlockClosedError);

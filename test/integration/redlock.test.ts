@@ -85,7 +85,9 @@ test('contention between two Redlock instances: per-node votes against, retries,
     const waiting = rival.acquire(['hot'], 5000, { retryCount: 50 });
     await held.release();
     const won = await waiting;
-    await allHold('hot', won.value);
+    // A retry in flight during the release may have met a master before the delete did: the
+    // rival then holds a quorum, not necessarily all five.
+    assert.ok((await valuesOf(probes, 'hot')).filter((v) => v === won.value).length >= 3);
     await won.release();
   } finally {
     await rival.quit();

@@ -1,0 +1,187 @@
+import { parseArgs } from 'node:util';
+import { kLoadDefaults, kMinUsingLockMs, OPERATIONS, runsUnderUsing, type LoadOptions } from '../load/options.js';
+import { redactUrl } from '../load/servers.js';
+import { UsageError } from './errors.js';
+
+const d = kLoadDefaults;
+const kMaxMs = 24 * 3_600_000;
+
+/** One flag: how parseArgs reads it, what --help says, and how its value is checked (once). */
+interface Flag {
+  readonly arg?: string;
+  readonly help: string;
+  readonly apply: (value: string, into: Mutable) => void;
+}
+
+type Mutable = { -readonly [K in keyof LoadOptions]: LoadOptions[K] };
+
+const FLAGS: Readonly<Record<string, Flag>> = {
+  servers: {
+    arg: 'URLS',
+    help: 'comma-separated redis:// or rediss:// URLs of existing independent masters (TLS and user:password@ honoured);\n' +
+      'only keys under a per-run prefix are written, and removed at the end. Default: start embedded local masters',
+    apply: (v, o) => (o.servers = parseServers(v)),
+  },
+  masters: { arg: 'N', help: `embedded masters to start when no --servers (default ${d.masters})`, apply: (v, o) => (o.masters = int('--masters', v, 1, 64)) },
+  workers: {
+    arg: 'W',
+    help: `worker threads, each with its own Redlock and connections (default: available parallelism, ${d.workers} here)`,
+    apply: (v, o) => (o.workers = int('--workers', v, 1, 256)),
+  },
+  concurrency: {
+    arg: 'C',
+    help: `closed loop: cycles in flight per worker; renew-hold: locks held per worker (default ${d.concurrency})`,
+    apply: (v, o) => (o.concurrency = int('--concurrency', v, 1, 100_000)),
+  },
+  rate: {
+    arg: 'R',
+    help: 'open loop: target cycles/s over all workers, each timed from its intended start (no coordinated omission).\n' +
+      'Default: closed loop',
+    apply: (v, o) => (o.rate = num('--rate', v, 1e6)),
+  },
+  duration: { arg: 'TIME', help: `measured time: 10, 10s, 1500ms, 2m; a bare number is seconds (default ${d.durationMs / 1000}s)`, apply: (v, o) => (o.durationMs = time('--duration', v, 's', 1)) },
+  warmup: { arg: 'TIME', help: `time before measuring starts, not counted; a bare number is seconds (default ${d.warmupMs / 1000}s)`, apply: (v, o) => (o.warmupMs = time('--warmup', v, 's', 0)) },
+  keys: { arg: 'K', help: `key space: 1 = one hot key … 1000000 = uncontended (default ${d.keys})`, apply: (v, o) => (o.keys = int('--keys', v, 1, 1e9)) },
+  hold: { arg: 'TIME', help: `time held inside the lock each cycle; a bare number is ms (default ${d.holdMs}ms)`, apply: (v, o) => (o.holdMs = time('--hold', v, 'ms', 0)) },
+  'lock-duration': { arg: 'TIME', help: `the lock's duration (TTL); a bare number is ms (default ${d.lockMs}ms)`, apply: (v, o) => (o.lockMs = time('--lock-duration', v, 'ms', 1)) },
+  'retry-count': { arg: 'N', help: `retries after a lost attempt; -1 until the run ends (default ${d.retryCount})`, apply: (v, o) => (o.retryCount = int('--retry-count', v, -1, 1e6)) },
+  'retry-delay': { arg: 'TIME', help: `wait between attempts; a bare number is ms (default ${d.retryDelayMs}ms)`, apply: (v, o) => (o.retryDelayMs = time('--retry-delay', v, 'ms', 0)) },
+  'retry-jitter': { arg: 'TIME', help: `random ± on each wait; a bare number is ms (default ${d.retryJitterMs}ms)`, apply: (v, o) => (o.retryJitterMs = time('--retry-jitter', v, 'ms', 0)) },
+  operation: {
+    arg: 'OP',
+    help: `what one cycle does (default ${d.operation}):\n` +
+      '  acquire-release         acquire, hold, release\n' +
+      '  acquire-extend-release  acquire, hold, extend by --lock-duration, release\n' +
+      '  using                   redlock.using() around the hold (acquire timed to the routine\'s start, release from its end)\n' +
+      '  renew-hold              --concurrency locks per worker held for the whole run, kept alive by the renewal\n' +
+      '                          scheduler (acquire with autoExtend). Renewals are not timed; a lost lock is an error',
+    apply: (v, o) => (o.operation = oneOf('--operation', v, OPERATIONS)),
+  },
+  json: { arg: 'FILE', help: 'write the full result: merged histograms (encoded), counts, per-worker counts, host line', apply: (v, o) => (o.json = path('--json', v)) },
+  html: { arg: 'FILE', help: 'write a self-contained report: latency percentiles per operation, throughput over time', apply: (v, o) => (o.html = path('--html', v)) },
+};
+
+export const LOADTEST_USAGE = `usage: pipelock loadtest [flags]
+
+Drives a Redlock over N independent masters from W worker threads and reports acquire, extend and
+release latency (µs), completed cycles per second, failures by error code, contention and client CPU.
+
+${Object.entries(FLAGS).map(([name, flag]) => {
+  const head = `  --${name}${flag.arg === undefined ? '' : ` ${flag.arg}`}`;
+  return `${head.padEnd(26)}${flag.help.replaceAll('\n', `\n${' '.repeat(26)}`)}`;
+}).join('\n')}
+  --help                  show this
+
+Exit codes: 0 done, 1 the run failed (unreachable masters, no redis-server), 2 bad flags,
+130/143 stopped by SIGINT/SIGTERM (what was measured is still printed).`;
+
+/** Parses and validates `pipelock loadtest` flags into LoadOptions; throws UsageError naming the flag. */
+export function parseLoadFlags(args: readonly string[]): LoadOptions | 'help' {
+  const options = Object.fromEntries(Object.keys(FLAGS).map((name) => [name, { type: 'string' as const }]));
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({ args: negativeValues(args), options: { ...options, help: { type: 'boolean' } }, strict: true, allowPositionals: false }));
+  } catch (error) {
+    throw fromParseArgs(error);
+  }
+  if (values.help === true) return 'help';
+  const resolved: Mutable = { ...kLoadDefaults };
+  for (const [name, flag] of Object.entries(FLAGS)) {
+    const value = values[name];
+    if (typeof value === 'string') flag.apply(value, resolved);
+  }
+  checkCombination(resolved, (name) => values[name] !== undefined);
+  return Object.freeze(resolved);
+}
+
+function checkCombination(o: LoadOptions, given: (name: string) => boolean): void {
+  if (given('servers') && given('masters')) throw new UsageError('--masters', 'conflicts with --servers: embedded masters are started only when no --servers is given');
+  if (given('rate') && given('concurrency') && o.operation !== 'renew-hold') throw new UsageError('--rate', 'conflicts with --concurrency: an open loop (--rate) keeps as many cycles in flight as its schedule needs');
+  if (o.rate > 0 && o.operation === 'renew-hold') throw new UsageError('--rate', 'conflicts with --operation renew-hold: its locks are held for the whole run, not started at a rate');
+  if (runsUnderUsing(o.operation) && o.lockMs < kMinUsingLockMs) {
+    throw new UsageError('--lock-duration', `must be at least ${kMinUsingLockMs}ms with --operation ${o.operation} (using() extends when less than ${kMinUsingLockMs - 101}ms remain)`, `${o.lockMs}ms`);
+  }
+  if (o.operation === 'renew-hold' && given('hold')) throw new UsageError('--hold', 'conflicts with --operation renew-hold: its locks are held until the run ends');
+  // using() extends its lock while the routine runs; the plain cycles would hold an expired lock.
+  if (!runsUnderUsing(o.operation) && o.holdMs >= o.lockMs) {
+    throw new UsageError('--hold', `must be shorter than --lock-duration (${o.lockMs}ms): the lock would expire while held`, `${o.holdMs}ms`);
+  }
+  if (o.json !== undefined && o.json === o.html) throw new UsageError('--html', 'conflicts with --json: both name the same file');
+}
+
+/** parseArgs reads `--retry-count -1` as two flags; a negative number after a flag is its value. */
+function negativeValues(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const next = args[i + 1];
+    if (arg.startsWith('--') && !arg.includes('=') && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else {
+      out.push(arg);
+    }
+  }
+  return out;
+}
+
+function fromParseArgs(error: unknown): UsageError {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: unknown }).code;
+  const flag = /'([^' ]+)/.exec(message)?.[1] ?? 'loadtest';
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return new UsageError(flag, 'is not a loadtest flag (see pipelock loadtest --help)');
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return new UsageError(flag, flag === '--help' ? 'takes no value' : 'needs a value');
+  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return new UsageError(flag, 'is not a flag: loadtest takes only --flags (see --help)');
+  return new UsageError('loadtest', message);
+}
+
+export function int(flag: string, value: string, min: number, max: number): number {
+  const n = Number(value);
+  if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min || n > max) throw new UsageError(flag, `must be an integer from ${min} to ${max}`, value);
+  return n;
+}
+
+function num(flag: string, value: string, max: number): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0 || n > max) throw new UsageError(flag, `must be a number > 0 and ≤ ${max}`, value);
+  return n;
+}
+
+const kUnits: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000 };
+
+/** `10`, `10s`, `1500ms`, `2m`, `0.5s`; a bare number is in `bare` units. Returns ms. */
+export function time(flag: string, value: string, bare: 's' | 'ms', min: number): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(value.trim());
+  const ms = match === null ? NaN : Number(match[1]) * kUnits[match[2] ?? bare]!;
+  if (!Number.isFinite(ms) || ms < min || ms > kMaxMs) {
+    throw new UsageError(flag, `must be a time from ${min}ms to 24h, e.g. 10s, 1500ms or 2m (a bare number is ${bare === 's' ? 'seconds' : 'ms'})`, value);
+  }
+  return Math.round(ms);
+}
+
+function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(flag, `must be one of ${allowed.join(', ')}`, value);
+  return value as T;
+}
+
+function path(flag: string, value: string): string {
+  if (value.trim() === '') throw new UsageError(flag, 'must name a file');
+  return value;
+}
+
+function parseServers(value: string): string[] {
+  const urls = value.split(',').map((url) => url.trim());
+  urls.forEach((url, i) => {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(url);
+    } catch { /* reported below */ }
+    if (parsed === undefined || (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') || parsed.hostname === '') {
+      throw new UsageError('--servers', `must be comma-separated redis:// or rediss:// URLs; entry ${i + 1} is not`, parsed === undefined ? url : redactUrl(url));
+    }
+    const first = urls.indexOf(url);
+    if (first !== i) throw new UsageError('--servers', `must not repeat a master (entry ${i + 1} repeats entry ${first + 1}): it would vote twice`, redactUrl(url));
+  });
+  return urls;
+}
+

@@ -1,0 +1,104 @@
+import { randomBytes } from 'node:crypto';
+import { startMasters, type LocalMasters } from '../local/masters.js';
+import { hostLine, type HostLine } from '../load/host.js';
+import type { LoadOptions } from '../load/options.js';
+import { buildResult } from '../load/result.js';
+import { runLoad } from '../load/runner.js';
+import { probeServers, redactUrl, removeKeys } from '../load/servers.js';
+import { EXIT, UsageError } from './errors.js';
+import { LOADTEST_USAGE, parseLoadFlags } from './flags.js';
+import { liveReporter } from './live.js';
+import { writeOutputs } from './outputs.js';
+import { formatResult } from './table.js';
+
+const kSignals = ['SIGINT', 'SIGTERM'] as const;
+
+/** `pipelock loadtest`: returns the exit code; every path stops the workers and the masters it started. */
+export async function loadtest(args: readonly string[]): Promise<number> {
+  let options: LoadOptions;
+  try {
+    const parsed = parseLoadFlags(args);
+    if (parsed === 'help') {
+      console.log(LOADTEST_USAGE);
+      return EXIT.ok;
+    }
+    options = parsed;
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`pipelock loadtest: ${error.message}\nTry pipelock loadtest --help.`);
+    return EXIT.usage;
+  }
+
+  // This command owns SIGINT/SIGTERM: the first stops the run (what was measured is still printed);
+  // a second one exits at once, the masters killed by the exit hook of src/local.
+  const stop = new AbortController();
+  let signalled: (typeof kSignals)[number] | undefined;
+  const onSignal = (signal: (typeof kSignals)[number]): void => {
+    if (signalled !== undefined) process.exit(EXIT[signalled]);
+    signalled = signal;
+    console.error(`\npipelock loadtest: ${signal}, stopping`);
+    stop.abort();
+  };
+  for (const signal of kSignals) process.on(signal, onSignal);
+
+  let masters: LocalMasters | undefined;
+  let prefix: string | undefined;
+  const live = liveReporter();
+  try {
+    const startedAt = new Date();
+    let urls = options.servers;
+    if (urls.length === 0) {
+      masters = await startMasters({ count: options.masters, handleSignals: false });
+      urls = masters.urls;
+    }
+    if (stop.signal.aborted) return EXIT[signalled!];
+    const versions = await probeServers(urls);
+    prefix = `pipelock-load:${randomBytes(6).toString('hex')}:`;
+    const output = await runLoad(options, urls, prefix, {
+      onStart: () => {
+        console.error(`pipelock loadtest: ${options.workers} workers started on ${urls.length} masters; ${options.warmupMs / 1000}s warm-up, then ${options.durationMs / 1000}s measured`);
+      },
+      onSecond: live.onSecond,
+      signal: stop.signal,
+    });
+    live.end();
+    const result = buildResult(output.reports, {
+      host: hostLine(versions, flagsOf(options), startedAt),
+      interrupted: output.interrupted,
+      measuredSeconds: output.measuredSeconds,
+      timeline: output.timeline,
+      cpu: output.cpu,
+    });
+    console.log(formatResult(result));
+    if (output.missing > 0) console.error(`pipelock loadtest: ${output.missing} worker(s) did not stop in time and were terminated; their counts are missing`);
+    await writeOutputs(result, options);
+    if (signalled !== undefined) return EXIT[signalled];
+    if (result.cycles === 0) {
+      console.error('pipelock loadtest: no cycle completed in the measured window (see errors above)');
+      return EXIT.failed;
+    }
+    return EXIT.ok;
+  } catch (error) {
+    live.end();
+    console.error(`pipelock loadtest: ${error instanceof Error ? error.message : String(error)}`);
+    return signalled === undefined ? EXIT.failed : EXIT[signalled];
+  } finally {
+    for (const signal of kSignals) process.off(signal, onSignal);
+    if (masters !== undefined) await masters.close();
+    // Existing masters keep nothing of ours: a lock left held (a stop mid-cycle, a failed release) is removed now.
+    else if (prefix !== undefined) await cleanUp(options.servers, prefix);
+  }
+}
+
+async function cleanUp(urls: readonly string[], prefix: string): Promise<void> {
+  try {
+    const removed = await removeKeys(urls, prefix);
+    if (removed > 0) console.error(`pipelock loadtest: removed ${removed} leftover key(s) under ${prefix}`);
+  } catch (error) {
+    console.error(`pipelock loadtest: could not remove keys under ${prefix}*: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+function flagsOf(options: LoadOptions): HostLine['flags'] {
+  return { ...options, servers: options.servers.map(redactUrl), json: options.json ?? null, html: options.html ?? null };
+}

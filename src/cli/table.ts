@@ -1,0 +1,51 @@
+import { describeHost, type HostLine } from '../load/host.js';
+import { OP_NAMES, type RunResult } from '../load/result.js';
+
+const kLockLost = 'ERR_PIPELOCK_LOCK_LOST';
+const kColumns = ['count', 'p50', 'p90', 'p99', 'p99.9', 'max'] as const;
+
+/** The final table: a line on what ran, per-operation percentiles (µs), then throughput, errors, contention and CPU. */
+export function formatResult(result: RunResult): string {
+  const lines: string[] = [];
+  if (result.runs === 1 && result.hosts[0] !== undefined) lines.push(describeRun(result.hosts[0]));
+  else lines.push(`pipelock loadtest: ${result.runs} runs merged`);
+  for (const host of result.hosts) lines.push(`host: ${describeHost(host)}`);
+  lines.push(`measured ${result.measuredSeconds.toFixed(1)} s${result.interrupted ? ' (interrupted: stopped early)' : ''}`, '');
+
+  lines.push(['latency (µs)'.padEnd(14), ...kColumns.map((c) => c.padStart(10))].join(''));
+  let rows = 0;
+  for (const op of OP_NAMES) {
+    const s = result.operations[op];
+    if (s.count === 0) continue;
+    rows++;
+    lines.push([op.padEnd(14), ...[s.count, s.p50, s.p90, s.p99, s.p999, s.max].map((v) => String(v).padStart(10))].join(''));
+  }
+  if (rows === 0) lines.push('(no completed cycles)');
+  lines.push('');
+  if (result.runs === 1 && result.hosts[0]?.flags.operation === 'renew-hold') {
+    lines.push(`held          ${result.cycles} locks for the whole run, kept alive by pipelock; ${result.errors[kLockLost] ?? 0} lost`);
+  } else {
+    lines.push(`throughput    ${result.throughput.toFixed(1)} cycles/s (${result.cycles} cycles)`);
+  }
+  const errors = Object.entries(result.errors).sort(([, a], [, b]) => b - a);
+  lines.push(`errors        ${errors.length === 0 ? 'none' : errors.map(([code, n]) => `${code} ${n}`).join(', ')}`);
+  if (result.runs === 1 && result.hosts[0]?.flags.operation === 'using') {
+    lines.push('contention    not observable through using(), which hides its Lock (ResourceLocked failures show under errors)');
+  } else {
+    lines.push(`contention    ${result.contendedAcquires} acquires lost ${result.lostAttempts} attempts to another holder`);
+  }
+  if (result.clamped > 0) lines.push(`clamped       ${result.clamped} latencies above 60 s recorded as 60 s`);
+  for (const cpu of result.cpu) {
+    const loops = result.workers.filter((w) => w.run === cpu.run).map((w) => `${Math.round(100 * w.elu)}%`).join(', ');
+    lines.push(`client CPU    ${Math.round(cpu.percentOfOneCore)}% of one core (whole process${result.runs > 1 ? `, run ${cpu.run + 1}` : ''}); worker event loops busy ${loops || '-'}`);
+  }
+  return lines.join('\n');
+}
+
+function describeRun(host: HostLine): string {
+  const f = host.flags;
+  const servers = Array.isArray(f.servers) && f.servers.length > 0 ? `${f.servers.length} masters (--servers)` : `${String(f.masters)} embedded masters`;
+  const load = typeof f.rate === 'number' && f.rate > 0 ? `open loop at ${f.rate}/s` : `${String(f.concurrency)} in flight each`;
+  return `pipelock loadtest: ${String(f.operation)} over ${servers}, ${String(f.workers)} workers, ${load}, ${String(f.keys)} keys, ` +
+    `hold ${String(f.holdMs)}ms, lock ${String(f.lockMs)}ms, ${Number(f.durationMs) / 1000}s after ${Number(f.warmupMs) / 1000}s warm-up`;
+}

@@ -1,0 +1,49 @@
+import { readFileSync } from 'node:fs';
+import { arch, availableParallelism, cpus, hostname, platform, release, totalmem } from 'node:os';
+
+/** Where and how a run was made, so results from several machines can sit side by side. */
+export interface HostLine {
+  readonly hostname: string;
+  readonly os: string;
+  readonly cpu: string;
+  readonly cores: number;
+  readonly memoryGiB: number;
+  readonly node: string;
+  readonly pipelock: string;
+  /** redis_version of each distinct server version seen (INFO server). */
+  readonly redis: readonly string[];
+  /** ISO time of the start (wall clock: for people, never for measuring). */
+  readonly startedAt: string;
+  /** Every flag as resolved, credentials removed from server URLs. */
+  readonly flags: Readonly<Record<string, string | number | boolean | null | readonly string[]>>;
+}
+
+export function hostLine(redis: readonly string[], flags: HostLine['flags'], startedAt: Date): HostLine {
+  return {
+    hostname: hostname(),
+    os: `${platform()} ${release()} ${arch()}`,
+    cpu: cpus()[0]?.model.trim() ?? 'unknown',
+    cores: availableParallelism(),
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    pipelock: packageVersion(),
+    redis: [...new Set(redis)].sort(),
+    startedAt: startedAt.toISOString(),
+    flags,
+  };
+}
+
+/** One line for tables: "Intel Xeon …, 2 cores, node v20.20.2, redis 7.0.15, host". */
+export function describeHost(host: HostLine): string {
+  return `${host.cpu}, ${host.cores} cores, node ${host.node}, redis ${host.redis.join('/') || '?'}, pipelock ${host.pipelock}, ${host.hostname}`;
+}
+
+function packageVersion(): string {
+  // src/load/ and dist/load/ are both two levels below the package root.
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+    return typeof pkg.version === 'string' ? pkg.version : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}

@@ -1,0 +1,95 @@
+import { setImmediate as yieldToLoop, setTimeout as delay } from 'node:timers/promises';
+import type { Cycle, CycleContext, Timings } from './cycles.js';
+import type { Meter } from './meter.js';
+
+/** The measured window on this thread's clock; `to` moves earlier on a stop. */
+export interface Window {
+  from: number;
+  to: number;
+  /** renew-hold: every hold counts, as each one spans the whole run. */
+  readonly countAll: boolean;
+  /**
+   * Open loop: a cycle counts when it was due inside the window, however late it completes, so
+   * the slowest are never the ones left out. Closed loop: when it started and ended inside it.
+   */
+  readonly byStart: boolean;
+}
+
+export interface Loop {
+  readonly cycle: Cycle;
+  readonly context: CycleContext;
+  readonly meter: Meter;
+  readonly window: Window;
+  readonly keys: number;
+  readonly prefix: string;
+  /** Aborts when the window ends: no cycle starts after it. */
+  readonly signal: AbortSignal;
+  /** Aborts cycles in flight (a stop; a closed loop's window end): what fails after it is not counted. */
+  readonly cancel: AbortSignal;
+}
+
+/** Most cycles an open loop keeps in flight; past it, due cycles are skipped and counted. */
+const kMaxBacklog = 100_000;
+export const BACKLOG_CODE = 'ERR_LOAD_BACKLOG';
+
+function counts(window: Window, start: number, end: number): boolean {
+  return window.countAll || (start >= window.from && (window.byStart ? start < window.to : end <= window.to));
+}
+
+function pick(loop: Loop): string[] {
+  return [loop.prefix + String(Math.floor(Math.random() * loop.keys))];
+}
+
+function timings(): Timings {
+  return { acquireMs: 0, extendMs: -1, releaseMs: 0, attempts: 1 };
+}
+
+async function one(loop: Loop, start: number, out: Timings): Promise<void> {
+  try {
+    await loop.cycle(loop.context, pick(loop), start, out);
+    const end = performance.now();
+    loop.meter.done(out, end - start, counts(loop.window, start, end));
+  } catch (error) {
+    if (!loop.cancel.aborted) loop.meter.failed(error, counts(loop.window, start, performance.now()));
+    // A failure can come back without any I/O (every master down, no retries): without a turn
+    // of the event loop here, a closed loop would starve the timers that end the run.
+    await yieldToLoop();
+  }
+}
+
+/** `concurrency` cycles in flight, each slot starting its next cycle when the last one ends. */
+export async function closedLoop(loop: Loop, concurrency: number): Promise<void> {
+  const slot = async (): Promise<void> => {
+    const out = timings();
+    while (!loop.signal.aborted) await one(loop, performance.now(), out);
+  };
+  await Promise.all(Array.from({ length: concurrency }, slot));
+}
+
+/**
+ * Cycles started on a fixed schedule of `rate` per second from `origin`, whatever is in flight;
+ * each cycle's latency runs from its intended start, so a stall shows in full (no coordinated omission).
+ */
+export async function openLoop(loop: Loop, rate: number, origin: number): Promise<void> {
+  const interval = 1000 / rate;
+  const inflight = new Set<Promise<void>>();
+  for (let i = 0; !loop.signal.aborted;) {
+    const now = performance.now();
+    let due = origin + i * interval;
+    while (due <= now) {
+      if (inflight.size >= kMaxBacklog) {
+        if (counts(loop.window, due, due)) loop.meter.count(BACKLOG_CODE);
+      } else {
+        const running: Promise<void> = one(loop, due, timings()).finally(() => inflight.delete(running));
+        inflight.add(running);
+      }
+      due = origin + ++i * interval;
+    }
+    try {
+      await delay(due - performance.now(), undefined, { signal: loop.signal });
+    } catch {
+      // aborted: the run is over
+    }
+  }
+  await Promise.all(inflight);
+}

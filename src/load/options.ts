@@ -1,0 +1,57 @@
+import { availableParallelism } from 'node:os';
+import { defaultSettings } from '../index.js';
+
+/** What one cycle of the load does; see `--help` for each. */
+export const OPERATIONS = ['acquire-release', 'acquire-extend-release', 'using', 'renew-hold'] as const;
+export type Operation = (typeof OPERATIONS)[number];
+
+/** A load run, every value resolved and validated (times in ms). */
+export interface LoadOptions {
+  /** Existing masters to drive; empty: start `masters` embedded ones. */
+  readonly servers: readonly string[];
+  readonly masters: number;
+  readonly workers: number;
+  /** In-flight cycles per worker (closed loop), or locks held per worker (renew-hold). */
+  readonly concurrency: number;
+  /** Target cycles/s over all workers (open loop); 0: closed loop. */
+  readonly rate: number;
+  readonly durationMs: number;
+  readonly warmupMs: number;
+  readonly keys: number;
+  readonly holdMs: number;
+  readonly lockMs: number;
+  readonly retryCount: number;
+  readonly retryDelayMs: number;
+  readonly retryJitterMs: number;
+  readonly operation: Operation;
+  readonly json: string | undefined;
+  readonly html: string | undefined;
+}
+
+export const kLoadDefaults: LoadOptions = Object.freeze({
+  servers: Object.freeze([]),
+  masters: 5,
+  workers: availableParallelism(),
+  concurrency: 16,
+  rate: 0,
+  // Short enough for a first run to finish while one watches; long runs say so.
+  durationMs: 10_000,
+  warmupMs: 2_000,
+  keys: 10_000,
+  holdMs: 0,
+  lockMs: 5_000,
+  retryCount: defaultSettings.retryCount,
+  retryDelayMs: defaultSettings.retryDelay,
+  retryJitterMs: defaultSettings.retryJitter,
+  operation: 'acquire-release',
+  json: undefined,
+  html: undefined,
+});
+
+/** `using()` refuses durations within 100 ms of its extension threshold. */
+export const kMinUsingLockMs = defaultSettings.automaticExtensionThreshold + 101;
+
+/** The operations that run their routine under `using()` and so need kMinUsingLockMs. */
+export function runsUnderUsing(operation: Operation): boolean {
+  return operation === 'using' || operation === 'renew-hold';
+}

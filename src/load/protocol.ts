@@ -1,0 +1,42 @@
+import type { MessagePort } from 'node:worker_threads';
+import type { Operation } from './options.js';
+
+/** One worker's whole share of the run: its piscina task (plain data plus its message port). */
+export interface WorkerTask {
+  readonly worker: number;
+  readonly urls: readonly string[];
+  readonly operation: Operation;
+  readonly concurrency: number;
+  /** This worker's share of the target rate, cycles/s; 0: closed loop. */
+  readonly rate: number;
+  /** Where in the first interval this worker's open-loop schedule starts, so workers interleave. */
+  readonly phaseMs: number;
+  readonly warmupMs: number;
+  readonly durationMs: number;
+  readonly keys: number;
+  readonly prefix: string;
+  readonly holdMs: number;
+  readonly lockMs: number;
+  readonly retryCount: number;
+  readonly retryDelayMs: number;
+  readonly retryJitterMs: number;
+  readonly port: MessagePort;
+}
+
+/** Main → worker: begin (after every worker is connected), or stop early (Ctrl-C). */
+export type ToWorker = { readonly type: 'start' } | { readonly type: 'stop' };
+
+/** Worker → main: connected; then once a second what the last second did (warm-up included). */
+export type FromWorker =
+  | { readonly type: 'ready'; readonly worker: number }
+  | {
+      readonly type: 'tick';
+      readonly worker: number;
+      /** 1-based second since the start this interval ends in. */
+      readonly second: number;
+      readonly warmup: boolean;
+      readonly cycles: number;
+      readonly errors: number;
+      /** This interval's acquire latencies, encoded, for the live line. */
+      readonly acquire: string;
+    };

@@ -1,0 +1,173 @@
+import { encode, mergeEncoded, summarize, type LatencySummary } from './histogram.js';
+import type { HostLine } from './host.js';
+
+/** The latencies measured, each over completed cycles only, so every count equals `cycles` (extend: when the operation extends). */
+export const OP_NAMES = ['acquire', 'extend', 'release', 'cycle'] as const;
+export type OpName = (typeof OP_NAMES)[number];
+
+/** What a worker returns: plain data only (histograms encoded), so it crosses threads and files as is. */
+export interface WorkerReport {
+  readonly worker: number;
+  readonly cycles: number;
+  /** Failed cycles by error `code` (or name). */
+  readonly errors: Readonly<Record<string, number>>;
+  /** Acquisitions (won or failed) that lost at least one attempt to another holder, and the attempts so lost. */
+  readonly contendedAcquires: number;
+  readonly lostAttempts: number;
+  readonly clamped: number;
+  readonly histograms: Readonly<Record<OpName, string>>;
+  /** process.cpuUsage() over the worker's measured window: the whole process's, as threads share it. */
+  readonly cpuUserMs: number;
+  readonly cpuSystemMs: number;
+  /** The worker thread's own event-loop utilization over the measured window, 0..1. */
+  readonly elu: number;
+  readonly measuredMs: number;
+}
+
+export interface OperationResult extends LatencySummary {
+  /** hdr-histogram-js compressed base64, µs. */
+  readonly histogram: string;
+}
+
+export interface TimelinePoint {
+  /** Seconds since the start (warm-up included). */
+  readonly second: number;
+  readonly cycles: number;
+  readonly errors: number;
+  readonly warmup: boolean;
+}
+
+export interface WorkerSummary extends Omit<WorkerReport, 'histograms' | 'errors'> {
+  readonly run: number;
+  readonly errors: number;
+}
+
+export interface CpuSummary {
+  readonly run: number;
+  readonly userMs: number;
+  readonly systemMs: number;
+  readonly seconds: number;
+  /** (user + system) / wall time: 200 means two cores busy. */
+  readonly percentOfOneCore: number;
+}
+
+/** The full result of one run, or of several merged (`runs` > 1, one host line each). */
+export interface RunResult {
+  readonly format: 'pipelock-loadtest';
+  readonly version: 1;
+  readonly runs: number;
+  readonly interrupted: boolean;
+  readonly hosts: readonly HostLine[];
+  readonly measuredSeconds: number;
+  readonly cycles: number;
+  /** Completed cycles per second; for merged runs (run side by side on several machines) the sum. */
+  readonly throughput: number;
+  readonly errors: Readonly<Record<string, number>>;
+  readonly contendedAcquires: number;
+  readonly lostAttempts: number;
+  readonly clamped: number;
+  readonly operations: Readonly<Record<OpName, OperationResult>>;
+  readonly timeline: readonly TimelinePoint[];
+  readonly workers: readonly WorkerSummary[];
+  readonly cpu: readonly CpuSummary[];
+}
+
+export interface RunFacts {
+  readonly host: HostLine;
+  readonly interrupted: boolean;
+  readonly measuredSeconds: number;
+  readonly timeline: readonly TimelinePoint[];
+  readonly cpu: Omit<CpuSummary, 'run'>;
+}
+
+export function buildResult(reports: readonly WorkerReport[], facts: RunFacts): RunResult {
+  const errors: Record<string, number> = {};
+  let cycles = 0;
+  for (const report of reports) {
+    cycles += report.cycles;
+    addCounts(errors, report.errors);
+  }
+  return {
+    format: 'pipelock-loadtest',
+    version: 1,
+    runs: 1,
+    interrupted: facts.interrupted,
+    hosts: [facts.host],
+    measuredSeconds: facts.measuredSeconds,
+    cycles,
+    throughput: facts.measuredSeconds > 0 ? cycles / facts.measuredSeconds : 0,
+    errors,
+    contendedAcquires: sum(reports, (r) => r.contendedAcquires),
+    lostAttempts: sum(reports, (r) => r.lostAttempts),
+    clamped: sum(reports, (r) => r.clamped),
+    operations: mergeOperations(reports.map((r) => r.histograms)),
+    timeline: facts.timeline,
+    workers: reports.map(({ histograms: _, errors: byCode, ...rest }) => ({ run: 0, ...rest, errors: countOf(byCode) })),
+    cpu: [{ run: 0, ...facts.cpu }],
+  };
+}
+
+/** Exact: histograms are added bucket by bucket, counts summed; runs are renumbered in order. */
+export function mergeResults(results: readonly RunResult[]): RunResult {
+  const errors: Record<string, number> = {};
+  for (const result of results) addCounts(errors, result.errors);
+  const timeline = new Map<number, { cycles: number; errors: number; warmup: boolean }>();
+  for (const result of results) {
+    for (const point of result.timeline) {
+      const at = timeline.get(point.second) ?? { cycles: 0, errors: 0, warmup: false };
+      timeline.set(point.second, { cycles: at.cycles + point.cycles, errors: at.errors + point.errors, warmup: at.warmup || point.warmup });
+    }
+  }
+  let offset = 0;
+  const workers: WorkerSummary[] = [];
+  const cpu: CpuSummary[] = [];
+  for (const result of results) {
+    for (const worker of result.workers) workers.push({ ...worker, run: worker.run + offset });
+    for (const entry of result.cpu) cpu.push({ ...entry, run: entry.run + offset });
+    offset += result.runs;
+  }
+  return {
+    format: 'pipelock-loadtest',
+    version: 1,
+    runs: offset,
+    interrupted: results.some((r) => r.interrupted),
+    hosts: results.flatMap((r) => r.hosts),
+    measuredSeconds: Math.max(0, ...results.map((r) => r.measuredSeconds)),
+    cycles: sum(results, (r) => r.cycles),
+    throughput: sum(results, (r) => r.throughput),
+    errors,
+    contendedAcquires: sum(results, (r) => r.contendedAcquires),
+    lostAttempts: sum(results, (r) => r.lostAttempts),
+    clamped: sum(results, (r) => r.clamped),
+    operations: mergeOperations(results.map((r) => Object.fromEntries(OP_NAMES.map((op) => [op, r.operations[op].histogram])) as Record<OpName, string>)),
+    timeline: [...timeline].sort(([a], [b]) => a - b).map(([second, point]) => ({ second, ...point })),
+    workers,
+    cpu,
+  };
+}
+
+function mergeOperations(sets: readonly Readonly<Record<OpName, string>>[]): Record<OpName, OperationResult> {
+  const operations = {} as Record<OpName, OperationResult>;
+  for (const op of OP_NAMES) {
+    const merged = mergeEncoded(sets.map((set) => set[op]));
+    operations[op] = { ...summarize(merged), histogram: encode(merged) };
+    merged.destroy();
+  }
+  return operations;
+}
+
+function addCounts(into: Record<string, number>, from: Readonly<Record<string, number>>): void {
+  for (const [code, count] of Object.entries(from)) into[code] = (into[code] ?? 0) + count;
+}
+
+function countOf(counts: Readonly<Record<string, number>>): number {
+  let total = 0;
+  for (const count of Object.values(counts)) total += count;
+  return total;
+}
+
+function sum<T>(items: readonly T[], of: (item: T) => number): number {
+  let total = 0;
+  for (const item of items) total += of(item);
+  return total;
+}

@@ -1,0 +1,171 @@
+import { MessageChannel, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+import { Piscina } from 'piscina';
+import { createHistogram, decode, type Histogram } from './histogram.js';
+import type { LoadOptions } from './options.js';
+import type { FromWorker, ToWorker, WorkerTask } from './protocol.js';
+import type { CpuSummary, TimelinePoint, WorkerReport } from './result.js';
+
+// Under tsx (npm run loadtest) this file is runner.ts and the worker is worker.ts, loaded through the
+// `--import tsx` that worker threads inherit in execArgv; built, both are .js in dist/load/.
+const kWorkerFile = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url).href;
+/** How long stopped workers get to hand in what they measured before they are terminated. */
+const kStopGraceMs = 5_000;
+
+/** What the live line shows, once a second. */
+export interface LiveSample {
+  readonly second: number;
+  readonly warmup: boolean;
+  readonly cycles: number;
+  readonly errors: number;
+  readonly totalErrors: number;
+  /** This second's acquire latency, µs. */
+  readonly p50: number;
+  readonly p99: number;
+}
+
+export interface RunHooks {
+  /** Every worker is connected and has been told to start. */
+  readonly onStart: () => void;
+  readonly onSecond: (sample: LiveSample) => void;
+  /** Aborting it stops the run early; what was measured is still returned. */
+  readonly signal: AbortSignal;
+}
+
+export interface RunOutput {
+  readonly reports: readonly WorkerReport[];
+  /** Workers that did not hand in a report before they were terminated. */
+  readonly missing: number;
+  readonly interrupted: boolean;
+  readonly measuredSeconds: number;
+  readonly timeline: readonly TimelinePoint[];
+  readonly cpu: Omit<CpuSummary, 'run'>;
+}
+
+interface Second {
+  reported: number;
+  cycles: number;
+  errors: number;
+  warmup: boolean;
+  acquire: Histogram;
+}
+
+/** Runs the load on a piscina pool, one long task per worker, and gathers what each measured. */
+export async function runLoad(options: LoadOptions, urls: readonly string[], prefix: string, hooks: RunHooks): Promise<RunOutput> {
+  const count = options.workers;
+  const pool = new Piscina<WorkerTask, WorkerReport>({ filename: kWorkerFile, minThreads: count, maxThreads: count, atomics: 'disabled', idleTimeout: 60_000 });
+  const ports: MessagePort[] = [];
+  const seconds = new Map<number, Second>();
+  let totalErrors = 0;
+  let ready = 0;
+  let allReady: () => void = () => undefined;
+  const readiness = new Promise<void>((resolve) => {
+    allReady = resolve;
+  });
+
+  const onMessage = (message: FromWorker): void => {
+    if (message.type === 'ready') {
+      if (++ready === count) allReady();
+      return;
+    }
+    totalErrors += message.errors;
+    let second = seconds.get(message.second);
+    if (second === undefined) seconds.set(message.second, (second = { reported: 0, cycles: 0, errors: 0, warmup: false, acquire: createHistogram() }));
+    second.reported++;
+    second.cycles += message.cycles;
+    second.errors += message.errors;
+    second.warmup ||= message.warmup;
+    const interval = decode(message.acquire);
+    second.acquire.add(interval);
+    interval.destroy();
+    if (second.reported === count) {
+      hooks.onSecond({
+        second: message.second, warmup: second.warmup, cycles: second.cycles, errors: second.errors, totalErrors,
+        p50: second.acquire.getValueAtPercentile(50), p99: second.acquire.getValueAtPercentile(99),
+      });
+    }
+  };
+
+  const tasks = Array.from({ length: count }, (_, worker) => {
+    const { port1, port2 } = new MessageChannel();
+    port1.on('message', onMessage);
+    ports.push(port1);
+    const rate = options.rate / count;
+    const task: WorkerTask = {
+      worker, urls, operation: options.operation, concurrency: options.concurrency, rate,
+      phaseMs: rate > 0 ? (worker * 1000) / options.rate : 0,
+      warmupMs: options.warmupMs, durationMs: options.durationMs, keys: options.keys, prefix,
+      holdMs: options.holdMs, lockMs: options.lockMs,
+      retryCount: options.retryCount, retryDelayMs: options.retryDelayMs, retryJitterMs: options.retryJitterMs,
+      port: port2,
+    };
+    return pool.run(task, { transferList: [port2] });
+  });
+  const send = (message: ToWorker): void => {
+    for (const port of ports) port.postMessage(message);
+  };
+
+  let terminated = false;
+  let grace: NodeJS.Timeout | undefined;
+  const stop = (): void => {
+    send({ type: 'stop' });
+    grace ??= setTimeout(() => {
+      terminated = true;
+      void pool.destroy();
+    }, kStopGraceMs);
+  };
+  // Any worker failing (an unreachable master, a bug) stops the others: one clear error, nothing left running.
+  let failure: { error: unknown } | undefined;
+  for (const task of tasks) {
+    task.catch((error: unknown) => {
+      if (terminated) return;
+      failure ??= { error };
+      stop();
+    });
+  }
+  hooks.signal.addEventListener('abort', stop, { once: true });
+
+  let cpuFrom: NodeJS.CpuUsage | undefined;
+  let wallFrom = 0;
+  let measuring: NodeJS.Timeout | undefined;
+  try {
+    const settled = Promise.allSettled(tasks);
+    await Promise.race([readiness, settled]);
+    if (ready === count && !hooks.signal.aborted && failure === undefined) {
+      send({ type: 'start' });
+      hooks.onStart();
+      measuring = setTimeout(() => {
+        cpuFrom = process.cpuUsage();
+        wallFrom = performance.now();
+      }, options.warmupMs);
+    }
+    const results = await settled;
+    // A worker's last tick is posted just before its result, but on another channel: take what is queued.
+    for (const port of ports) {
+      for (let queued = receiveMessageOnPort(port); queued !== undefined; queued = receiveMessageOnPort(port)) onMessage(queued.message as FromWorker);
+    }
+    if (failure !== undefined) throw failure.error;
+    const cpu = cpuFrom === undefined ? { user: 0, system: 0 } : process.cpuUsage(cpuFrom);
+    const wallMs = cpuFrom === undefined ? 0 : performance.now() - wallFrom;
+    const reports = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+    return {
+      reports,
+      missing: count - reports.length,
+      interrupted: hooks.signal.aborted,
+      measuredSeconds: Math.max(0, ...reports.map((r) => r.measuredMs)) / 1000,
+      timeline: [...seconds].sort(([a], [b]) => a - b).map(([second, s]) => ({ second, cycles: s.cycles, errors: s.errors, warmup: s.warmup })),
+      cpu: {
+        userMs: cpu.user / 1000,
+        systemMs: cpu.system / 1000,
+        seconds: wallMs / 1000,
+        percentOfOneCore: wallMs > 0 ? (100 * (cpu.user + cpu.system)) / 1000 / wallMs : 0,
+      },
+    };
+  } finally {
+    hooks.signal.removeEventListener('abort', stop);
+    clearTimeout(measuring);
+    clearTimeout(grace);
+    for (const port of ports) port.close();
+    for (const second of seconds.values()) second.acquire.destroy();
+    await pool.destroy();
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * A piscina worker: one long task per thread. It owns its Redlock and connections, waits for the
+ * start, runs its loop through warm-up and the measured window, and returns plain data only.
+ */
+import { once, setMaxListeners } from 'node:events';
+import type { MessagePort } from 'node:worker_threads';
+import { Redlock } from '../index.js';
+import { cycleFor, type CycleContext } from './cycles.js';
+import { closedLoop, openLoop, type Loop, type Window } from './loops.js';
+import { Meter } from './meter.js';
+import type { FromWorker, ToWorker, WorkerTask } from './protocol.js';
+import type { WorkerReport } from './result.js';
+
+const kReadyTimeoutMs = 5_000;
+const kTickMs = 1_000;
+
+export default async function runWorker(task: WorkerTask): Promise<WorkerReport> {
+  const { port } = task;
+  const redlock = new Redlock(task.urls, { retryCount: task.retryCount, retryDelay: task.retryDelayMs, retryJitter: task.retryJitterMs });
+  try {
+    await redlock.ready(kReadyTimeoutMs);
+    return await measure(task, redlock);
+  } finally {
+    port.close();
+    await redlock.quit();
+  }
+}
+
+async function measure(task: WorkerTask, redlock: Redlock): Promise<WorkerReport> {
+  const { port } = task;
+  const meter = new Meter();
+  // ending: the window is over, start nothing more; cancel: abort the waits of cycles in flight.
+  const ending = new AbortController();
+  const cancel = new AbortController();
+  // Every in-flight cycle's retry wait listens on it: thousands of listeners are expected.
+  setMaxListeners(0, cancel.signal);
+  const stopped = once(ending.signal, 'abort').then(() => undefined);
+  let started = false;
+  let go: (origin: number | undefined) => void = () => undefined;
+  const begun = new Promise<number | undefined>((resolve) => {
+    go = resolve;
+  });
+  const window: Window = { from: Infinity, to: Infinity, countAll: task.operation === 'renew-hold', byStart: task.rate > 0 };
+  port.on('message', (message: ToWorker) => {
+    if (message.type === 'start' && !started) {
+      started = true;
+      const now = performance.now();
+      window.from = now + task.warmupMs;
+      window.to = window.from + task.durationMs;
+      go(now);
+    } else if (message.type === 'stop') {
+      window.to = Math.min(window.to, performance.now());
+      ending.abort();
+      cancel.abort();
+      go(undefined);
+    }
+  });
+  post(port, { type: 'ready', worker: task.worker });
+  const origin = await begun;
+  if (origin === undefined) return meter.report(task.worker, { cpuUserMs: 0, cpuSystemMs: 0, elu: 0, measuredMs: 0 });
+
+  const context: CycleContext = {
+    redlock,
+    lockMs: task.lockMs,
+    holdMs: task.holdMs,
+    call: { signal: cancel.signal },
+    stopped,
+    countAttempts: task.retryCount !== 0,
+  };
+  const loop: Loop = { cycle: cycleFor(task.operation), context, meter, window, keys: task.keys, prefix: task.prefix, signal: ending.signal, cancel: cancel.signal };
+
+  // CPU and event-loop use are taken over the measured window only.
+  let cpuFrom: NodeJS.CpuUsage | undefined;
+  let eluFrom: ReturnType<typeof performance.eventLoopUtilization> | undefined;
+  const startMeasuring = setTimeout(() => {
+    cpuFrom = process.cpuUsage();
+    eluFrom = performance.eventLoopUtilization();
+  }, task.warmupMs);
+  const end = setTimeout(() => {
+    ending.abort();
+    // A closed loop's cycles still in flight cannot count any more; an open loop's were due in the window and do.
+    if (task.rate === 0) cancel.abort();
+  }, task.warmupMs + task.durationMs);
+  let second = 0;
+  const tick = (): void => {
+    second++;
+    post(port, { type: 'tick', worker: task.worker, second, warmup: performance.now() < window.from, ...meter.takeInterval() });
+  };
+  const ticker = setInterval(tick, kTickMs);
+
+  try {
+    await (task.rate > 0 ? openLoop(loop, task.rate, origin + task.phaseMs) : closedLoop(loop, task.concurrency));
+  } finally {
+    clearTimeout(startMeasuring);
+    clearTimeout(end);
+    clearInterval(ticker);
+  }
+  tick();
+  const cpu = cpuFrom === undefined ? { user: 0, system: 0 } : process.cpuUsage(cpuFrom);
+  const elu = eluFrom === undefined ? 0 : performance.eventLoopUtilization(eluFrom).utilization;
+  return meter.report(task.worker, {
+    cpuUserMs: cpu.user / 1000,
+    cpuSystemMs: cpu.system / 1000,
+    elu,
+    measuredMs: Math.max(0, Math.min(window.to, performance.now()) - window.from),
+  });
+}
+
+function post(port: MessagePort, message: FromWorker): void {
+  port.postMessage(message);
+}

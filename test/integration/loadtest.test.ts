@@ -1,0 +1,127 @@
+import '../helpers/setup.js';
+import { RedisClient } from '@redis/client';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as assert from 'uvu/assert';
+import { decode } from '../../src/load/histogram.js';
+import { OP_NAMES, type RunResult } from '../../src/load/result.js';
+import { mastersSuite } from '../helpers/masters.js';
+import { cli } from '../helpers/cli.js';
+import { timed } from '../helpers/timeout.js';
+
+// Runs against masters started here through --servers (the path for existing masters: per-run
+// prefix, cleanup, AUTH in the URL); the embedded default is covered by loadtest-open-loop.
+const test = mastersSuite('loadtest', { count: 3 });
+
+let dir = '';
+test.before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'pipelock-loadtest-'));
+});
+test.after(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const kShortRun = ['--workers', '2', '--concurrency', '4', '--duration', '1', '--warmup', '0.2'];
+
+async function readResult(file: string): Promise<RunResult> {
+  return JSON.parse(await readFile(file, 'utf8')) as RunResult;
+}
+
+// One factory: createClient() rebuilds its command class whenever the options (url included) change.
+const createClient = RedisClient.factory();
+
+async function withEach<T>(urls: readonly string[], fn: (client: ReturnType<typeof createClient>) => Promise<T>): Promise<T[]> {
+  return Promise.all(urls.map(async (url) => {
+    const client = createClient({ url, socket: { reconnectStrategy: false } });
+    client.on('error', () => undefined);
+    await client.connect();
+    try {
+      return await fn(client);
+    } finally {
+      client.destroy();
+    }
+  }));
+}
+
+/** What every result must satisfy: counts agree with each other and percentiles never fall. */
+function validate(result: RunResult, extends_: boolean): void {
+  assert.is(result.format, 'pipelock-loadtest');
+  assert.ok(result.cycles > 0, 'cycles > 0');
+  assert.is(result.interrupted, false);
+  for (const op of OP_NAMES) {
+    const s = result.operations[op];
+    assert.is(s.count, op === 'extend' && !extends_ ? 0 : result.cycles, `${op} count`);
+    assert.is(decode(s.histogram).totalCount, s.count, `${op} merged histogram count`);
+    if (s.count === 0) continue;
+    assert.ok(s.p50 > 0 && s.p50 <= s.p90 && s.p90 <= s.p99 && s.p99 <= s.p999 && s.p999 <= s.max, `${op} percentiles non-decreasing: ${JSON.stringify(s)}`);
+  }
+  assert.is(result.workers.length, 2);
+  assert.is(result.workers.reduce((n, w) => n + w.cycles, 0), result.cycles, 'per-worker cycles sum to the total');
+  assert.is(result.workers.reduce((n, w) => n + w.errors, 0), Object.values(result.errors).reduce((a, b) => a + b, 0), 'per-worker errors sum to the total');
+  assert.ok(Math.abs(result.throughput - result.cycles / result.measuredSeconds) < 1e-6);
+  assert.ok(result.measuredSeconds > 0.8 && result.measuredSeconds <= 1.1, `measured ${result.measuredSeconds} s`);
+  const host = result.hosts[0]!;
+  assert.ok(host.redis.length === 1 && /^\d+\.\d+/.test(host.redis[0]!), `redis versions ${host.redis.join()}`);
+  assert.ok(host.cores >= 1 && host.node === process.version);
+}
+
+test('acquire-release: the JSON validates, the HTML is self-contained, no key is left behind', timed(30_000, async ({ masters }) => {
+  const json = join(dir, 'a.json');
+  const html = join(dir, 'a.html');
+  const run = await cli(['loadtest', '--servers', masters.urls.join(','), ...kShortRun, '--json', json, '--html', html]);
+  assert.is(run.code, 0, run.stderr);
+  assert.match(run.stdout, /latency \(µs\)\s+count\s+p50\s+p90\s+p99\s+p99\.9\s+max/);
+  assert.match(run.stdout, /^acquire\s+\d+/m);
+  assert.match(run.stdout, /^throughput\s+[\d.]+ cycles\/s/m);
+  const result = await readResult(json);
+  validate(result, false);
+  assert.equal(result.hosts[0]!.flags.servers, [...masters.urls]);
+  const page = await readFile(html, 'utf8');
+  assert.ok(page.includes('var uPlot=') && page.includes('Latency by percentile'));
+  assert.not.match(page, /<script[^>]+src=|<link[^>]+href=/);
+  assert.equal(await withEach(masters.urls, (client) => client.dbSize()), [0, 0, 0]);
+}));
+
+test('acquire-extend-release over masters that require AUTH: extend is timed, the password appears nowhere', timed(30_000, async ({ masters }) => {
+  const password = 'load-test-secret';
+  await withEach(masters.urls, (client) => client.configSet('requirepass', password));
+  try {
+    const urls = masters.urls.map((url) => url.replace('redis://', `redis://:${password}@`));
+    const json = join(dir, 'b.json');
+    const run = await cli(['loadtest', '--servers', urls.join(','), ...kShortRun, '--operation', 'acquire-extend-release', '--keys', '20', '--json', json]);
+    assert.is(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^extend\s+\d+/m);
+    const text = await readFile(json, 'utf8');
+    assert.not.ok(text.includes(password) || run.stdout.includes(password) || run.stderr.includes(password));
+    validate(JSON.parse(text) as RunResult, true);
+    assert.equal(await withEach(urls, (client) => client.dbSize()), [0, 0, 0]);
+  } finally {
+    await withEach(masters.urls.map((url) => url.replace('redis://', `redis://:${password}@`)), (client) => client.configSet('requirepass', ''));
+  }
+}));
+
+test('report merge of the two runs equals their sum, exactly', timed(20_000, async () => {
+  const [a, b] = await Promise.all([readResult(join(dir, 'a.json')), readResult(join(dir, 'b.json'))]);
+  const out = join(dir, 'merged.json');
+  const run = await cli(['report', 'merge', join(dir, 'a.json'), join(dir, 'b.json'), '--json', out, '--html', join(dir, 'merged.html')]);
+  assert.is(run.code, 0, run.stderr);
+  assert.match(run.stdout, /2 runs merged/);
+  const merged = await readResult(out);
+  assert.is(merged.runs, 2);
+  assert.is(merged.cycles, a.cycles + b.cycles);
+  assert.ok(Math.abs(merged.throughput - (a.throughput + b.throughput)) < 1e-6);
+  for (const op of OP_NAMES) {
+    const sum = decode(a.operations[op].histogram);
+    sum.add(decode(b.operations[op].histogram));
+    assert.is(merged.operations[op].count, a.operations[op].count + b.operations[op].count, op);
+    assert.is(merged.operations[op].p99, sum.getValueAtPercentile(99), `${op} p99`);
+    assert.is(merged.operations[op].max, sum.getValueAtPercentile(100), `${op} max`);
+  }
+  const errors = (r: RunResult): number => Object.values(r.errors).reduce((x, y) => x + y, 0);
+  assert.is(errors(merged), errors(a) + errors(b));
+  assert.is(merged.workers.length, a.workers.length + b.workers.length);
+  assert.is(merged.hosts.length, 2);
+}));
+
+test.run();
