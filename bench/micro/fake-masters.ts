@@ -1,0 +1,35 @@
+/**
+ * In-memory stand-ins for @redis/client clients that answer every command at once and agree to
+ * everything: Redlock's client-side cost per operation with no network and no Redis in the way.
+ */
+import { createHash } from 'node:crypto';
+import type { RedisClient } from '../../src/index.js';
+
+/**
+ * The reply a master that holds nothing would give (SET → OK, batch script → every op fully
+ * applied), or with `refuse` one where every key is held by someone else (SET → null, script → 0s).
+ */
+export function fakeReply(args: readonly string[], refuse = false): unknown {
+  const command = args[0];
+  if (command === 'SET') return refuse ? null : 'OK';
+  if (command === 'SCRIPT') return createHash('sha1').update(args[2] ?? '').digest('hex');
+  if (command === 'EVALSHA') {
+    const numKeys = Number(args[2]);
+    const argv = 3 + numKeys;
+    const out: number[] = [];
+    // pipelock's batch ARGV: (op, key count, token, ttl) per operation; reply: the key count.
+    for (let a = argv; a < args.length; a += 4) out.push(refuse ? 0 : Number(args[a + 1]));
+    return out;
+  }
+  throw new Error(`fake master: unexpected ${command ?? 'empty command'}`);
+}
+
+export function fakeClient(refuse = false): RedisClient {
+  return {
+    isOpen: true,
+    isReady: true,
+    sendCommand: (args) => Promise.resolve(fakeReply(args, refuse)),
+    on: () => undefined,
+    off: () => undefined,
+  };
+}

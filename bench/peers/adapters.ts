@@ -1,0 +1,114 @@
+/**
+ * Each contender behind the same three calls. Every peer is configured to do the same Redis work
+ * as pipelock: one attempt (no retries), no automatic extension, owner-checked release.
+ * Each is loaded only in the child process that measures it.
+ */
+import { once } from 'node:events';
+import { REFUSED, TTL_MS, type Contender } from './contender.js';
+
+export async function openContender(id: string, urls: readonly string[]): Promise<Contender> {
+  switch (id) {
+    case 'pipelock': return pipelock(urls, true);
+    case 'pipelock-uncoalesced': return pipelock(urls, false);
+    case 'raw-coalesced': return (await import('./raw.js')).rawCoalesced(urls, TTL_MS);
+    case 'raw-quorum': return (await import('./raw.js')).rawPerCommand(urls, TTL_MS, false);
+    case 'raw-all': return (await import('./raw.js')).rawPerCommand(urls, TTL_MS, true);
+    case 'node-redlock': return nodeRedlock(urls);
+    case 'sesamecare-redlock': return sesamecare(urls);
+    case 'redis-semaphore': return redisSemaphore(urls);
+    default: throw new Error(`no adapter for contender ${JSON.stringify(id)}`);
+  }
+}
+
+async function pipelock(urls: readonly string[], coalesce: boolean): Promise<Contender> {
+  const { Redlock, ResourceLockedError } = await import('../../src/index.js');
+  type Lock = import('../../src/index.js').Lock;
+  const redlock = new Redlock(urls, { retryCount: 0, coalesce });
+  await redlock.ready();
+  return {
+    async acquire(key) {
+      try {
+        return await redlock.acquire([key], TTL_MS);
+      } catch (error) {
+        if (error instanceof ResourceLockedError) return REFUSED;
+        throw error;
+      }
+    },
+    async release(lock) {
+      await (lock as Lock).release();
+    },
+    close: () => redlock.quit(),
+  };
+}
+
+async function ioredisClients(urls: readonly string[]): Promise<import('ioredis').Redis[]> {
+  const { Redis } = await import('ioredis');
+  // ioredis has no per-command timeout unless asked; its defaults otherwise.
+  const clients = urls.map((url) => new Redis(url));
+  await Promise.all(clients.map((client) => (client.status === 'ready' ? Promise.resolve() : once(client, 'ready'))));
+  return clients;
+}
+
+function closeIoredis(clients: readonly import('ioredis').Redis[]): Promise<void> {
+  for (const client of clients) client.disconnect();
+  return Promise.resolve();
+}
+
+async function nodeRedlock(urls: readonly string[]): Promise<Contender> {
+  const { default: Redlock, ExecutionError } = await import('redlock');
+  const clients = await ioredisClients(urls);
+  const redlock = new Redlock(clients, { retryCount: 0 });
+  type Lock = Awaited<ReturnType<typeof redlock.acquire>>;
+  return {
+    async acquire(key) {
+      try {
+        return await redlock.acquire([key], TTL_MS);
+      } catch (error) {
+        if (error instanceof ExecutionError) return REFUSED;
+        throw error;
+      }
+    },
+    async release(lock) {
+      await (lock as Lock).release();
+    },
+    close: () => closeIoredis(clients),
+  };
+}
+
+async function sesamecare(urls: readonly string[]): Promise<Contender> {
+  const { Redlock, ExecutionError } = await import('@sesamecare-oss/redlock');
+  const clients = await ioredisClients(urls);
+  const redlock = new Redlock(clients, { retryCount: 0 });
+  type Lock = Awaited<ReturnType<typeof redlock.acquire>>;
+  return {
+    async acquire(key) {
+      try {
+        return await redlock.acquire([key], TTL_MS);
+      } catch (error) {
+        if (error instanceof ExecutionError) return REFUSED;
+        throw error;
+      }
+    },
+    async release(lock) {
+      await (lock as Lock).release();
+    },
+    close: () => closeIoredis(clients),
+  };
+}
+
+async function redisSemaphore(urls: readonly string[]): Promise<Contender> {
+  const { RedlockMutex } = await import('redis-semaphore');
+  const clients = await ioredisClients(urls);
+  // One attempt, no wait after a refusal (its retry delay runs even after the last attempt), no refresh timer.
+  const options = { lockTimeout: TTL_MS, acquireAttemptsLimit: 1, retryInterval: 0, refreshInterval: 0 };
+  return {
+    async acquire(key) {
+      const mutex = new RedlockMutex(clients, key, options);
+      return (await mutex.tryAcquire()) ? mutex : REFUSED;
+    },
+    async release(lock) {
+      await (lock as InstanceType<typeof RedlockMutex>).release();
+    },
+    close: () => closeIoredis(clients),
+  };
+}

@@ -1,0 +1,63 @@
+/** What the workload drives: one lock library (or ceiling), connected to the benchmark's masters. */
+export interface Contender {
+  /** Resolves to the held lock, or REFUSED when the masters refused it (no retry). Throws on anything else. */
+  acquire(key: string): Promise<unknown>;
+  release(lock: unknown): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const REFUSED: unique symbol = Symbol('refused');
+
+export interface ContenderInfo {
+  readonly id: string;
+  readonly label: string;
+  /** npm packages whose versions the host line records. */
+  readonly packages: readonly string[];
+  readonly kind: 'pipelock' | 'ceiling' | 'peer';
+  readonly note: string;
+}
+
+export const CONTENDERS: readonly ContenderInfo[] = [
+  { id: 'pipelock', label: 'pipelock', packages: ['@redis/client'], kind: 'pipelock', note: 'public API, retryCount 0, coalescing on (default)' },
+  { id: 'pipelock-uncoalesced', label: 'pipelock (coalesce: false)', packages: ['@redis/client'], kind: 'pipelock', note: 'one script call per operation per master' },
+  { id: 'raw-coalesced', label: 'ceiling: coalesced, quorum', packages: ['@redis/client'], kind: 'ceiling', note: 'SET NX / compare-and-delete gathered per master per tick into one EVALSHA; returns at the quorum' },
+  { id: 'raw-quorum', label: 'ceiling: per command, quorum', packages: ['@redis/client'], kind: 'ceiling', note: 'SET NX PX to all, EVALSHA compare-and-delete to all; returns at the quorum' },
+  { id: 'raw-all', label: 'ceiling: per command, all', packages: ['@redis/client'], kind: 'ceiling', note: 'as above, waits for all N replies' },
+  { id: 'node-redlock', label: 'redlock 5.0.0-beta.2', packages: ['redlock', 'ioredis'], kind: 'peer', note: 'ioredis, retryCount 0, no using()' },
+  { id: 'sesamecare-redlock', label: '@sesamecare-oss/redlock', packages: ['@sesamecare-oss/redlock', 'ioredis'], kind: 'peer', note: 'ioredis, retryCount 0, no using()' },
+  { id: 'redis-semaphore', label: 'redis-semaphore RedlockMutex', packages: ['redis-semaphore', 'ioredis'], kind: 'peer', note: 'ioredis, acquireAttemptsLimit 1, retryInterval 0, refreshInterval 0' },
+];
+
+export const QUORUM_CEILING = 'raw-quorum';
+export const PEERS: readonly string[] = CONTENDERS.filter((c) => c.kind === 'peer').map((c) => c.id);
+
+export function contenderInfo(id: string): ContenderInfo {
+  const info = CONTENDERS.find((c) => c.id === id);
+  if (info === undefined) throw new Error(`unknown contender ${JSON.stringify(id)}; known: ${CONTENDERS.map((c) => c.id).join(', ')}`);
+  return info;
+}
+
+/** The workloads, all closed-loop: `concurrency` loops, each acquire → release → next, no think time. */
+export interface WorkloadConfig {
+  readonly id: string;
+  readonly label: string;
+  readonly concurrency: number;
+  /** Keys drawn uniformly at random; 1 = one hot key. */
+  readonly keys: number;
+}
+
+export const CONFIGS: readonly WorkloadConfig[] = [
+  { id: 'c1', label: 'concurrency 1, 1M keys', concurrency: 1, keys: 1_000_000 },
+  { id: 'c64', label: 'concurrency 64, 1M keys', concurrency: 64, keys: 1_000_000 },
+  { id: 'c512', label: 'concurrency 512, 1M keys', concurrency: 512, keys: 1_000_000 },
+  { id: 'hot64', label: 'concurrency 64, one hot key', concurrency: 64, keys: 1 },
+];
+
+export function configById(id: string): WorkloadConfig {
+  const config = CONFIGS.find((c) => c.id === id);
+  if (config === undefined) throw new Error(`unknown config ${JSON.stringify(id)}; known: ${CONFIGS.map((c) => c.id).join(', ')}`);
+  return config;
+}
+
+/** Lock TTL for every contender: long enough that no lock expires while held. */
+export const TTL_MS = 10_000;

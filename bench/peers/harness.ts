@@ -1,0 +1,93 @@
+/**
+ * One harness for every contender: the same 5 local masters, the same workloads, each measurement
+ * in a fresh child process (bench/peers/run-one.ts), one at a time, interleaved: every contender
+ * once per configuration, then all again, with the starting contender rotating per repetition.
+ * FLUSHALL between measurements.
+ */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { startMasters } from '../../src/local/masters.js';
+import { hostInfo, ROOT, type Host } from '../lib/host.js';
+import { contenderInfo, TTL_MS } from './contender.js';
+import type { RunResult } from './run-one.js';
+
+export interface PeersPlan {
+  readonly contenders: readonly string[];
+  readonly configs: readonly string[];
+  readonly reps: number;
+  readonly warmupMs: number;
+  readonly durationMs: number;
+  readonly masters: number;
+  readonly command: string;
+}
+
+export interface RunRecord extends Partial<RunResult> {
+  readonly contender: string;
+  readonly config: string;
+  readonly rep: number;
+  /** Position within its repetition and configuration. */
+  readonly order: number;
+  readonly error?: string;
+}
+
+export interface PeersResult {
+  readonly kind: 'pipelock-bench-peers';
+  readonly host: Host;
+  readonly plan: PeersPlan & { readonly ttlMs: number };
+  readonly runs: readonly RunRecord[];
+  readonly finished: string;
+  readonly loadavgEnd: number;
+}
+
+const runOne = join(ROOT, 'bench', 'peers', 'run-one.ts');
+
+function measure(args: readonly string[], limitMs: number): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', runOne, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (err = (err + chunk.toString('utf8')).slice(-4000)));
+    const timer = setTimeout(() => child.kill('SIGKILL'), limitMs);
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      const line = out.trim().split('\n').at(-1) ?? '';
+      if (code === 0 && line.startsWith('{')) resolve(JSON.parse(line) as RunResult);
+      else reject(new Error(`run-one ${args.slice(0, 4).join(' ')} exited (${signal ?? `code ${String(code)}`}): ${err.trim().split('\n').slice(-5).join(' | ')}`));
+    });
+  });
+}
+
+export async function runPeers(plan: PeersPlan, log: (line: string) => void): Promise<PeersResult> {
+  const packages = plan.contenders.flatMap((id) => contenderInfo(id).packages);
+  const host = hostInfo(packages, plan.command);
+  const local = await startMasters({ count: plan.masters });
+  const runs: RunRecord[] = [];
+  try {
+    const urls = local.urls.join(',');
+    const total = plan.reps * plan.configs.length * plan.contenders.length;
+    for (let rep = 0; rep < plan.reps; rep++) {
+      for (const config of plan.configs) {
+        const n = plan.contenders.length;
+        for (let k = 0; k < n; k++) {
+          const contender = plan.contenders[(k + rep) % n]!;
+          await Promise.all(local.masters.map((master) => master.flush()));
+          const args = ['--contender', contender, '--config', config, '--urls', urls, '--warmup-ms', String(plan.warmupMs), '--duration-ms', String(plan.durationMs)];
+          const base = { contender, config, rep, order: k };
+          try {
+            const result = await measure(args, plan.warmupMs + plan.durationMs + 30_000);
+            runs.push({ ...result, ...base });
+            const errors = result.errors > 0 ? `, ${result.errors} errors (${result.firstError ?? ''})` : '';
+            log(`[${runs.length}/${total}] rep ${rep + 1} ${config} ${contender}: ${Math.round(result.cyclesPerSec)} cycles/s${result.refused > 0 ? `, ${Math.round(result.refusedPerSec)} refused/s` : ''}${errors}`);
+          } catch (error) {
+            runs.push({ ...base, error: (error as Error).message });
+            log(`[${runs.length}/${total}] rep ${rep + 1} ${config} ${contender}: FAILED ${(error as Error).message}`);
+          }
+        }
+      }
+    }
+  } finally {
+    await local.close();
+  }
+  return { kind: 'pipelock-bench-peers', host, plan: { ...plan, ttlMs: TTL_MS }, runs, finished: new Date().toISOString(), loadavgEnd: (await import('node:os')).loadavg()[0] ?? 0 };
+}

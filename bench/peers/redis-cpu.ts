@@ -1,0 +1,44 @@
+import { RedisClient as RedisClientClass } from '@redis/client';
+
+/** `used_cpu_sys + used_cpu_user` in seconds, from an `INFO cpu` reply. */
+export function parseInfoCpu(info: string): number {
+  const sys = /^used_cpu_sys:([\d.]+)/m.exec(info);
+  const user = /^used_cpu_user:([\d.]+)/m.exec(info);
+  if (sys === null || user === null) throw new Error(`INFO cpu without used_cpu_sys/used_cpu_user: ${info.slice(0, 200)}`);
+  return Number(sys[1]) + Number(user[1]);
+}
+
+interface InfoClient {
+  connect(): Promise<unknown>;
+  sendCommand(args: readonly string[], options?: { timeout?: number }): Promise<unknown>;
+  destroy(): void;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+}
+
+/** Reads the masters' CPU time (seconds, summed over all of them) on connections of its own. */
+export class RedisCpu {
+  readonly #clients: InfoClient[];
+
+  private constructor(clients: InfoClient[]) {
+    this.#clients = clients;
+  }
+
+  static async open(urls: readonly string[]): Promise<RedisCpu> {
+    const factory = RedisClientClass.factory({}) as unknown as (options: object) => InfoClient;
+    const clients = urls.map((url) => factory({ url }));
+    for (const client of clients) client.on('error', () => undefined);
+    await Promise.all(clients.map((client) => client.connect()));
+    return new RedisCpu(clients);
+  }
+
+  async seconds(): Promise<number> {
+    const infos = await Promise.all(this.#clients.map((client) => client.sendCommand(['INFO', 'cpu'])));
+    let total = 0;
+    for (const info of infos) total += parseInfoCpu(String(info));
+    return total;
+  }
+
+  close(): void {
+    for (const client of this.#clients) client.destroy();
+  }
+}

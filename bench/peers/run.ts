@@ -1,0 +1,54 @@
+/**
+ * The peer benchmark: every contender, every configuration, interleaved repetitions; writes
+ * bench/results/peers.json (BENCHMARKS.md is generated from it by bench/report.ts).
+ *
+ *   node --import tsx bench/peers/run.ts [--reps 3] [--duration-ms 5000] [--warmup-ms 1000]
+ *     [--contenders a,b] [--configs c1,c64] [--out bench/results/peers.json]
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ROOT } from '../lib/host.js';
+import { CONFIGS, CONTENDERS, configById, contenderInfo } from './contender.js';
+import { runPeers } from './harness.js';
+
+const { values } = parseArgs({
+  options: {
+    reps: { type: 'string', default: '3' },
+    'duration-ms': { type: 'string', default: '5000' },
+    'warmup-ms': { type: 'string', default: '1000' },
+    contenders: { type: 'string', default: CONTENDERS.map((c) => c.id).join(',') },
+    configs: { type: 'string', default: CONFIGS.map((c) => c.id).join(',') },
+    out: { type: 'string', default: join(ROOT, 'bench', 'results', 'peers.json') },
+  },
+});
+
+function positive(name: string, raw: string): number {
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer, got ${JSON.stringify(raw)}`);
+  return value;
+}
+
+const contenders = values.contenders.split(',').map((id) => contenderInfo(id).id);
+const configs = values.configs.split(',').map((id) => configById(id).id);
+const command = `node --import tsx bench/peers/run.ts ${process.argv.slice(2).join(' ')}`.trim();
+const plan = {
+  contenders,
+  configs,
+  reps: positive('reps', values.reps),
+  warmupMs: positive('warmup-ms', values['warmup-ms']),
+  durationMs: positive('duration-ms', values['duration-ms']),
+  masters: 5,
+  command,
+};
+const runs = plan.reps * contenders.length * configs.length;
+console.log(`peers: ${runs} measurements of ${plan.warmupMs} + ${plan.durationMs} ms (≈ ${Math.ceil((runs * (plan.warmupMs + plan.durationMs + 700)) / 60_000)} min)`);
+const result = await runPeers(plan, (line) => { console.log(line); });
+await mkdir(dirname(values.out), { recursive: true });
+await writeFile(values.out, `${JSON.stringify(result, null, 1)}\n`);
+console.log(`peers: wrote ${relative(ROOT, values.out)}`);
+const failed = result.runs.filter((run) => run.error !== undefined).length;
+if (failed > 0) {
+  console.error(`peers: ${failed} measurement(s) failed; see "error" in the JSON`);
+  process.exitCode = 1;
+}

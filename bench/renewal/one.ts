@@ -1,0 +1,142 @@
+/**
+ * One renewal measurement in a fresh process (run with --expose-gc): hold N locks for a window
+ * and count what keeping them alive costs. Prints one JSON line.
+ *   --contender pipelock|node-redlock --locks N --duration MS --window MS --urls a,b,…
+ */
+import { parseArgs } from 'node:util';
+import { Redis } from 'ioredis';
+import NodeRedlock from 'redlock';
+import { RedisClient } from '@redis/client';
+import { Redlock, type Lock } from '../../src/index.js';
+
+const { values } = parseArgs({
+  options: {
+    contender: { type: 'string' },
+    locks: { type: 'string' },
+    duration: { type: 'string' },
+    window: { type: 'string' },
+    urls: { type: 'string' },
+  },
+});
+const contender = values.contender ?? '';
+const count = Number(values.locks);
+const duration = Number(values.duration);
+const windowMs = Number(values.window);
+const urls = (values.urls ?? '').split(',');
+if (!['pipelock', 'node-redlock'].includes(contender) || !(count > 0) || !(duration > 0) || !(windowMs > 0) || urls.length === 0) {
+  console.error('usage: one.ts --contender pipelock|node-redlock --locks N --duration MS --window MS --urls a,b,…');
+  process.exit(2);
+}
+const gc = (globalThis as { gc?: () => void }).gc;
+if (gc === undefined) throw new Error('run with --expose-gc');
+
+const create = RedisClient.factory({});
+const probes = await Promise.all(urls.map(async (url) => {
+  const client = create({ url });
+  client.on('error', () => undefined);
+  await client.connect();
+  return client;
+}));
+
+interface Counters {
+  /** Commands sent by clients. While locks are only held, both contenders send nothing but EVALSHA/EVAL. */
+  sent: number;
+  /** Every command run, including those run inside scripts (commandstats counts both), INFO excluded. */
+  executed: number;
+  /** used_cpu_user + used_cpu_sys of all masters, in seconds. */
+  redisCpu: number;
+}
+
+async function counters(): Promise<Counters> {
+  const out = { sent: 0, executed: 0, redisCpu: 0 };
+  for (const probe of probes) {
+    const info = (await probe.info('commandstats')) + (await probe.info('cpu'));
+    for (const m of info.matchAll(/cmdstat_([a-z|]+):calls=(\d+)/g)) {
+      if (m[1] === 'info') continue;
+      out.executed += Number(m[2]);
+      if (m[1] === 'evalsha' || m[1] === 'eval') out.sent += Number(m[2]);
+    }
+    for (const m of info.matchAll(/used_cpu_(?:user|sys):([\d.]+)/g)) out.redisCpu += Number(m[1]);
+  }
+  return out;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+let lost = 0;
+let release: () => Promise<void>;
+
+gc();
+const heapBefore = process.memoryUsage().heapUsed;
+const acquireStart = performance.now();
+if (contender === 'pipelock') {
+  const redlock = new Redlock(urls, { retryCount: 0, automaticExtensionThreshold: 0, nodeTimeout: 2000 });
+  await redlock.ready();
+  const locks: Lock[] = [];
+  for (let i = 0; i < count; i += 1000) {
+    const batch = Array.from({ length: Math.min(1000, count - i) }, (_, j) => redlock.acquire([`renew:${i + j}`], duration, { autoExtend: true, onLockLost: (_l, e) => { if (lost++ === 0) console.error(`first loss at ${(performance.now() - acquireStart).toFixed(0)} ms: ${e.message.slice(0, 300)}`); } }));
+    locks.push(...(await Promise.all(batch)));
+  }
+  release = async () => {
+    for (let i = 0; i < locks.length; i += 5000) await Promise.all(locks.slice(i, i + 5000).map((l) => l.release().catch(() => undefined)));
+    await redlock.quit();
+  };
+} else {
+  // node-redlock v5: using() arms one timer and one extend round per lock; retries off as in bench/peers.
+  const clients = urls.map((url) => new Redis(url, { lazyConnect: false }));
+  const redlock = new NodeRedlock(clients, { retryCount: 0, automaticExtensionThreshold: 500 }) as unknown as {
+    using(resources: string[], duration: number, routine: (signal: AbortSignal) => Promise<void>): Promise<void>;
+    on(event: 'error', listener: () => void): void;
+  };
+  redlock.on('error', () => undefined);
+  let stop!: () => void;
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  const running: Promise<void>[] = [];
+  for (let i = 0; i < count; i += 1000) {
+    const acquired: Promise<void>[] = [];
+    for (let j = i; j < Math.min(count, i + 1000); j++) {
+      let held!: () => void;
+      acquired.push(new Promise<void>((resolve) => (held = resolve)));
+      running.push(redlock.using([`renew:${j}`], duration, async (signal) => {
+        held();
+        signal.addEventListener('abort', () => lost++, { once: true });
+        await stopped;
+      }).catch(() => undefined));
+    }
+    await Promise.all(acquired);
+  }
+  release = async () => {
+    stop();
+    await Promise.all(running);
+    await Promise.all(clients.map((c) => c.quit()));
+  };
+}
+const acquireSeconds = (performance.now() - acquireStart) / 1000;
+// Let the first renewals of the batch happen before measuring, then measure whole periods.
+await sleep(duration * 0.8);
+gc();
+const heapPerLock = (process.memoryUsage().heapUsed - heapBefore) / count;
+const before = await counters();
+const cpuBefore = process.cpuUsage();
+const t0 = performance.now();
+await sleep(windowMs);
+const elapsed = performance.now() - t0;
+const cpu = process.cpuUsage(cpuBefore);
+const after = await counters();
+const perDuration = duration / elapsed;
+const sent = (after.sent - before.sent) * perDuration;
+console.log(JSON.stringify({
+  contender,
+  locks: count,
+  duration,
+  windowMs: Math.round(elapsed),
+  commandsPerDuration: Math.round(sent),
+  commandsPerLockPerDuration: sent / count,
+  executedPerDuration: Math.round((after.executed - before.executed) * perDuration),
+  redisCpuMsPerDuration: (after.redisCpu - before.redisCpu) * 1000 * perDuration,
+  clientCpuMsPerDuration: ((cpu.user + cpu.system) / 1000) * perDuration,
+  heapBytesPerLock: Math.round(heapPerLock),
+  lost,
+  acquireSeconds,
+}));
+await release();
+await Promise.all(probes.map((p) => p.close()));

@@ -1,0 +1,41 @@
+/**
+ * Renewal cost (issue: batched auto-renewal): for 1k, 10k and 100k held locks on 5 local masters,
+ * commands per lock duration, client CPU per duration and heap per held lock, pipelock's scheduler
+ * next to node-redlock v5's using(), measured in the same run, each in a fresh process.
+ *   npm run bench:renewal [-- --sizes 1000,10000,100000 --duration 3000 --window 9000]
+ * Writes bench/results/renewal.json.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { hostInfo, ROOT } from '../lib/host.js';
+import { startMasters } from '../../src/local/masters.js';
+
+const { values } = parseArgs({ options: { sizes: { type: 'string' }, duration: { type: 'string' }, window: { type: 'string' } } });
+const sizes = (values.sizes ?? '1000,10000,100000').split(',').map(Number);
+const duration = Number(values.duration ?? 3000);
+const windowMs = Number(values.window ?? 3 * duration);
+const masters = await startMasters({ count: 5 });
+const rows: unknown[] = [];
+try {
+  for (const locks of sizes) {
+    for (const contender of ['pipelock', 'node-redlock']) {
+      await Promise.all(masters.masters.map((m) => m.flush()));
+      const out = execFileSync(process.execPath, [
+        '--expose-gc', '--max-old-space-size=8192', '--import', 'tsx', join(ROOT, 'bench/renewal/one.ts'),
+        '--contender', contender, '--locks', String(locks), '--duration', String(duration), '--window', String(windowMs), '--urls', masters.urls.join(','),
+      ], { encoding: 'utf8', cwd: ROOT, timeout: 600_000, stdio: ['ignore', 'pipe', 'inherit'] });
+      const row = JSON.parse(out.trim().split('\n').at(-1)!) as Record<string, unknown>;
+      rows.push(row);
+      console.log(`${contender.padEnd(12)} ${String(locks).padStart(6)} locks: ${String(row.commandsPerDuration).padStart(8)} commands/duration (${Number(row.commandsPerLockPerDuration).toFixed(3)}/lock), client CPU ${Number(row.clientCpuMsPerDuration).toFixed(1)} ms, Redis CPU ${Number(row.redisCpuMsPerDuration).toFixed(1)} ms/duration, heap ${String(row.heapBytesPerLock)} B/lock, lost ${String(row.lost)}`);
+    }
+  }
+} finally {
+  await masters.close();
+}
+mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+const file = join(ROOT, 'bench/results/renewal.json');
+writeFileSync(file, `${JSON.stringify({ host: hostInfo(['@redis/client', 'redlock', 'ioredis'], 'npm run bench:renewal'), duration, windowMs, rows }, null, 2)}\n`);
+console.log(`wrote ${file}`);
+
