@@ -1,38 +1,28 @@
-import { Heap } from './heap.js';
-
-/** Something with a monotonic deadline that can be told it has passed. */
-export interface Expirable {
-  readonly deadline: number;
-  readonly pending: number;
-  expire(): void;
-}
-
 /**
- * One timer for every in-flight attempt instead of one each. Attempts that complete early stay
- * in the heap and are dropped when they reach the top, which is cheaper than removing them (most
- * attempts complete long before their budget).
+ * One timer for the per-attempt time budgets of every master's unanswered calls. Masters report the
+ * earliest deadline of each call they send; when the timer fires, `expire(now)` times out what is
+ * due and answers the next deadline to watch. With a constant budget, later calls have later
+ * deadlines, so the timer is re-armed once per firing rather than once per call.
  */
 export class Deadlines {
-  readonly #heap = new Heap<Expirable>((item) => item.deadline);
+  readonly #expire: (now: number) => number;
   #timer: NodeJS.Timeout | undefined;
   #armedFor = Infinity;
 
-  get size(): number {
-    return this.#heap.size;
+  constructor(expire: (now: number) => number) {
+    this.#expire = expire;
   }
 
-  push(item: Expirable): void {
-    this.#heap.push(item);
-    if (item.deadline < this.#armedFor) this.#arm(item.deadline);
+  watch(deadline: number): void {
+    if (deadline < this.#armedFor) this.#arm(deadline);
   }
 
-  /** Expires everything due by `now` (exposed for tests; the timer calls it). */
+  /** Expires everything due by `now` (the timer calls it; exposed for tests). */
   run(now: number): void {
-    const heap = this.#heap;
-    for (let top = heap.peek(); top !== undefined; top = heap.peek()) {
-      if (top.pending !== 0 && top.deadline > now) break;
-      heap.pop();
-      if (top.pending !== 0) top.expire();
+    const next = this.#expire(now);
+    if (next < this.#armedFor || this.#timer === undefined) {
+      this.#armedFor = Infinity;
+      if (next !== Infinity) this.#arm(next);
     }
   }
 
@@ -40,7 +30,7 @@ export class Deadlines {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#armedFor = Infinity;
-    for (const item of this.#heap.drain()) if (item.pending !== 0) item.expire();
+    this.#expire(Infinity);
   }
 
   #arm(deadline: number): void {
@@ -55,7 +45,5 @@ export class Deadlines {
     this.#timer = undefined;
     this.#armedFor = Infinity;
     this.run(performance.now());
-    const next = this.#heap.peek();
-    if (next !== undefined) this.#arm(next.deadline);
   };
 }

@@ -58,47 +58,58 @@ export class RedlockClosedError extends PipelockError {
  * quorum failure so `instanceof ExecutionError` keeps working for code written against it).
  */
 export class ExecutionError extends PipelockError {
-  /** One entry per attempt; each resolves when every master of that attempt has answered or timed out. */
-  readonly attempts: ReadonlyArray<Promise<ExecutionStats>>;
   /** Every master's outcome in the last attempt (empty when no attempt was sent). */
   readonly nodes: readonly NodeOutcome[];
+  #attempts: Attempts | (() => Attempts);
   constructor(
     message: string,
-    attempts: ReadonlyArray<Promise<ExecutionStats>> = [],
+    attempts: Attempts | (() => Attempts) = [],
     nodes: readonly NodeOutcome[] = [],
     code = 'ERR_PIPELOCK_EXECUTION',
     options?: { cause?: unknown },
   ) {
     super(message, code, options);
-    this.attempts = attempts;
+    this.#attempts = attempts;
     this.nodes = nodes;
+  }
+
+  /**
+   * One entry per attempt; each resolves when every master of that attempt has answered or timed
+   * out. Built on first read: on a hot key most refusals are never inspected, and building the
+   * stats (a Set, a Map and an error per vote) cost more than the refused attempt itself.
+   */
+  get attempts(): Attempts {
+    if (typeof this.#attempts === 'function') this.#attempts = this.#attempts();
+    return this.#attempts;
   }
 }
 
+type Attempts = ReadonlyArray<Promise<ExecutionStats>>;
+
 /** The resource is held by another token on enough masters that no quorum was possible. */
 export class ResourceLockedError extends ExecutionError {
-  constructor(message: string, attempts?: ReadonlyArray<Promise<ExecutionStats>>, nodes?: readonly NodeOutcome[]) {
+  constructor(message: string, attempts?: Attempts | (() => Attempts), nodes?: readonly NodeOutcome[]) {
     super(message, attempts, nodes, 'ERR_PIPELOCK_RESOURCE_LOCKED');
   }
 }
 
 /** Too many masters failed or timed out for a quorum; `nodes` says which and why. */
 export class QuorumUnreachableError extends ExecutionError {
-  constructor(message: string, attempts?: ReadonlyArray<Promise<ExecutionStats>>, nodes?: readonly NodeOutcome[]) {
+  constructor(message: string, attempts?: Attempts | (() => Attempts), nodes?: readonly NodeOutcome[]) {
     super(message, attempts, nodes, 'ERR_PIPELOCK_QUORUM_UNREACHABLE');
   }
 }
 
 /** The lock's validity ran out before the operation (extend) could be done. */
 export class LockExpiredError extends ExecutionError {
-  constructor(message = 'Cannot extend an already-expired lock.', attempts?: ReadonlyArray<Promise<ExecutionStats>>, nodes?: readonly NodeOutcome[]) {
+  constructor(message = 'Cannot extend an already-expired lock.', attempts?: Attempts | (() => Attempts), nodes?: readonly NodeOutcome[]) {
     super(message, attempts, nodes, 'ERR_PIPELOCK_LOCK_EXPIRED');
   }
 }
 
 /** A majority of masters no longer hold the lock under its token: it was deleted, expired or taken over. */
 export class LockLostError extends ExecutionError {
-  constructor(message: string, attempts?: ReadonlyArray<Promise<ExecutionStats>>, nodes?: readonly NodeOutcome[], options?: { cause?: unknown }) {
+  constructor(message: string, attempts?: Attempts | (() => Attempts), nodes?: readonly NodeOutcome[], options?: { cause?: unknown }) {
     super(message, attempts, nodes, 'ERR_PIPELOCK_LOCK_LOST', options);
   }
 }
@@ -112,7 +123,7 @@ export class ExtensionLimitError extends ExecutionError {
 
 /** The caller's AbortSignal fired; `cause` is the signal's reason. */
 export class LockAbortedError extends ExecutionError {
-  constructor(reason: unknown, attempts?: ReadonlyArray<Promise<ExecutionStats>>) {
+  constructor(reason: unknown, attempts?: Attempts | (() => Attempts)) {
     super('the operation was aborted by its signal', attempts, [], 'ERR_PIPELOCK_ABORTED', { cause: reason });
   }
 }

@@ -81,7 +81,7 @@ export class Redlock extends EventEmitter {
   readonly settings: ResolvedSettings;
   readonly #nodes: Node[];
   readonly #quorum: number;
-  readonly #deadlines = new Deadlines();
+  readonly #deadlines: Deadlines;
   readonly #renewals: Renewals;
   readonly #errorListeners = new Map<RedisClient, (error: Error) => void>();
   #closed = false;
@@ -91,10 +91,13 @@ export class Redlock extends EventEmitter {
     const { clientOptions, ...settings } = (options ?? {});
     this.settings = resolveSettings(options === undefined ? undefined : settings);
     const entries = checkClients(clients);
+    const watch = (deadline: number): void => {
+      this.#deadlines.watch(deadline);
+    };
     this.#nodes = entries.map((entry, index) => {
       const owned = typeof entry === 'string';
       const client = owned ? openClient(entry, clientOptions) : entry;
-      const node = new Node(index, clientName(client, index), client, owned, this.settings.chunkSize, this.settings.coalesce, this.#onNodeError);
+      const node = new Node(index, clientName(client, index), client, owned, this.settings.chunkSize, this.settings.coalesce, this.#onNodeError, watch);
       if (owned) {
         // Owned connections have no other listener; an unheard 'error' event would crash the process.
         const listener = (error: Error): void => { this.#onNodeError(node, error); };
@@ -103,6 +106,11 @@ export class Redlock extends EventEmitter {
         (client as unknown as { connect(): Promise<unknown> }).connect().catch((error: unknown) => { this.#onNodeError(node, error as Error); });
       }
       return node;
+    });
+    this.#deadlines = new Deadlines((now) => {
+      let next = Infinity;
+      for (const node of this.#nodes) next = Math.min(next, node.expire(now));
+      return next;
     });
     this.clients = new Set(this.#nodes.map((node) => node.client));
     this.#quorum = quorumSize(this.#nodes.length);
@@ -176,10 +184,10 @@ export class Redlock extends EventEmitter {
       // Undo this attempt wherever it may have written (timed-out masters too) before anything else.
       await this.#cleanup(attempt, resources);
       const stats = (): ReadonlyArray<Promise<ExecutionStats>> => this.executionStats(attempts);
-      if (isAborted(signal)) throw new LockAbortedError(signal?.reason, stats());
+      if (isAborted(signal)) throw new LockAbortedError(signal?.reason, stats);
       if (!mayRetry(attempts.length, s.retryCount)) {
-        if (expired) throw new LockExpiredError(`the quorum answered after the lock's validity ran out (${duration} ms, driftFactor ${s.driftFactor})`, stats(), outcomesOf(attempt, this.#nodes));
-        throw this.#quorumError(`could not acquire ${describeResources(resources)} after ${attempts.length} attempt(s)`, attempt, stats());
+        if (expired) throw new LockExpiredError(`the quorum answered after the lock's validity ran out (${duration} ms, driftFactor ${s.driftFactor})`, stats, outcomesOf(attempt, this.#nodes));
+        throw this.#quorumError(`could not acquire ${describeResources(resources)} after ${attempts.length} attempt(s)`, attempt, stats);
       }
       await sleep(retryWait(s.retryDelay, s.retryJitter), signal, stats);
     }
@@ -233,10 +241,10 @@ export class Redlock extends EventEmitter {
       let against = 0;
       for (const vote of attempt.votes) if (vote === AGAINST) against++;
       if (against >= this.#quorum) {
-        throw new LockLostError(`${describeResources(lock.resources)} is no longer held under this lock's token on a quorum: ${describeOutcomes(nodes)}`, stats(), nodes);
+        throw new LockLostError(`${describeResources(lock.resources)} is no longer held under this lock's token on a quorum: ${describeOutcomes(nodes)}`, stats, nodes);
       }
-      if (now >= lock.validUntil) throw new LockExpiredError('the lock expired before a quorum confirmed the extension', stats(), nodes);
-      if (!mayRetry(attempts.length, s.retryCount)) throw this.#quorumError(`could not extend ${describeResources(lock.resources)} after ${attempts.length} attempt(s)`, attempt, stats());
+      if (now >= lock.validUntil) throw new LockExpiredError('the lock expired before a quorum confirmed the extension', stats, nodes);
+      if (!mayRetry(attempts.length, s.retryCount)) throw this.#quorumError(`could not extend ${describeResources(lock.resources)} after ${attempts.length} attempt(s)`, attempt, stats);
       await sleep(Math.min(retryWait(s.retryDelay, s.retryJitter), Math.max(0, lock.validUntil - now)), settings?.signal, stats);
     }
   }
@@ -324,7 +332,6 @@ export class Redlock extends EventEmitter {
   #dispatch(attempt: Attempt): void {
     const nodes = this.#nodes;
     for (let i = 0; i < nodes.length; i++) nodes[i]!.enqueue(attempt);
-    this.#deadlines.push(attempt);
   }
 
   #hold(lock: Lock, duration: number, s: ResolvedSettings, settings: CallSettings): Held {
@@ -361,11 +368,10 @@ export class Redlock extends EventEmitter {
       else undo.skip(i);
     }
     if (undo.pending === 0) return;
-    this.#deadlines.push(undo);
     await undo.done;
   }
 
-  #quorumError(message: string, attempt: Attempt, stats: ReadonlyArray<Promise<ExecutionStats>>): ExecutionError {
+  #quorumError(message: string, attempt: Attempt, stats: () => ReadonlyArray<Promise<ExecutionStats>>): ExecutionError {
     const nodes = outcomesOf(attempt, this.#nodes);
     let unreachable = 0;
     for (const vote of attempt.votes) if (vote === FAILED || vote === TIMEOUT) unreachable++;

@@ -13,11 +13,11 @@ export function mayRetry(made: number, retryCount: number): boolean {
 /** Waits `ms`, or rejects with LockAbortedError as soon as `signal` aborts. */
 export function sleep(ms: number, signal: AbortSignal | undefined, attempts: () => ReadonlyArray<Promise<ExecutionStats>>): Promise<void> {
   if (signal === undefined) return new Promise((resolve) => setTimeout(resolve, ms));
-  if (signal.aborted) return Promise.reject(new LockAbortedError(signal.reason, attempts()));
+  if (signal.aborted) return Promise.reject(new LockAbortedError(signal.reason, attempts));
   return new Promise((resolve, reject) => {
     const onAbort = (): void => {
       clearTimeout(timer);
-      reject(new LockAbortedError(signal.reason, attempts()));
+      reject(new LockAbortedError(signal.reason, attempts));
     };
     const timer = setTimeout(() => {
       signal.removeEventListener('abort', onAbort);

@@ -67,25 +67,28 @@ test('a second reply from the same master is ignored', () => {
   assert.is(a.pending, 4);
 });
 
-test('deadlines: one heap, expires in deadline order, drops completed entries', () => {
-  const d = new Deadlines();
-  const late = make(false, 5, 0, 30);
-  const early = make(false, 5, 0, 10);
-  const done = make(false, 5, 0, 5);
-  d.push(late);
-  d.push(early);
-  d.push(done);
-  for (let i = 0; i < 5; i++) done.settle(i, 2);
-  d.run(9);
-  assert.is(early.decision, UNDECIDED);
-  assert.is(d.size, 2);
-  d.run(10);
-  assert.is(early.decision, LOST);
-  assert.is(late.decision, UNDECIDED);
-  d.run(30);
-  assert.is(late.decision, LOST);
-  assert.is(d.size, 0);
+test('deadlines: one timer, armed for the earliest deadline a master reports, re-armed from expire()', async () => {
+  const calls: number[] = [];
+  let next = Infinity;
+  const d = new Deadlines((now) => {
+    calls.push(now);
+    return next;
+  });
+  const soon = performance.now() + 20;
+  d.watch(soon + 1000);
+  d.watch(soon); // earlier: re-armed
+  d.watch(soon + 500); // later: ignored
+  next = performance.now() + 40;
+  await new Promise((resolve) => setTimeout(resolve, 35));
+  assert.is(calls.length, 1);
+  assert.ok(calls[0]! >= soon);
+  next = Infinity;
+  await new Promise((resolve) => setTimeout(resolve, 40));
+  assert.is(calls.length, 2, 'the deadline returned by expire() was watched');
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  assert.is(calls.length, 2, 'nothing left to watch: no more firings');
   d.clear();
+  assert.is(calls.at(-1), Infinity, 'clear() expires everything');
 });
 
 test('heap pops in key order under random pushes and pops', () => {
