@@ -17,8 +17,13 @@ export function fakeReply(args: readonly string[], refuse = false): unknown {
     const numKeys = Number(args[2]);
     const argv = 3 + numKeys;
     const out: number[] = [];
-    // pipelock's batch ARGV: (op, key count, token, ttl) per operation; reply: the key count.
-    for (let a = argv; a < args.length; a += 4) out.push(refuse ? 0 : Number(args[a + 1]));
+    // pipelock's batch ARGV: code[key count] token [ttl] per operation (no ttl for R, Q, X);
+    // reply: the key count.
+    for (let a = argv; a < args.length;) {
+      const code = args[a] ?? '';
+      out.push(refuse ? 0 : code.length > 1 ? Number(code.slice(1)) : 1);
+      a += code[0] === 'R' || code[0] === 'Q' || code[0] === 'X' ? 2 : 3;
+    }
     return out;
   }
   throw new Error(`fake master: unexpected ${command ?? 'empty command'}`);
