@@ -1,8 +1,9 @@
 /**
- * `npm run bench:report`: BENCHMARKS.md from bench/results/peers.json and bench/results/micro.json.
+ * `npm run bench:report`: BENCHMARKS.md from bench/results/peers.json, micro.json and (if present) renewal.json.
  * Every figure comes from the JSON; nothing here is typed in by hand except the method and the
  * notes on missed targets (bench/notes.ts).
  */
+import { renderRenewal, type RenewalResult } from './renewal/render.js';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { hostLine, ROOT } from './lib/host.js';
@@ -92,7 +93,7 @@ function configTable(summary: Summary, config: string, contenders: readonly stri
   return rows.join('\n');
 }
 
-export function renderMarkdown(peers: PeersResult, micro: MicroResult | undefined): string {
+export function renderMarkdown(peers: PeersResult, micro: MicroResult | undefined, renewal?: RenewalResult): string {
   const summary = summarize(peers.runs);
   const plan = peers.plan;
   const targets = judgeTargets(summary);
@@ -138,6 +139,8 @@ export function renderMarkdown(peers: PeersResult, micro: MicroResult | undefine
     out.push(`## ${config.label}`, '', configTable(summary, config.id, plan.contenders), '');
   }
 
+  if (renewal !== undefined) out.push(renderRenewal(renewal));
+
   if (micro !== undefined) {
     out.push('## Micro benchmarks (hot path)', '');
     out.push(`tinybench, ${micro.timeMs} ms per task; \`bench/micro/suites.ts\`. ${hostLine(micro.host)}`, '');
@@ -161,6 +164,7 @@ async function readJson<T>(path: string): Promise<T | undefined> {
   const peers = await readJson<PeersResult>(join(ROOT, 'bench', 'results', 'peers.json'));
   if (peers === undefined) throw new Error('bench/results/peers.json is missing: run `npm run bench` first');
   const micro = await readJson<MicroResult>(join(ROOT, 'bench', 'results', 'micro.json'));
-  await writeFile(join(ROOT, 'BENCHMARKS.md'), renderMarkdown(peers, micro));
+  const renewal = await readJson<RenewalResult>(join(ROOT, 'bench', 'results', 'renewal.json'));
+  await writeFile(join(ROOT, 'BENCHMARKS.md'), renderMarkdown(peers, micro, renewal));
   console.log('bench:report: wrote BENCHMARKS.md');
 }

@@ -1,0 +1,61 @@
+import { hostLine, type Host } from '../lib/host.js';
+
+/** One row of bench/results/renewal.json (see bench/renewal/one.ts). */
+export interface RenewalRow {
+  readonly contender: string;
+  readonly locks: number;
+  readonly duration: number;
+  readonly windowMs: number;
+  readonly commandsPerDuration: number;
+  readonly commandsPerLockPerDuration: number;
+  readonly executedPerDuration: number;
+  readonly redisCpuMsPerDuration: number;
+  readonly clientCpuMsPerDuration: number;
+  readonly heapBytesPerLock: number;
+  readonly lost: number;
+  readonly acquireSeconds: number;
+}
+
+export interface RenewalResult {
+  readonly host: Host;
+  readonly duration: number;
+  readonly windowMs: number;
+  readonly rows: readonly RenewalRow[];
+}
+
+const int = (n: number): string => Math.round(n).toLocaleString('en-US');
+
+/** The BENCHMARKS.md section: each size, pipelock beside node-redlock v5's using(), with ratios. */
+export function renderRenewal(result: RenewalResult): string {
+  const out: string[] = ['## Renewal: many held locks kept alive', ''];
+  out.push(
+    `\`npm run bench:renewal\`: N locks acquired and held on 5 local masters with a ${result.duration} ms duration, then ` +
+      `${int(result.windowMs)} ms measured; figures per lock duration. pipelock: \`acquire(…, { autoExtend: true })\` (one scheduler, ` +
+      'renewals coalesced per master); node-redlock v5: `using()` (a timer and an extend round per lock). "Sent" counts the ' +
+      'commands clients sent (both send only EVALSHA while holding); "run" counts every command Redis ran, those inside ' +
+      'scripts too. Each contender runs in a fresh process with `--expose-gc`.',
+    '',
+    hostLine(result.host),
+    '',
+    '| locks | contender | sent / duration | sent / lock | run / duration | Redis CPU ms / duration | client CPU ms / duration | heap B / lock | lost |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|---:|',
+  );
+  const sizes = [...new Set(result.rows.map((r) => r.locks))];
+  for (const locks of sizes) {
+    const rows = result.rows.filter((r) => r.locks === locks);
+    for (const r of rows) {
+      out.push(`| ${int(locks)} | ${r.contender} | ${int(r.commandsPerDuration)} | ${r.commandsPerLockPerDuration.toFixed(3)} | ${int(r.executedPerDuration)} | ${r.redisCpuMsPerDuration.toFixed(1)} | ${r.clientCpuMsPerDuration.toFixed(1)} | ${int(r.heapBytesPerLock)} | ${int(r.lost)} |`);
+    }
+    const p = rows.find((r) => r.contender === 'pipelock');
+    const n = rows.find((r) => r.contender === 'node-redlock');
+    if (p !== undefined && n !== undefined && (n.lost > 0 || p.lost > 0)) {
+      const who = n.lost > 0 ? n : p;
+      out.push(`| | *no ratio* | ${who.contender} lost ${int(who.lost)} of ${int(locks)} locks (${((100 * who.lost) / locks).toFixed(0)}%): it could not keep them alive, and its costs cover only the survivors | | | | | | |`);
+    } else if (p !== undefined && n !== undefined) {
+      const x = (a: number, b: number): string => (b > 0 ? `${(a / b).toFixed(1)}×` : 'n/a');
+      out.push(`| | *node-redlock ÷ pipelock* | ${x(n.commandsPerDuration, p.commandsPerDuration)} | | ${x(n.executedPerDuration, p.executedPerDuration)} | ${x(n.redisCpuMsPerDuration, p.redisCpuMsPerDuration)} | ${x(n.clientCpuMsPerDuration, p.clientCpuMsPerDuration)} | ${x(n.heapBytesPerLock, p.heapBytesPerLock)} | |`);
+    }
+  }
+  out.push('');
+  return out.join('\n');
+}
