@@ -20,6 +20,8 @@ import { runPeers } from './peers/harness.js';
 
 const kConfigs = ['c64', 'c512'];
 const kTolerance = 0.15;
+// Five paired repetitions: the median of five per-pair ratios moved far less between runs here than of three.
+const kReps = 5;
 const baselinePath = join(ROOT, 'bench', 'baseline.json');
 
 const { values } = parseArgs({ options: { 'write-baseline': { type: 'boolean', default: false } } });
@@ -29,7 +31,7 @@ const measured: Record<string, number> = {};
 let result: Awaited<ReturnType<typeof runPeers>> | undefined;
 for (let round = 0; round < rounds; round++) {
   result = await runPeers(
-    { contenders: ['pipelock', QUORUM_CEILING], configs: kConfigs, reps: 3, warmupMs: 500, durationMs: 2000, masters: 5, command: 'npm run bench:ci' },
+    { contenders: ['pipelock', QUORUM_CEILING], configs: kConfigs, reps: kReps, warmupMs: 500, durationMs: 2000, masters: 5, command: 'npm run bench:ci' },
     (line) => { console.log(line); },
   );
   await mkdir(join(ROOT, '.tmp'), { recursive: true });
@@ -41,7 +43,7 @@ for (let round = 0; round < rounds; round++) {
     measured[config] = Math.min(measured[config] ?? Infinity, value);
     const p = summary[config]?.pipelock?.cyclesPerSec.median ?? NaN;
     const c = summary[config]?.[QUORUM_CEILING]?.cyclesPerSec.median ?? NaN;
-    console.log(`${config}: pipelock ${Math.round(p)} cycles/s, quorum ceiling ${Math.round(c)} cycles/s (medians of 3), ratio ${value.toFixed(3)}×`);
+    console.log(`${config}: pipelock ${Math.round(p)} cycles/s, quorum ceiling ${Math.round(c)} cycles/s (medians of ${kReps}), ratio ${value.toFixed(3)}×`);
   }
 }
 if (result === undefined) throw new Error('no run');
