@@ -79,8 +79,9 @@ export class Attempt implements OpArgs {
 
   /** A master's reply: the script's integer for this operation, or why there is none. */
   settle(node: number, reply: number | Error): void {
-    const previous = this.votes[node]!;
-    if (previous !== PENDING && previous !== TIMEOUT) return;
+    // A reply after the budget ran out changes nothing: the attempt was decided (and reported)
+    // with this master timed out, and a failed attempt's cleanup already covers it.
+    if (this.votes[node] !== PENDING) return;
     let vote: Vote;
     if (typeof reply === 'number') {
       vote = this.#judge(reply);
@@ -90,10 +91,8 @@ export class Attempt implements OpArgs {
       vote = FAILED;
     }
     this.votes[node] = vote;
-    if (previous === PENDING) {
-      this.pending--;
-      this.#count(vote);
-    }
+    this.pending--;
+    this.#count(vote);
     if (this.pending === 0) this.#completed();
   }
 

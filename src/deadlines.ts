@@ -1,3 +1,5 @@
+import { Alarm } from './alarm.js';
+
 /**
  * One timer for the per-attempt time budgets of every master's unanswered calls. Masters report the
  * earliest deadline of each call they send; when the timer fires, `expire(now)` times out what is
@@ -6,44 +8,26 @@
  */
 export class Deadlines {
   readonly #expire: (now: number) => number;
-  #timer: NodeJS.Timeout | undefined;
-  #armedFor = Infinity;
+  readonly #alarm = new Alarm(() => {
+    this.run(performance.now());
+  });
 
   constructor(expire: (now: number) => number) {
     this.#expire = expire;
   }
 
   watch(deadline: number): void {
-    if (deadline < this.#armedFor) this.#arm(deadline);
+    this.#alarm.before(deadline);
   }
 
   /** Expires everything due by `now` (the timer calls it; exposed for tests). */
   run(now: number): void {
     const next = this.#expire(now);
-    if (next < this.#armedFor || this.#timer === undefined) {
-      this.#armedFor = Infinity;
-      if (next !== Infinity) this.#arm(next);
-    }
+    if (next !== Infinity) this.#alarm.before(next);
   }
 
   clear(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
-    this.#armedFor = Infinity;
+    this.#alarm.cancel();
     this.#expire(Infinity);
   }
-
-  #arm(deadline: number): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#armedFor = deadline;
-    this.#timer = setTimeout(this.#fire, Math.max(0, Math.ceil(deadline - performance.now())));
-    // Pending commands keep the process alive by themselves; this timer must not.
-    this.#timer.unref();
-  }
-
-  readonly #fire = (): void => {
-    this.#timer = undefined;
-    this.#armedFor = Infinity;
-    this.run(performance.now());
-  };
 }

@@ -1,6 +1,7 @@
 import { AGAINST, type Attempt } from './attempt.js';
 import { publishLockLost } from './diagnostics.js';
 import { ExtensionLimitError, LockLostError, type PipelockError } from './errors.js';
+import { Alarm } from './alarm.js';
 import { Heap } from './heap.js';
 import type { Lock } from './lock.js';
 import type { Node } from './node.js';
@@ -55,8 +56,9 @@ export class Renewals {
   readonly #heap = new Heap<Held>((held) => held.dueAt);
   readonly #host: RenewalHost;
   readonly #window: number;
-  #timer: NodeJS.Timeout | undefined;
-  #armedFor = Infinity;
+  readonly #alarm = new Alarm(() => {
+    this.#fire();
+  });
   #active = 0;
 
   constructor(host: RenewalHost, window: number) {
@@ -83,9 +85,7 @@ export class Renewals {
 
   /** Stops everything (quit): each held lock's signal aborts with `reason`. */
   stop(reason: PipelockError): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
-    this.#armedFor = Infinity;
+    this.#alarm.cancel();
     for (const held of this.#heap.drain()) if (held.active) this.#lose(held, reason, false);
   }
 
@@ -100,19 +100,10 @@ export class Renewals {
       held.dueAt = Math.max(now, lock.validUntil - held.threshold - Math.random() * 0.05 * held.threshold);
     }
     this.#heap.push(held);
-    if (held.dueAt < this.#armedFor) this.#arm(held.dueAt);
+    this.#alarm.before(held.dueAt);
   }
 
-  #arm(at: number): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#armedFor = at;
-    this.#timer = setTimeout(this.#fire, Math.max(0, Math.ceil(at - performance.now())));
-    this.#timer.unref();
-  }
-
-  readonly #fire = (): void => {
-    this.#timer = undefined;
-    this.#armedFor = Infinity;
+  #fire(): void {
     const now = performance.now();
     const until = now + this.#window;
     const heap = this.#heap;
@@ -133,8 +124,8 @@ export class Renewals {
       host.send(attempt);
     }
     const next = heap.peek();
-    if (next !== undefined) this.#arm(next.dueAt);
-  };
+    if (next !== undefined) this.#alarm.before(next.dueAt);
+  }
 
   readonly #decided = (attempt: Attempt): void => {
     const held = attempt.context as Held;
@@ -158,7 +149,7 @@ export class Renewals {
     // Masters failed or timed out, but the lock may still be ours: try again soon, well before expiry.
     held.dueAt = Math.min(now + retryWait(held.retryDelay, held.retryJitter), now + (lock.validUntil - now) / 2);
     this.#heap.push(held);
-    if (held.dueAt < this.#armedFor) this.#arm(held.dueAt);
+    this.#alarm.before(held.dueAt);
   };
 
   #lose(held: Held, error: PipelockError, discard = true): void {

@@ -1,0 +1,38 @@
+/**
+ * One unref'd timer armed for a `performance.now()` instant. Both of pipelock's schedulers (attempt
+ * deadlines, renewals) are one of these over their own structure, never a timer per lock.
+ */
+export class Alarm {
+  readonly #ring: () => void;
+  #timer: NodeJS.Timeout | undefined;
+  #at = Infinity;
+
+  constructor(ring: () => void) {
+    this.#ring = ring;
+  }
+
+  /** Rings at `at` unless already set to ring earlier. */
+  before(at: number): void {
+    if (at < this.#at) this.set(at);
+  }
+
+  set(at: number): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#at = at;
+    this.#timer = setTimeout(this.#fire, Math.max(0, Math.ceil(at - performance.now())));
+    // Pending commands keep the process alive by themselves; this timer must not.
+    this.#timer.unref();
+  }
+
+  cancel(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#at = Infinity;
+  }
+
+  readonly #fire = (): void => {
+    this.#timer = undefined;
+    this.#at = Infinity;
+    this.#ring();
+  };
+}
