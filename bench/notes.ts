@@ -2,33 +2,33 @@
  * Why a target was missed, as last analysed by hand. bench/report.ts prints a note only when the
  * JSON shows its target missed, and says so when a missed target has no note here yet.
  * Update these after each full run that changes the picture.
- * Last analysed: the run of 2026-11-22 03:18–03:31 UTC (commit e3b78d0). During it this VM showed
- * ~27% CPU steal (/proc/stat over 5 s): single repetitions of the same contender swung ±40%.
+ * Last analysed: the run of 2026-11-22 03:42–04:01 UTC (5 repetitions; src as of c7d12d8, the same
+ * hot path as e3b78d0). Steal time on this VM was ~2% at its start but reached ~27% in an earlier
+ * run the same morning: single repetitions of one contender still spread widely (see min–max).
  */
 export const MISSED_TARGET_NOTES: Readonly<Record<string, string>> = {
   'c1-peers':
-    'At concurrency 1 every contender sends one command per master per step; pipelock sends a lone SET NX for ' +
-    'the acquisition and one EVALSHA of its batch script for the release, like the ceilings.',
+    'Within the noise, not ahead: pipelock 3,379 cycles/s (1,245–4,382 over 5 repetitions), node-redlock 3,678 ' +
+    '(1,380–5,120), redis-semaphore 3,340; the per-command quorum ceiling 4,385. At concurrency 1 every contender ' +
+    'sends one command per master per step (pipelock: a lone SET NX, then one EVALSHA), so there is little to win; ' +
+    'what pipelock adds per cycle is its own work (validation, a 160-bit token, Lock and result objects), ' +
+    '~220 µs of client CPU per cycle here being almost all @redis/client and socket calls. The previous run ' +
+    '(3 repetitions) had pipelock at 1.13× node-redlock.',
   'c1-latency':
-    'Acquire p50 0.14 ms against the ceiling\'s 0.12 ms, release 0.16 against 0.13: both are one command per master ' +
-    '(SET NX; EVALSHA), so the difference is pipelock\'s own work per operation (validation, a 160-bit token, the ' +
-    'Lock and result objects, the batch script\'s dispatch on the operation code where the ceiling runs a one-line ' +
-    'compare-and-delete). At 0.3 ms a cycle, on a VM with heavy steal, this is within the spread of the run ' +
-    '(pipelock 2,146–2,895 cycles/s, the ceiling 2,171–3,458).',
+    'Acquire p50 0.13 ms against the ceiling\'s 0.11, release 0.14 against 0.11: both are one command per master ' +
+    '(SET NX; EVALSHA), so the ~25 µs a step is pipelock\'s own work per operation and the batch script\'s ' +
+    'dispatch on an operation code where the ceiling runs a one-line compare-and-delete.',
   'hot-ceiling':
     'On the hot key almost every attempt is refused; pipelock\'s refusal builds a typed error with per-master ' +
     'outcomes and a message (its node-redlock stats are built only when read).',
   'c512-coalescing':
-    'The coalesced raw ceiling reached 2.68× here, so the target is reachable on this machine; pipelock reached ' +
-    '1.58× with a spread of 12.2k–28.8k cycles/s over its three repetitions (client CPU 28.4 against 17.4 µs, Redis ' +
-    'CPU 47.4 against 38.3 µs per cycle). Measured alone right after this run (fresh masters, 60,000 cycles, ' +
-    '.tmp-style driver): 33.5k cycles/s at 512 in flight with 17.9 µs of client CPU per cycle and 255 operations ' +
-    'per script call, i.e. the ceiling\'s figures. The gap in this table is at least partly the VM\'s steal ' +
-    'during pipelock\'s repetitions; a run with more repetitions on a quieter machine is needed to tell. Known ' +
-    'remaining costs against the ceiling: chunks of 256 keys (two calls per master per round at 512) and a ' +
-    'batch script that dispatches on an operation code.',
+    'pipelock reached 2.10× the quorum ceiling (17.3k–37.7k over 5 repetitions) where the coalesced raw ceiling — ' +
+    'the same Redis work with no lock logic — reached 2.31×: the target needs the transport alone to do 2.5× on ' +
+    'this machine, which it did not here (it reached 2.68× in an earlier, noisier run). pipelock\'s own cost ' +
+    'beside that ceiling: client CPU 20.1 against 16.1 µs and Redis CPU 42.2 against 37.9 µs per cycle (chunks of ' +
+    '256 keys: two calls per master per round at 512; a batch script that dispatches on an operation code).',
   'c64-coalescing':
-    'The coalesced raw ceiling reached 1.71× here, itself short of 1.8× on this machine; pipelock reached 1.31× ' +
-    'with a spread of 9.4k–23.1k cycles/s (23,141 in its third repetition, 1.53× that repetition\'s ceiling). ' +
-    'Measured alone after the run: 23k cycles/s, 17.3 µs client CPU per cycle, 64 operations per script call.',
+    'pipelock reached 1.51× (19.6k–30.9k); the coalesced raw ceiling reached 1.75×, itself short of 1.8× on this ' +
+    'machine. pipelock costs 24.3 against 18.5 µs of client CPU and 48.6 against 41.6 µs of Redis CPU per cycle; ' +
+    'closing that (fewer allocations per lock, a leaner script) is the remaining work.',
 };

@@ -54,11 +54,13 @@ function closeIoredis(clients: readonly import('ioredis').Redis[]): Promise<void
   return Promise.resolve();
 }
 
-async function nodeRedlock(urls: readonly string[]): Promise<Contender> {
-  const { default: Redlock, ExecutionError } = await import('redlock');
-  const clients = await ioredisClients(urls);
-  const redlock = new Redlock(clients, { retryCount: 0 });
-  type Lock = Awaited<ReturnType<typeof redlock.acquire>>;
+/** node-redlock v5 and its fork share one API: `new Redlock(clients, settings)`, acquire → Lock.release(). */
+interface RedlockLike {
+  acquire(resources: string[], duration: number): Promise<{ release(): Promise<unknown> }>;
+}
+
+function redlockContender(redlock: RedlockLike, ExecutionError: abstract new (...args: never[]) => Error, clients: import('ioredis').Redis[]): Contender {
+  type Lock = Awaited<ReturnType<RedlockLike['acquire']>>;
   return {
     async acquire(key) {
       try {
@@ -75,25 +77,16 @@ async function nodeRedlock(urls: readonly string[]): Promise<Contender> {
   };
 }
 
+async function nodeRedlock(urls: readonly string[]): Promise<Contender> {
+  const { default: Redlock, ExecutionError } = await import('redlock');
+  const clients = await ioredisClients(urls);
+  return redlockContender(new Redlock(clients, { retryCount: 0 }), ExecutionError, clients);
+}
+
 async function sesamecare(urls: readonly string[]): Promise<Contender> {
   const { Redlock, ExecutionError } = await import('@sesamecare-oss/redlock');
   const clients = await ioredisClients(urls);
-  const redlock = new Redlock(clients, { retryCount: 0 });
-  type Lock = Awaited<ReturnType<typeof redlock.acquire>>;
-  return {
-    async acquire(key) {
-      try {
-        return await redlock.acquire([key], TTL_MS);
-      } catch (error) {
-        if (error instanceof ExecutionError) return REFUSED;
-        throw error;
-      }
-    },
-    async release(lock) {
-      await (lock as Lock).release();
-    },
-    close: () => closeIoredis(clients),
-  };
+  return redlockContender(new Redlock(clients, { retryCount: 0 }), ExecutionError, clients);
 }
 
 async function redisSemaphore(urls: readonly string[]): Promise<Contender> {
