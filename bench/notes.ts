@@ -2,8 +2,8 @@
  * Why a target was missed, as last analysed by hand. bench/report.ts prints a note only when the
  * JSON shows its target missed, and says so when a missed target has no note here yet.
  * Update these after each full run that changes the picture.
- * Last analysed: the run of 2026-11-22 03:42–04:01 UTC (5 repetitions; src as of c7d12d8, the same
- * hot path as e3b78d0). Steal time on this VM was ~2% at its start but reached ~27% in an earlier
+ * Last analysed: the run of 2026-11-22 03:42–04:01 UTC (5 repetitions; commit dbb691d, whose src is
+ * that of e3b78d0; the renewal figures come from 268f89f's src, run before it was committed). Steal time on this VM was ~2% at its start but reached ~27% in an earlier
  * run the same morning: single repetitions of one contender still spread widely (see min–max).
  */
 export const MISSED_TARGET_NOTES: Readonly<Record<string, string>> = {

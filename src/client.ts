@@ -1,4 +1,5 @@
 import { createClient, RedisClient as RedisClientClass, type RedisClientOptions } from '@redis/client';
+import { InvalidArgumentError } from './errors.js';
 
 /**
  * The part of an @redis/client client pipelock uses. Any `createClient()` result fits; a
@@ -91,4 +92,30 @@ export function clientName(client: RedisClient, index: number): string {
     return `${typeof socket.host === 'string' ? socket.host : 'localhost'}:${typeof socket.port === 'number' ? socket.port : 6379}`;
   }
   return `clients[${index}]`;
+}
+
+/** Validates Redlock's `clients` once: a non-empty list of open clients or redis URLs, none repeated. */
+export function checkClients(clients: unknown): (RedisClient | string)[] {
+  if (clients == null || typeof clients === 'string' || typeof (clients as Iterable<unknown>)[Symbol.iterator] !== 'function') {
+    throw new InvalidArgumentError('clients', 'must be an array of @redis/client clients or redis:// URLs', clients);
+  }
+  const list = [...(clients as Iterable<unknown>)];
+  if (list.length === 0) throw new InvalidArgumentError('clients', 'must name at least one master', list);
+  list.forEach((entry, i) => {
+    const name = `clients[${i}]`;
+    if (typeof entry === 'string') {
+      let protocol = '';
+      try {
+        protocol = new URL(entry).protocol;
+      } catch { /* reported below */ }
+      if (protocol !== 'redis:' && protocol !== 'rediss:') throw new InvalidArgumentError(name, 'must be a redis:// or rediss:// URL', entry);
+    } else if (typeof entry !== 'object' || entry === null || typeof (entry as RedisClient).sendCommand !== 'function') {
+      throw new InvalidArgumentError(name, 'must be an @redis/client client or a redis:// URL', entry);
+    } else if (!(entry as RedisClient).isOpen) {
+      throw new InvalidArgumentError(name, 'must be open or connecting (call client.connect() first, or pass a URL)', 'a closed client');
+    }
+    const first = list.indexOf(entry);
+    if (first !== i) throw new InvalidArgumentError(name, `must not repeat clients[${first}] (a master would vote twice)`, entry);
+  });
+  return list as (RedisClient | string)[];
 }

@@ -1,4 +1,5 @@
-export { Redlock, Redlock as default, ReleaseResult, type RedlockOptions } from './redlock.js';
+export { Redlock, Redlock as default, type RedlockOptions } from './redlock.js';
+export { ReleaseResult } from './release-result.js';
 export { Lock } from './lock.js';
 export type { RedlockAbortSignal } from './using.js';
 export type { CallSettings, Settings } from './options.js';

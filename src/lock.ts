@@ -1,7 +1,8 @@
 import type { Attempt } from './attempt.js';
 import type { ExecutionStats } from './errors.js';
 import type { CallSettings } from './options.js';
-import type { Redlock, ReleaseResult } from './redlock.js';
+import type { Redlock } from './redlock.js';
+import type { ReleaseResult } from './release-result.js';
 import type { Held } from './renewal.js';
 
 /**

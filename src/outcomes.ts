@@ -50,3 +50,8 @@ export function answered(attempt: Attempt): number {
 export function mayHold(attempt: Attempt, node: number): boolean {
   return attempt.votes[node] !== AGAINST;
 }
+
+/** The resources for a message: the one name, or how many. */
+export function describeResources(resources: readonly string[]): string {
+  return resources.length === 1 ? JSON.stringify(resources[0]) : `${resources.length} resources`;
+}

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { RedisClientOptions } from '@redis/client';
-import { Attempt, FOR, AGAINST, FAILED, TIMEOUT } from './attempt.js';
-import { clientName, closeClient, openClient, type RedisClient } from './client.js';
+import { Attempt, AGAINST, FAILED, TIMEOUT } from './attempt.js';
+import { checkClients, clientName, closeClient, openClient, type RedisClient } from './client.js';
 import { Deadlines } from './deadlines.js';
 import { publishNodeError } from './diagnostics.js';
 import {
@@ -11,7 +11,8 @@ import {
 import { Lock } from './lock.js';
 import { Node } from './node.js';
 import { resolveCallSettings, resolveSettings, validateDuration, validateResources, type CallSettings, type ResolvedSettings, type Settings } from './options.js';
-import { answered, describeOutcomes, mayHold, outcomesOf, statsOf } from './outcomes.js';
+import { answered, describeOutcomes, describeResources, mayHold, outcomesOf, statsOf } from './outcomes.js';
+import { ReleaseResult } from './release-result.js';
 import { quorumSize } from './quorum.js';
 import { Renewals, type Held, type RenewalHost } from './renewal.js';
 import { isAborted, mayRetry, retryWait, sleep } from './retry.js';
@@ -24,50 +25,6 @@ import type { RedlockAbortSignal } from './using.js';
 export interface RedlockOptions extends Partial<Settings> {
   /** Extra @redis/client options for the connections pipelock opens from URLs (TLS, credentials, …). */
   readonly clientOptions?: RedisClientOptions;
-}
-
-/** What release() found: node-redlock's `attempts`, plus per master whether it still held the lock. */
-export class ReleaseResult {
-  /** True when a quorum said the lock was no longer held: it had expired or been lost before release. */
-  readonly expired: boolean;
-  readonly #redlock: Redlock;
-  readonly #nodes: readonly Node[];
-  readonly #attempt: Attempt;
-
-  /** @internal */
-  constructor(redlock: Redlock, nodes: readonly Node[], attempt: Attempt) {
-    this.expired = !attempt.won;
-    this.#redlock = redlock;
-    this.#nodes = nodes;
-    this.#attempt = attempt;
-  }
-
-  /**
-   * Masters that have confirmed so far that the lock's keys were ours and are deleted. release()
-   * resolves at the quorum, so a slow minority may still answer: `await result.complete()` first
-   * for the final count.
-   */
-  get released(): number {
-    let released = 0;
-    for (const vote of this.#attempt.votes) if (vote === FOR) released++;
-    return released;
-  }
-
-  /** Every master's part so far (see `released`). */
-  get nodes(): readonly NodeOutcome[] {
-    return outcomesOf(this.#attempt, this.#nodes);
-  }
-
-  /** Resolves once every master has answered or its time budget ran out. */
-  async complete(): Promise<this> {
-    await this.#attempt.whenComplete();
-    return this;
-  }
-
-  /** node-redlock's per-attempt stats (one attempt: release is not retried; its keys expire anyway). */
-  get attempts(): ReadonlyArray<Promise<ExecutionStats>> {
-    return this.#redlock.executionStats([this.#attempt]);
-  }
 }
 
 /**
@@ -395,33 +352,4 @@ export class Redlock extends EventEmitter {
     // node-redlock's observability: an 'error' event per master failure, only if someone listens.
     this.reportError(error);
   };
-}
-
-function checkClients(clients: unknown): (RedisClient | string)[] {
-  if (clients == null || typeof clients === 'string' || typeof (clients as Iterable<unknown>)[Symbol.iterator] !== 'function') {
-    throw new InvalidArgumentError('clients', 'must be an array of @redis/client clients or redis:// URLs', clients);
-  }
-  const list = [...(clients as Iterable<unknown>)];
-  if (list.length === 0) throw new InvalidArgumentError('clients', 'must name at least one master', list);
-  list.forEach((entry, i) => {
-    const name = `clients[${i}]`;
-    if (typeof entry === 'string') {
-      let protocol = '';
-      try {
-        protocol = new URL(entry).protocol;
-      } catch { /* reported below */ }
-      if (protocol !== 'redis:' && protocol !== 'rediss:') throw new InvalidArgumentError(name, 'must be a redis:// or rediss:// URL', entry);
-    } else if (typeof entry !== 'object' || entry === null || typeof (entry as RedisClient).sendCommand !== 'function') {
-      throw new InvalidArgumentError(name, 'must be an @redis/client client or a redis:// URL', entry);
-    } else if (!(entry as RedisClient).isOpen) {
-      throw new InvalidArgumentError(name, 'must be open or connecting (call client.connect() first, or pass a URL)', 'a closed client');
-    }
-    const first = list.indexOf(entry);
-    if (first !== i) throw new InvalidArgumentError(name, `must not repeat clients[${first}] (a master would vote twice)`, entry);
-  });
-  return list as (RedisClient | string)[];
-}
-
-function describeResources(resources: readonly string[]): string {
-  return resources.length === 1 ? JSON.stringify(resources[0]) : `${resources.length} resources`;
 }
