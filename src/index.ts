@@ -1,7 +1,6 @@
 export { Redlock, Redlock as default, type RedlockOptions } from './redlock.js';
 export { ReleaseResult } from './release-result.js';
-export { Lock } from './lock.js';
-export type { RedlockAbortSignal } from './using.js';
+export { Lock, type RedlockAbortSignal } from './lock.js';
 export type { CallSettings, Settings } from './options.js';
 export { kDefaults as defaultSettings } from './options.js';
 export type { RedisClient } from './client.js';

@@ -5,6 +5,9 @@ import type { Redlock } from './redlock.js';
 import type { ReleaseResult } from './release-result.js';
 import type { Held } from './renewal.js';
 
+/** node-redlock's signal: aborted when the lock is lost, with the reason also at `error`. */
+export type RedlockAbortSignal = AbortSignal & { error?: Error };
+
 /**
  * A held lock. node-redlock's shape (`resources`, `value`, `attempts`, `expiration`, `release()`,
  * `extend()`) plus the remaining validity on the monotonic clock.
@@ -13,7 +16,7 @@ export class Lock {
   /** Epoch ms at which the lock stops being valid (node-redlock's field); 0 once released, lost or replaced by extend(). */
   expiration: number;
   /** Aborts (with a typed reason, also at `signal.error`) when an auto-extended lock is lost; undefined without autoExtend. */
-  readonly signal: (AbortSignal & { error?: Error }) | undefined;
+  readonly signal: RedlockAbortSignal | undefined;
   /** @internal The renewal scheduler's entry of an auto-extended lock. */
   readonly held: Held | undefined;
   #validUntil: number;

@@ -8,7 +8,7 @@ import {
   ExecutionError, ExtensionLimitError, InvalidArgumentError, LockAbortedError, LockExpiredError, LockLostError,
   QuorumUnreachableError, RedlockClosedError, ResourceLockedError, type ExecutionStats, type NodeOutcome,
 } from './errors.js';
-import { Lock } from './lock.js';
+import { Lock, type RedlockAbortSignal } from './lock.js';
 import { Node } from './node.js';
 import { resolveCallSettings, resolveSettings, validateDuration, validateResources, type CallSettings, type ResolvedSettings, type Settings } from './options.js';
 import { answered, describeOutcomes, describeResources, mayHold, outcomesOf, statsOf } from './outcomes.js';
@@ -20,7 +20,6 @@ import { OP_ACQUIRE, OP_EXTEND, OP_FENCED_ACQUIRE, OP_RELEASE, type OpCode } fro
 import { counterKeys, raiseFence } from './fencing.js';
 import { createToken } from './token.js';
 import { validUntil } from './validity.js';
-import type { RedlockAbortSignal } from './using.js';
 
 export interface RedlockOptions extends Partial<Settings> {
   /** Extra @redis/client options for the connections pipelock opens from URLs (TLS, credentials, …). */
@@ -74,7 +73,7 @@ export class Redlock extends EventEmitter {
     const host: RenewalHost = {
       nodes: this.#nodes,
       quorum: this.#quorum,
-      makeAttempt: (lock, ttlArg, budget) => new Attempt(OP_EXTEND, lock.resources, lock.value, ttlArg, this.#quorum, performance.now(), budget, false, this.#nodes.length),
+      makeAttempt: (lock, ttlArg, budget) => this.#attempt(OP_EXTEND, lock.resources, lock.value, ttlArg, budget, false),
       send: (attempt) => {
         this.#dispatch(attempt);
       },
@@ -82,7 +81,7 @@ export class Redlock extends EventEmitter {
         this.reportError(error);
       },
       discard: (lock) => {
-        this.#dispatch(new Attempt(OP_RELEASE, lock.resources, lock.value, '0', this.#quorum, performance.now(), this.settings.nodeTimeout, true, this.#nodes.length));
+        this.#dispatch(this.#attempt(OP_RELEASE, lock.resources, lock.value, '0', this.settings.nodeTimeout, true));
       },
     };
     this.#renewals = new Renewals(host, this.settings.renewalWindow);
@@ -275,7 +274,7 @@ export class Redlock extends EventEmitter {
   /** @internal One operation sent to every master, with its own quorum tally. */
   execute(opcode: OpCode, keys: readonly string[], token: string, ttlArg: string, budget: number, needAll: boolean, target = 0): Attempt {
     this.#assertOpen();
-    const attempt = new Attempt(opcode, keys, token, ttlArg, this.#quorum, performance.now(), budget, needAll, this.#nodes.length);
+    const attempt = this.#attempt(opcode, keys, token, ttlArg, budget, needAll);
     attempt.target = target;
     this.#dispatch(attempt);
     return attempt;
@@ -284,6 +283,11 @@ export class Redlock extends EventEmitter {
   /** @internal Stops renewing an auto-extended lock without releasing it (run-once keeps its key as a marker). */
   stopRenewing(lock: Lock): void {
     if (lock.held !== undefined) this.#renewals.remove(lock.held);
+  }
+
+  /** An attempt over this Redlock's masters, started now (its validity and deadline count from here). */
+  #attempt(opcode: OpCode, keys: readonly string[], token: string, ttlArg: string, budget: number, needAll: boolean): Attempt {
+    return new Attempt(opcode, keys, token, ttlArg, this.#quorum, performance.now(), budget, needAll, this.#nodes.length);
   }
 
   #dispatch(attempt: Attempt): void {
@@ -319,7 +323,7 @@ export class Redlock extends EventEmitter {
   /** Owner-checked delete of a failed attempt's keys on every master that may have set them. */
   async #cleanup(attempt: Attempt, resources: readonly string[]): Promise<void> {
     const nodes = this.#nodes;
-    const undo = new Attempt(OP_RELEASE, resources, attempt.token, '0', this.#quorum, performance.now(), attempt.budget, true, nodes.length);
+    const undo = this.#attempt(OP_RELEASE, resources, attempt.token, '0', attempt.budget, true);
     for (let i = 0; i < nodes.length; i++) {
       if (mayHold(attempt, i)) nodes[i]!.enqueue(undo);
       else undo.skip(i);

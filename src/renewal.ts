@@ -3,7 +3,7 @@ import { publishLockLost } from './diagnostics.js';
 import { ExtensionLimitError, LockLostError, type PipelockError } from './errors.js';
 import { Alarm } from './alarm.js';
 import { Heap } from './heap.js';
-import type { Lock } from './lock.js';
+import type { Lock, RedlockAbortSignal } from './lock.js';
 import type { Node } from './node.js';
 import { describeOutcomes, outcomesOf } from './outcomes.js';
 import { retryWait } from './retry.js';
@@ -157,7 +157,7 @@ export class Renewals {
     // A renewal may have succeeded on some masters after the local validity ran out: their keys
     // are still ours and would block the resource until their TTL.
     if (discard) this.#host.discard(held.lock);
-    const signal = held.controller.signal as AbortSignal & { error?: Error };
+    const signal: RedlockAbortSignal = held.controller.signal;
     signal.error = error;
     held.lock.lost();
     publishLockLost(held.lock.resources, error);
