@@ -1,4 +1,10 @@
 /**
+ * The longest delay Node.js's timers take: a longer one is silently cut to 1 ms (with a
+ * TimeoutOverflowWarning), which for a lock of more than ~24.8 days meant re-arming every millisecond.
+ */
+export const kMaxTimerMs = 2 ** 31 - 1;
+
+/**
  * One unref'd timer armed for a `performance.now()` instant. Both of pipelock's schedulers (attempt
  * deadlines, renewals) are one of these over their own structure, never a timer per lock.
  */
@@ -19,7 +25,8 @@ export class Alarm {
   set(at: number): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#at = at;
-    this.#timer = setTimeout(this.#fire, Math.max(0, Math.ceil(at - performance.now())));
+    // A far instant rings early, at the longest timer; both schedulers re-check what is due and re-arm.
+    this.#timer = setTimeout(this.#fire, Math.min(kMaxTimerMs, Math.max(0, Math.ceil(at - performance.now()))));
     // Pending commands keep the process alive by themselves; this timer must not.
     this.#timer.unref();
   }

@@ -1,3 +1,4 @@
+import { kMaxTimerMs } from './alarm.js';
 import { InvalidArgumentError } from './errors.js';
 import type { LockLostHandler } from './renewal.js';
 
@@ -73,6 +74,11 @@ const finiteAtLeast0: Check = (name, value) => {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new InvalidArgumentError(name, 'must be a finite number ≥ 0', value);
 };
 
+// Waited on with setTimeout, which cuts a longer delay to 1 ms: a huge value must not become a tiny one.
+const timerMs: Check = (name, value) => {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > kMaxTimerMs) throw new InvalidArgumentError(name, `must be a number of ms from 0 to ${kMaxTimerMs} (the longest timer)`, value);
+};
+
 const RULES: { readonly [K in keyof Settings]: Check } = {
   driftFactor: (name, value) => {
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value >= 1) throw new InvalidArgumentError(name, 'must be a number from 0 up to (not including) 1', value);
@@ -80,11 +86,11 @@ const RULES: { readonly [K in keyof Settings]: Check } = {
   retryCount: (name, value) => {
     if (!Number.isSafeInteger(value) || (value as number) < -1) throw new InvalidArgumentError(name, 'must be an integer ≥ -1 (-1: retry until aborted)', value);
   },
-  retryDelay: finiteAtLeast0,
-  retryJitter: finiteAtLeast0,
+  retryDelay: timerMs,
+  retryJitter: timerMs,
   automaticExtensionThreshold: finiteAtLeast0,
   nodeTimeout: (name, value) => {
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 1) throw new InvalidArgumentError(name, 'must be a finite number of ms ≥ 1', value);
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 1 || value > kMaxTimerMs) throw new InvalidArgumentError(name, `must be a number of ms from 1 to ${kMaxTimerMs} (the longest timer)`, value);
   },
   maxExtensions: (name, value) => {
     if (value !== Infinity && (!Number.isSafeInteger(value) || (value as number) < 0)) throw new InvalidArgumentError(name, 'must be an integer ≥ 0 or Infinity', value);

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { RedisClientOptions } from '@redis/client';
+import { kMaxTimerMs } from './alarm.js';
 import { Attempt, AGAINST, FAILED, TIMEOUT } from './attempt.js';
 import { checkClients, clientName, closeClient, openClient, type RedisClient } from './client.js';
 import { Deadlines } from './deadlines.js';
@@ -253,7 +254,7 @@ export class Redlock extends EventEmitter {
       node.detach();
       if (!node.owned) continue;
       const client = node.client;
-      closing.push(closeClient(client, Math.max(250, 2 * this.settings.nodeTimeout)).finally(() => {
+      closing.push(closeClient(client, Math.min(kMaxTimerMs, Math.max(250, 2 * this.settings.nodeTimeout))).finally(() => {
         const listener = this.#errorListeners.get(client);
         if (listener !== undefined) client.off('error', listener);
       }));

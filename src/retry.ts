@@ -1,8 +1,9 @@
+import { kMaxTimerMs } from './alarm.js';
 import { LockAbortedError, type ExecutionStats } from './errors.js';
 
-/** retryDelay ± retryJitter, uniformly random, never negative. */
+/** retryDelay ± retryJitter, uniformly random, never negative nor longer than a timer can wait. */
 export function retryWait(retryDelay: number, retryJitter: number): number {
-  return Math.max(0, retryDelay + (Math.random() * 2 - 1) * retryJitter);
+  return Math.min(kMaxTimerMs, Math.max(0, retryDelay + (Math.random() * 2 - 1) * retryJitter));
 }
 
 /** Whether attempt number `made` (1-based) may be followed by another. */
