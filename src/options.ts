@@ -111,7 +111,8 @@ const CALL_KEYS = new Set<string>(['driftFactor', 'retryCount', 'retryDelay', 'r
 /** Per-call keys that are not numbers of ResolvedSettings; checked where they are used. */
 const CALL_EXTRAS = new Set<string>(['signal', 'autoExtend', 'onLockLost', 'fencing']);
 
-function isObject(value: unknown): value is Record<string, unknown> {
+/** A non-null, non-array object. */
+export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 

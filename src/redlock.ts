@@ -11,7 +11,7 @@ import {
 } from './errors.js';
 import { Lock, type RedlockAbortSignal } from './lock.js';
 import { Node } from './node.js';
-import { resolveCallSettings, resolveSettings, validateDuration, validateResources, type CallSettings, type ResolvedSettings, type Settings } from './options.js';
+import { isObject, resolveCallSettings, resolveSettings, validateDuration, validateResources, type CallSettings, type ResolvedSettings, type Settings } from './options.js';
 import { answered, describeOutcomes, describeResources, mayHold, outcomesOf, statsOf } from './outcomes.js';
 import { ReleaseResult } from './release-result.js';
 import { quorumSize } from './quorum.js';
@@ -45,8 +45,11 @@ export class Redlock extends EventEmitter {
 
   constructor(clients: Iterable<RedisClient | string>, options?: RedlockOptions) {
     super();
+    // JavaScript callers are not held to the types: a non-object would otherwise be spread away.
+    if (options !== undefined && !isObject(options)) throw new InvalidArgumentError('settings', 'must be an object', options);
     const { clientOptions, ...settings } = (options ?? {});
     this.settings = resolveSettings(options === undefined ? undefined : settings);
+    if (clientOptions !== undefined && !isObject(clientOptions)) throw new InvalidArgumentError('settings.clientOptions', 'must be an object of @redis/client options', clientOptions);
     const entries = checkClients(clients);
     const watch = (deadline: number): void => {
       this.#deadlines.watch(deadline);
@@ -98,10 +101,13 @@ export class Redlock extends EventEmitter {
     return this.#quorum;
   }
 
-  /** Resolves once a quorum of masters is connected; rejects with QuorumUnreachableError after `timeoutMs`. */
+  /** Resolves once a quorum of masters is connected; rejects with QuorumUnreachableError after `timeoutMs` (Infinity: never), RedlockClosedError after quit(). */
   async ready(timeoutMs = 5000): Promise<void> {
+    if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs < 0) throw new InvalidArgumentError('timeoutMs', 'must be a number of ms ≥ 0', timeoutMs);
     const deadline = performance.now() + timeoutMs;
     for (;;) {
+      // Closed connections never become ready: say so rather than wait out the timeout.
+      this.#assertOpen();
       const ready = this.#nodes.filter((node) => node.client.isReady).length;
       if (ready >= this.#quorum) return;
       if (performance.now() >= deadline) {
@@ -177,6 +183,8 @@ export class Redlock extends EventEmitter {
     const s = settings === undefined ? this.settings : resolveCallSettings(this.settings, settings);
     if (lock.validity <= 0) throw new LockExpiredError();
     if (lock.extensions >= s.maxExtensions) throw new ExtensionLimitError(s.maxExtensions);
+    // As acquire: a caller that already gave up gets nothing sent (the lock is left as it is).
+    if (isAborted(settings?.signal)) throw new LockAbortedError(settings?.signal?.reason, []);
     const attempts: Attempt[] = [];
     const ttlArg = String(duration);
     for (;;) {

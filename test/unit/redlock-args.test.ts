@@ -1,0 +1,55 @@
+import '../helpers/setup.js';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { InvalidArgumentError, Lock, LockAbortedError, Redlock, RedlockClosedError } from '../../src/index.js';
+import { rejection } from '../helpers/reject.js';
+
+// Checks that need no master: port 1 never answers, and nothing here waits for it.
+const test = suite('redlock arguments');
+const kNowhere = ['redis://127.0.0.1:1'];
+
+function throwsInvalid(fn: () => unknown, argument: string): void {
+  try {
+    fn();
+  } catch (error) {
+    assert.instance(error, InvalidArgumentError);
+    assert.is((error as InvalidArgumentError).argument, argument);
+    return;
+  }
+  assert.unreachable(`expected InvalidArgumentError for ${argument}`);
+}
+
+test('constructor: settings must be an object, clientOptions too', () => {
+  for (const bad of [null, 42, 'x', []]) throwsInvalid(() => new Redlock(kNowhere, bad as never), 'settings');
+  for (const bad of [null, 42, 'tls']) throwsInvalid(() => new Redlock(kNowhere, { clientOptions: bad as never }), 'settings.clientOptions');
+});
+
+test('ready: timeoutMs must be a number ≥ 0; after quit it rejects at once instead of waiting', async () => {
+  const redlock = new Redlock(kNowhere);
+  try {
+    for (const bad of ['5', NaN, -1, null]) assert.is((await rejection(redlock.ready(bad as never), InvalidArgumentError)).argument, 'timeoutMs');
+  } finally {
+    await redlock.quit();
+  }
+  const started = performance.now();
+  await rejection(redlock.ready(), RedlockClosedError);
+  await rejection(redlock.ready(60_000), RedlockClosedError);
+  assert.ok(performance.now() - started < 1000);
+});
+
+test('extend with an already-aborted signal: LockAbortedError, as acquire, and nothing is sent', async () => {
+  const redlock = new Redlock(kNowhere);
+  try {
+    const now = performance.now();
+    const lock = new Lock(redlock, ['a'], 'token', [], now + 10_000, 0, now);
+    const controller = new AbortController();
+    controller.abort(new Error('gave up'));
+    const error = await rejection(lock.extend(1000, { signal: controller.signal }), LockAbortedError);
+    assert.is((error.cause as Error).message, 'gave up');
+    assert.is(error.attempts.length, 0);
+  } finally {
+    await redlock.quit();
+  }
+});
+
+test.run();
