@@ -66,6 +66,9 @@ const FENCED_WRITE_SHA = createHash('sha1').update(FENCED_WRITE_SCRIPT).digest('
 
 /** Writes `value` under `key` if `fence` is newer than the stored one; resolves whether it was written. */
 export async function fencedWrite(client: RedisClient, key: string, fence: number, value: string): Promise<boolean> {
+  const given = client as Partial<RedisClient> | null;
+  if (typeof given?.sendCommand !== 'function') throw new InvalidArgumentError('client', 'must be an @redis/client client', client);
+  if (given.isOpen !== true) throw new InvalidArgumentError('client', 'must be open (call client.connect() first)', 'a closed client');
   if (typeof key !== 'string' || key.length === 0) throw new InvalidArgumentError('key', 'must be a non-empty string', key);
   if (!Number.isSafeInteger(fence) || fence <= 0) throw new InvalidArgumentError('fence', 'must be a positive safe integer (a lock.fence)', fence);
   if (typeof value !== 'string') throw new InvalidArgumentError('value', 'must be a string', value);

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, QuorumUnreachableError, ResourceLockedError } from './errors.js';
 import type { Lock } from './lock.js';
-import type { Redlock } from './redlock.js';
+import { Redlock } from './redlock.js';
 import { OP_INCR, OP_IS_DONE, OP_MARK_DONE } from './scripts.js';
 
 export interface RunOnceOptions {
@@ -34,7 +34,7 @@ export type RunOnceOutcome<T> =
  */
 export async function runOnce<T>(redlock: Redlock, jobKey: string, options: RunOnceOptions, job: (signal: AbortSignal) => Promise<T>): Promise<RunOnceOutcome<T>> {
   const now = Date.now();
-  const windowEnd = checkOptions(jobKey, options, job, now);
+  const windowEnd = checkOptions(redlock, jobKey, options, job, now);
   const runKey = `${jobKey}:run:${windowEnd}`;
   const budget = redlock.settings.nodeTimeout;
   let lock: Lock;
@@ -75,7 +75,8 @@ export async function runOnce<T>(redlock: Redlock, jobKey: string, options: RunO
   return { status: 'ran', value, attempt, marked: mark.won };
 }
 
-function checkOptions(jobKey: unknown, options: unknown, job: unknown, now: number): number {
+function checkOptions(redlockOf: unknown, jobKey: unknown, options: unknown, job: unknown, now: number): number {
+  if (!(redlockOf instanceof Redlock)) throw new InvalidArgumentError('redlock', 'must be a Redlock', redlockOf);
   if (typeof jobKey !== 'string' || jobKey.length === 0) throw new InvalidArgumentError('jobKey', 'must be a non-empty string', jobKey);
   if (typeof job !== 'function') throw new InvalidArgumentError('job', 'must be a function', job);
   if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'must be an object', options);

@@ -1,7 +1,7 @@
 import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { InvalidArgumentError, Lock, LockAbortedError, Redlock, RedlockClosedError } from '../../src/index.js';
+import { fencedWrite, InvalidArgumentError, Lock, LockAbortedError, Redlock, RedlockClosedError, runOnce } from '../../src/index.js';
 import { rejection } from '../helpers/reject.js';
 
 // Checks that need no master: port 1 never answers, and nothing here waits for it.
@@ -49,6 +49,17 @@ test('extend with an already-aborted signal: LockAbortedError, as acquire, and n
     assert.is(error.attempts.length, 0);
   } finally {
     await redlock.quit();
+  }
+});
+
+test('runOnce names a redlock that is not a Redlock; fencedWrite a client that is not one, or closed', async () => {
+  const options = { windowMs: 1000, leaseMs: 1000, maxAttempts: 1 };
+  for (const bad of [null, {}, 'redis://127.0.0.1:1']) {
+    assert.is((await rejection(runOnce(bad as never, 'job', options, () => Promise.resolve()), InvalidArgumentError)).argument, 'redlock');
+  }
+  const closed = { isOpen: false, sendCommand: () => Promise.reject(new Error('The client is closed')) };
+  for (const bad of [null, {}, 'redis://127.0.0.1:1', closed]) {
+    assert.is((await rejection(fencedWrite(bad as never, 'k', 1, 'v'), InvalidArgumentError)).argument, 'client');
   }
 });
 
