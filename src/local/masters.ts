@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { MasterStartError, MasterStateError } from './errors.js';
-import { resolveDelayMs, resolveMastersOptions, type ResolvedMastersOptions, type StartMastersOptions } from './options.js';
+import { resolveMastersOptions, resolveRestartOptions, type ResolvedMastersOptions, type StartMastersOptions } from './options.js';
 import { freePort } from './ports.js';
 import { trackDir, untrackDir } from './reaper.js';
 import { masterUrl } from './server-args.js';
@@ -176,10 +176,12 @@ class Master implements LocalMaster {
     this.#paused = false;
   }
 
-  restart(options: { delayMs?: number } = {}): Promise<void> {
-    const delayMs = resolveDelayMs(options.delayMs);
-    if (this.#closed) return Promise.reject(this.#stateError('restart', 'its masters are closed'));
-    if (this.#restarting) return Promise.reject(this.#stateError('restart', 'a restart is already in progress'));
+  // async, so that a bad option rejects like every other failure here instead of throwing; all
+  // before the first await still runs synchronously, so two restarts cannot both begin.
+  async restart(options?: { delayMs?: number }): Promise<void> {
+    const delayMs = resolveRestartOptions(options);
+    if (this.#closed) throw this.#stateError('restart', 'its masters are closed');
+    if (this.#restarting) throw this.#stateError('restart', 'a restart is already in progress');
     const restarting = this.#restart(delayMs).finally(() => {
       this.#restarting = undefined;
     });

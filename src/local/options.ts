@@ -39,6 +39,7 @@ export const kMastersDefaults = Object.freeze({
 export const kMaxMasters = 64;
 
 export function resolveMastersOptions(options: StartMastersOptions = {}): ResolvedMastersOptions {
+  checkObject('options', options, Object.keys(kMastersDefaults));
   const count = options.count ?? kMastersDefaults.count;
   if (!Number.isInteger(count) || count < 1 || count > kMaxMasters) {
     throw new InvalidOptionError('count', `an integer from 1 to ${kMaxMasters}`, count);
@@ -57,11 +58,29 @@ export function resolveMastersOptions(options: StartMastersOptions = {}): Resolv
   });
 }
 
+/** Node's timers cut a longer delay to 1 ms. */
+const kMaxDelayMs = 2 ** 31 - 1;
+
 /** Validates `restart({ delayMs })`. */
 export function resolveDelayMs(delayMs: number | undefined): number {
   if (delayMs === undefined) return 0;
-  if (!Number.isFinite(delayMs) || delayMs < 0) throw new InvalidOptionError('delayMs', 'a finite number ≥ 0', delayMs);
+  if (!Number.isFinite(delayMs) || delayMs < 0 || delayMs > kMaxDelayMs) throw new InvalidOptionError('delayMs', `a finite number from 0 to ${kMaxDelayMs}`, delayMs);
   return delayMs;
+}
+
+/** Validates `restart(options)`: an object whose only option is delayMs. */
+export function resolveRestartOptions(options: unknown): number {
+  if (options === undefined) return 0;
+  checkObject('options', options, ['delayMs']);
+  return resolveDelayMs((options as { delayMs?: number }).delayMs);
+}
+
+/** JavaScript callers are not held to the types: a non-object or a misspelt option is named, not ignored. */
+function checkObject(name: string, value: unknown, known: readonly string[]): void {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidOptionError(name, 'an object', value);
+  for (const [key, given] of Object.entries(value)) {
+    if (given !== undefined && !known.includes(key)) throw new InvalidOptionError(key, `a known option (${known.join(', ')})`, given);
+  }
 }
 
 // Read at call time, not at load time, so a caller can point at another binary; set-but-empty

@@ -7,7 +7,7 @@ import {
   MasterStateError,
   RedisServerNotFoundError,
 } from '../../src/local/errors.js';
-import { kMastersDefaults, resolveDelayMs, resolveMastersOptions } from '../../src/local/options.js';
+import { kMastersDefaults, resolveDelayMs, resolveMastersOptions, resolveRestartOptions } from '../../src/local/options.js';
 import { masterUrl, serverArgs } from '../../src/local/server-args.js';
 
 const test = suite('local masters: arguments and options');
@@ -89,11 +89,24 @@ test('resolveMastersOptions: each broken rule names its option', () => {
   }
 });
 
-test('resolveDelayMs: absent is 0; negative or non-finite is rejected', () => {
+test('resolveDelayMs: absent is 0; negative, non-finite or past the longest timer is rejected', () => {
   assert.is(resolveDelayMs(undefined), 0);
   assert.is(resolveDelayMs(250), 250);
-  assert.throws(() => resolveDelayMs(-1), 'delayMs must be a finite number ≥ 0, got -1');
-  assert.throws(() => resolveDelayMs(NaN), 'delayMs must be a finite number ≥ 0, got NaN');
+  assert.throws(() => resolveDelayMs(-1), 'delayMs must be a finite number from 0 to 2147483647, got -1');
+  assert.throws(() => resolveDelayMs(NaN), 'delayMs must be a finite number from 0 to 2147483647, got NaN');
+  assert.throws(() => resolveDelayMs(2 ** 31), 'delayMs must be a finite number from 0 to 2147483647, got 2147483648');
+});
+
+test('options objects: a non-object or an unknown option is named, not ignored', () => {
+  for (const bad of [null, 'x', 5, []]) {
+    assert.throws(() => resolveMastersOptions(bad as never), (error: unknown) => error instanceof InvalidOptionError && error.option === 'options');
+    assert.throws(() => resolveRestartOptions(bad), (error: unknown) => error instanceof InvalidOptionError && error.option === 'options');
+  }
+  assert.throws(() => resolveMastersOptions({ cuont: 3 } as never), 'cuont must be a known option (count, host, redisServer, extraArgs, startTimeoutMs, handleSignals), got 3');
+  assert.throws(() => resolveRestartOptions({ delay: 5 }), 'delay must be a known option (delayMs), got 5');
+  assert.is(resolveMastersOptions({ count: undefined, cuont: undefined } as never).count, 5);
+  assert.is(resolveRestartOptions(undefined), 0);
+  assert.is(resolveRestartOptions({ delayMs: 10 }), 10);
 });
 
 test('errors: name, stable code and base class', () => {
