@@ -80,9 +80,11 @@ export function parseLoadFlags(args: readonly string[]): LoadOptions | 'help' {
   const options = Object.fromEntries(Object.keys(FLAGS).map((name) => [name, { type: 'string' as const }]));
   let values: Record<string, string | boolean | undefined>;
   try {
-    ({ values } = parseArgs({ args: negativeValues(args), options: { ...options, help: { type: 'boolean' } }, strict: true, allowPositionals: false }));
+    const parsed = parseArgs({ args: negativeValues(args), options: { ...options, help: { type: 'boolean' } }, strict: true, allowPositionals: false, tokens: true });
+    checkRepeats(parsed.tokens);
+    values = parsed.values;
   } catch (error) {
-    throw fromParseArgs(error);
+    throw fromParseArgs(error, 'loadtest');
   }
   if (values.help === true) return 'help';
   const resolved: Mutable = { ...kLoadDefaults };
@@ -125,14 +127,26 @@ function negativeValues(args: readonly string[]): string[] {
   return out;
 }
 
-function fromParseArgs(error: unknown): UsageError {
+/** parseArgs keeps the last of a repeated flag; a second --duration is a typo more often than a wish. */
+export function checkRepeats(tokens: readonly { kind: string; name?: string; rawName?: string }[]): void {
+  const seen = new Set<string>();
+  for (const token of tokens) {
+    if (token.kind !== 'option' || token.name === undefined) continue;
+    if (seen.has(token.name)) throw new UsageError(token.rawName ?? `--${token.name}`, 'is given more than once');
+    seen.add(token.name);
+  }
+}
+
+/** parseArgs's own errors as a UsageError naming the flag; `command` as in `pipelock <command> --help`. */
+export function fromParseArgs(error: unknown, command: string): UsageError {
+  if (error instanceof UsageError) return error;
   const message = error instanceof Error ? error.message : String(error);
   const code = (error as { code?: unknown }).code;
-  const flag = /'([^' ]+)/.exec(message)?.[1] ?? 'loadtest';
-  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return new UsageError(flag, 'is not a loadtest flag (see pipelock loadtest --help)');
+  const flag = /'([^' ]+)/.exec(message)?.[1] ?? command;
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return new UsageError(flag, `is not a ${command} flag (see pipelock ${command.split(' ')[0]!} --help)`);
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return new UsageError(flag, flag === '--help' ? 'takes no value' : 'needs a value');
-  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return new UsageError(flag, 'is not a flag: loadtest takes only --flags (see --help)');
-  return new UsageError('loadtest', message);
+  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return new UsageError(flag, `is not a flag: ${command} takes only --flags (see --help)`);
+  return new UsageError(command, message);
 }
 
 export function int(flag: string, value: string, min: number, max: number): number {
@@ -164,7 +178,7 @@ function oneOf<T extends string>(flag: string, value: string, allowed: readonly 
   return value as T;
 }
 
-function path(flag: string, value: string): string {
+export function path(flag: string, value: string): string {
   if (value.trim() === '') throw new UsageError(flag, 'must name a file');
   return value;
 }

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { mergeResults, type RunResult } from '../load/result.js';
 import { EXIT, UsageError } from './errors.js';
+import { checkRepeats, fromParseArgs, path } from './flags.js';
 import { writeOutputs } from './outputs.js';
 import { formatResult } from './table.js';
 
@@ -33,19 +34,29 @@ export async function report(args: readonly string[]): Promise<number> {
   }
 }
 
-function parseReportArgs(args: readonly string[]): { files: string[]; json: string | undefined; html: string | undefined } | 'help' {
+/** Parses and validates `pipelock report …` arguments; throws UsageError naming the flag or argument. */
+export function parseReportArgs(args: readonly string[]): { files: string[]; json: string | undefined; html: string | undefined } | 'help' {
   const [sub, ...rest] = args;
   if (sub === '--help' || sub === '-h') return 'help';
   if (sub !== 'merge') throw new UsageError('report', 'takes the subcommand merge', sub ?? '');
   let parsed;
   try {
-    parsed = parseArgs({ args: rest, allowPositionals: true, strict: true, options: { json: { type: 'string' }, html: { type: 'string' }, help: { type: 'boolean' } } });
+    parsed = parseArgs({ args: rest, allowPositionals: true, strict: true, tokens: true, options: { json: { type: 'string' }, html: { type: 'string' }, help: { type: 'boolean' } } });
+    checkRepeats(parsed.tokens);
   } catch (error) {
-    throw new UsageError('report merge', error instanceof Error ? error.message : String(error));
+    throw fromParseArgs(error, 'report merge');
   }
   if (parsed.values.help === true) return 'help';
-  if (parsed.positionals.length < 2) throw new UsageError('report merge', 'needs at least two result files (written by pipelock loadtest --json)');
-  return { files: parsed.positionals, json: parsed.values.json, html: parsed.values.html };
+  const { json, html } = parsed.values;
+  const files = parsed.positionals;
+  if (files.length < 2) throw new UsageError('report merge', 'needs at least two result files (written by pipelock loadtest --json)');
+  // The same run twice would count its histograms and cycles twice.
+  const repeated = files.findIndex((file, i) => files.indexOf(file) !== i);
+  if (repeated !== -1) throw new UsageError('report merge', `must not name a result file twice (file ${repeated + 1} repeats file ${files.indexOf(files[repeated]!) + 1})`, files[repeated]);
+  if (json !== undefined) path('--json', json);
+  if (html !== undefined) path('--html', html);
+  if (json !== undefined && json === html) throw new UsageError('--html', 'conflicts with --json: both name the same file');
+  return { files, json, html };
 }
 
 async function readResult(file: string): Promise<RunResult> {
