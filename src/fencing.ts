@@ -55,16 +55,18 @@ export async function raiseFence(host: FenceHost, counters: readonly string[], f
 
 /**
  * The storage side: a fenced write to a Redis hash `{ fence, value }` that is rejected when the
- * stored fence is ≥ the given one, so a stale holder cannot overwrite a newer holder's write.
- * SQL equivalent: `UPDATE t SET value = $1, fence = $2 WHERE id = $3 AND fence < $2`.
+ * stored fence is above the given one, so a stale holder cannot overwrite a newer holder's write.
+ * An equal fence is the current holder's own (fences rise with every acquisition), so a holder
+ * may write as often as its section needs.
+ * SQL equivalent: `UPDATE t SET value = $1, fence = $2 WHERE id = $3 AND fence <= $2`.
  */
 export const FENCED_WRITE_SCRIPT = `local last = tonumber(redis.call('HGET', KEYS[1], 'fence')) or -1
-if last >= tonumber(ARGV[1]) then return 0 end
+if last > tonumber(ARGV[1]) then return 0 end
 redis.call('HSET', KEYS[1], 'fence', ARGV[1], 'value', ARGV[2])
 return 1`;
 const FENCED_WRITE_SHA = createHash('sha1').update(FENCED_WRITE_SCRIPT).digest('hex');
 
-/** Writes `value` under `key` if `fence` is newer than the stored one; resolves whether it was written. */
+/** Writes `value` under `key` unless a newer fence already wrote there; resolves whether it was written. */
 export async function fencedWrite(client: RedisClient, key: string, fence: number, value: string): Promise<boolean> {
   const given = client as Partial<RedisClient> | null;
   if (typeof given?.sendCommand !== 'function') throw new InvalidArgumentError('client', 'must be an @redis/client client', client);
