@@ -53,5 +53,6 @@ export class MasterStateError extends Error {
 function show(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'number' || typeof value === 'boolean' || value == null) return String(value);
-  return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }

@@ -9,6 +9,8 @@ export interface StartMastersOptions {
   redisServer?: string;
   /** Appended to every server's command line. @default [] */
   extraArgs?: readonly string[];
+  /** Added to every server's environment (e.g. LD_PRELOAD of libfaketime). @default {} */
+  env?: Readonly<Record<string, string>>;
   /** How long a server may take to answer PING. @default 10_000 */
   startTimeoutMs?: number;
   /**
@@ -23,6 +25,7 @@ export interface ResolvedMastersOptions {
   readonly host: string;
   readonly redisServer: string;
   readonly extraArgs: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
   readonly startTimeoutMs: number;
   readonly handleSignals: boolean;
 }
@@ -32,6 +35,7 @@ export const kMastersDefaults = Object.freeze({
   host: '127.0.0.1',
   redisServer: 'redis-server',
   extraArgs: Object.freeze([] as string[]),
+  env: Object.freeze({}) as Readonly<Record<string, string>>,
   startTimeoutMs: 10_000,
   handleSignals: true,
 });
@@ -53,6 +57,7 @@ export function resolveMastersOptions(options: StartMastersOptions = {}): Resolv
     host: nonEmptyString('host', options.host ?? kMastersDefaults.host),
     redisServer: nonEmptyString('redisServer', options.redisServer ?? redisServerFromEnv()),
     extraArgs: stringArray('extraArgs', options.extraArgs ?? kMastersDefaults.extraArgs),
+    env: stringRecord('env', options.env ?? kMastersDefaults.env),
     startTimeoutMs,
     handleSignals: boolean('handleSignals', options.handleSignals ?? kMastersDefaults.handleSignals),
   });
@@ -101,6 +106,13 @@ function stringArray(option: string, value: unknown): readonly string[] {
     throw new InvalidOptionError(option, 'an array of strings', value);
   }
   return Object.freeze([...value] as string[]);
+}
+
+function stringRecord(option: string, value: unknown): Readonly<Record<string, string>> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.values(value).every((item) => typeof item === 'string')) {
+    throw new InvalidOptionError(option, 'an object of string values', value);
+  }
+  return Object.freeze({ ...(value as Record<string, string>) });
 }
 
 function boolean(option: string, value: unknown): boolean {

@@ -14,6 +14,8 @@ export interface LaunchOptions {
   readonly port: number;
   readonly dir: string;
   readonly extraArgs: readonly string[];
+  /** Added to the inherited environment. */
+  readonly env: Readonly<Record<string, string>>;
   readonly startTimeoutMs: number;
   readonly handleSignals: boolean;
 }
@@ -42,7 +44,7 @@ export async function launchServer(options: LaunchOptions): Promise<Launched> {
   const log = openSync(logPath, 'w');
   let child: ChildProcess;
   try {
-    child = spawn(redisServer, serverArgs(port, host, dir, options.extraArgs), { stdio: ['ignore', log, log] });
+    child = spawn(redisServer, serverArgs(port, host, dir, options.extraArgs), { stdio: ['ignore', log, log], env: { ...process.env, ...options.env } });
   } finally {
     closeSync(log);
   }

@@ -61,6 +61,14 @@ test('resolveMastersOptions: the result is frozen and owns its extraArgs', () =>
   assert.ok(Object.isFrozen(resolved.extraArgs));
 });
 
+test('resolveMastersOptions: env is copied and frozen', () => {
+  const env = { FAKETIME: '%' };
+  const resolved = resolveMastersOptions({ env });
+  env.FAKETIME = 'mutated';
+  assert.equal(resolved.env, { FAKETIME: '%' });
+  assert.ok(Object.isFrozen(resolved.env));
+});
+
 const invalid: [options: Record<string, unknown>, message: string][] = [
   [{ count: 0 }, 'count must be an integer from 1 to 64, got 0'],
   [{ count: 65 }, 'count must be an integer from 1 to 64, got 65'],
@@ -70,6 +78,8 @@ const invalid: [options: Record<string, unknown>, message: string][] = [
   [{ redisServer: 42 }, 'redisServer must be a non-empty string, got 42'],
   [{ extraArgs: ['--hz', 100] }, 'extraArgs must be an array of strings, got an array'],
   [{ extraArgs: '--hz 100' }, 'extraArgs must be an array of strings, got "--hz 100"'],
+  [{ env: { LD_PRELOAD: 1 } }, 'env must be an object of string values, got an object'],
+  [{ env: ['A=1'] }, 'env must be an object of string values, got an array'],
   [{ startTimeoutMs: 0 }, 'startTimeoutMs must be a positive finite number, got 0'],
   [{ startTimeoutMs: Infinity }, 'startTimeoutMs must be a positive finite number, got Infinity'],
   [{ handleSignals: 'yes' }, 'handleSignals must be a boolean, got "yes"'],
