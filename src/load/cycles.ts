@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { CallSettings, Lock, Redlock } from '../index.js';
+import type { SafetyContext } from './critical-section.js';
 import type { Operation } from './options.js';
 import { renewHold } from './renew-hold.js';
 
@@ -14,6 +15,8 @@ export interface CycleContext {
   readonly stopped: Promise<void>;
   /** Read lock.attempts only when retries are possible: it builds a promise per attempt. */
   readonly countAttempts: boolean;
+  /** A safety run's ledger and fenced log (the critical-section cycle); undefined otherwise. */
+  readonly safety?: SafetyContext;
 }
 
 /** A cycle's measurements, in ms; written into an object its loop reuses. */
@@ -89,7 +92,7 @@ async function usingCycle(context: CycleContext, resources: readonly string[], s
   out.attempts = 1;
 }
 
-async function release(lock: Lock, out: Timings): Promise<void> {
+export async function release(lock: Lock, out: Timings): Promise<void> {
   const releasing = performance.now();
   const result = await lock.release();
   out.releaseMs = performance.now() - releasing;

@@ -85,7 +85,8 @@ export function errorCode(error: unknown): string {
   return 'non-error thrown';
 }
 
-function attemptsOf(error: unknown): number {
+/** The attempts a failed acquisition made (1 when the error does not say). */
+export function attemptsOf(error: unknown): number {
   const attempts = (error as { attempts?: unknown }).attempts;
   return Array.isArray(attempts) ? attempts.length : 1;
 }

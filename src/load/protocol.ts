@@ -20,6 +20,8 @@ export interface WorkerTask {
   readonly retryCount: number;
   readonly retryDelayMs: number;
   readonly retryJitterMs: number;
+  /** A safety run: every cycle is a critical section recorded in this ledger and written to this fenced log. */
+  readonly safety?: SafetyTask;
   readonly port: MessagePort;
 }
 
@@ -40,3 +42,9 @@ export type FromWorker =
       /** This interval's acquire latencies, encoded, for the live line. */
       readonly acquire: string;
     };
+
+/** What a safety run hands each worker: the shared ledger's memory and the fenced log's server. */
+export interface SafetyTask {
+  readonly ledger: SharedArrayBuffer;
+  readonly logUrl: string;
+}

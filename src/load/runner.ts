@@ -2,7 +2,7 @@ import { MessageChannel, receiveMessageOnPort, type MessagePort } from 'node:wor
 import { Piscina } from 'piscina';
 import { createHistogram, decode, type Histogram } from './histogram.js';
 import type { LoadOptions } from './options.js';
-import type { FromWorker, ToWorker, WorkerTask } from './protocol.js';
+import type { FromWorker, SafetyTask, ToWorker, WorkerTask } from './protocol.js';
 import type { CpuSummary, TimelinePoint, WorkerReport } from './result.js';
 
 // Under tsx (npm run loadtest) this file is runner.ts and the worker is worker.ts, loaded through the
@@ -29,6 +29,8 @@ export interface RunHooks {
   readonly onSecond: (sample: LiveSample) => void;
   /** Aborting it stops the run early; what was measured is still returned. */
   readonly signal: AbortSignal;
+  /** A safety run (critical sections into a shared ledger and a fenced log) instead of the operation. */
+  readonly safety?: SafetyTask;
 }
 
 export interface RunOutput {
@@ -96,6 +98,7 @@ export async function runLoad(options: LoadOptions, urls: readonly string[], pre
       warmupMs: options.warmupMs, durationMs: options.durationMs, keys: options.keys, prefix,
       holdMs: options.holdMs, lockMs: options.lockMs,
       retryCount: options.retryCount, retryDelayMs: options.retryDelayMs, retryJitterMs: options.retryJitterMs,
+      ...(hooks.safety === undefined ? {} : { safety: hooks.safety }),
       port: port2,
     };
     return pool.run(task, { transferList: [port2] });

@@ -38,7 +38,8 @@ function open(url: string) {
   return factory({ url, socket: { connectTimeout: kConnectTimeoutMs, reconnectStrategy: false } });
 }
 
-async function withClient<T>(url: string, fn: (client: ReturnType<typeof open>) => Promise<T>): Promise<T> {
+/** One short-lived connection to `url` for `fn` (admin work: probes, cleanup, fault injection). */
+export async function withClient<T>(url: string, fn: (client: ReturnType<typeof open>) => Promise<T>): Promise<T> {
   const client = open(url);
   let failure: unknown;
   client.on('error', (error: unknown) => {

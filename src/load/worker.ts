@@ -5,7 +5,10 @@
 import { once, setMaxListeners } from 'node:events';
 import type { MessagePort } from 'node:worker_threads';
 import { Redlock } from '../index.js';
+import { criticalSection, type SafetyContext } from './critical-section.js';
 import { cycleFor, type CycleContext } from './cycles.js';
+import { FencedLog } from './fenced-log.js';
+import { Ledger } from './ledger.js';
 import { closedLoop, openLoop, type Loop, type Window } from './loops.js';
 import { Meter } from './meter.js';
 import type { FromWorker, ToWorker, WorkerTask } from './protocol.js';
@@ -17,16 +20,23 @@ const kTickMs = 1_000;
 export default async function runWorker(task: WorkerTask): Promise<WorkerReport> {
   const { port } = task;
   const redlock = new Redlock(task.urls, { retryCount: task.retryCount, retryDelay: task.retryDelayMs, retryJitter: task.retryJitterMs });
+  let log: FencedLog | undefined;
   try {
     await redlock.ready(kReadyTimeoutMs);
-    return await measure(task, redlock);
+    let safety: SafetyContext | undefined;
+    if (task.safety !== undefined) {
+      log = await FencedLog.connect(task.safety.logUrl);
+      safety = { ledger: new Ledger(task.safety.ledger), log, worker: task.worker, prefix: task.prefix };
+    }
+    return await measure(task, redlock, safety);
   } finally {
     port.close();
+    log?.close();
     await redlock.quit();
   }
 }
 
-async function measure(task: WorkerTask, redlock: Redlock): Promise<WorkerReport> {
+async function measure(task: WorkerTask, redlock: Redlock, safety: SafetyContext | undefined): Promise<WorkerReport> {
   const { port } = task;
   const meter = new Meter();
   // ending: the window is over, start nothing more; cancel: abort the waits of cycles in flight.
@@ -66,8 +76,9 @@ async function measure(task: WorkerTask, redlock: Redlock): Promise<WorkerReport
     call: { signal: cancel.signal },
     stopped,
     countAttempts: task.retryCount !== 0,
+    ...(safety === undefined ? {} : { safety }),
   };
-  const loop: Loop = { cycle: cycleFor(task.operation), context, meter, window, keys: task.keys, prefix: task.prefix, signal: ending.signal, cancel: cancel.signal };
+  const loop: Loop = { cycle: safety === undefined ? cycleFor(task.operation) : criticalSection, context, meter, window, keys: task.keys, prefix: task.prefix, signal: ending.signal, cancel: cancel.signal };
 
   // CPU and event-loop use are taken over the measured window only.
   let cpuFrom: NodeJS.CpuUsage | undefined;

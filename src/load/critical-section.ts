@@ -1,0 +1,52 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Lock } from '../index.js';
+import type { CycleContext, Timings } from './cycles.js';
+import { release } from './cycles.js';
+import type { FencedLog } from './fenced-log.js';
+import type { Ledger } from './ledger.js';
+import { attemptsOf } from './meter.js';
+
+/** What a safety run adds to a worker's cycle context. */
+export interface SafetyContext {
+  readonly ledger: Ledger;
+  readonly log: FencedLog;
+  readonly worker: number;
+  readonly prefix: string;
+}
+
+/**
+ * critical-section: acquire with a fencing token, record the entry in the shared ledger, write to
+ * the fenced log, hold, write again (the commit), record the exit, release. Two writes, as a real
+ * section reads-then-writes: a holder overlapped by a newer one then commits after the newer one's
+ * first write, and the log must reject it. When a stall is pending, this holder takes it and
+ * blocks its whole thread first (a stop-the-world GC pause): its write then arrives late.
+ */
+export async function criticalSection(context: CycleContext, resources: readonly string[], start: number, out: Timings): Promise<void> {
+  const safety = context.safety!;
+  const { ledger } = safety;
+  let lock: Lock;
+  try {
+    lock = await context.redlock.acquire(resources, context.lockMs, { ...context.call, fencing: true });
+  } catch (error) {
+    ledger.countAttempts(attemptsOf(error));
+    throw error;
+  }
+  const acquired = performance.now();
+  const resource = Number(resources[0]!.slice(safety.prefix.length));
+  const row = ledger.enter(resource, safety.worker, lock.validity, lock.fence!);
+  ledger.countAttempts(lock.attempts.length);
+  const stallMs = ledger.takeStall();
+  if (stallMs > 0) {
+    ledger.stalled(row, stallMs);
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, stallMs);
+  }
+  const entry = `${safety.worker}:${row}`;
+  ledger.wrote(row, await safety.log.write(resource, lock.fence!, entry));
+  if (context.holdMs > 0) await delay(context.holdMs);
+  ledger.committed(row, await safety.log.write(resource, lock.fence!, entry));
+  ledger.exit(row);
+  out.acquireMs = acquired - start;
+  out.extendMs = -1;
+  out.attempts = lock.attempts.length;
+  await release(lock, out);
+}
