@@ -1,0 +1,270 @@
+/**
+ * `npm run faults`: the fault-injection suite. For each named scenario, fresh masters and a separate
+ * fenced-log server are started; worker threads of the load generator contend for a few hot
+ * resources with fenced critical sections while the fault is injected; then the checker reads the
+ * shared ledger and the log server, and the masters are scanned for keys left behind.
+ * The full run writes bench/results/faults.json and RELIABILITY.md; `--short` (CI) writes neither
+ * unless given --json. Exits 1 when a scenario misses what it must meet.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import { defaultSettings } from '../../src/index.js';
+import { startMasters } from '../../src/local/masters.js';
+import { fencedLogKeys } from '../../src/load/fenced-log.js';
+import { Ledger, sharedNow } from '../../src/load/ledger.js';
+import { kLoadDefaults, type LoadOptions } from '../../src/load/options.js';
+import { runLoad } from '../../src/load/runner.js';
+import { withClient } from '../../src/load/servers.js';
+import { FaultProxy } from '../../test/helpers/proxy.js';
+import { hostInfo, hostLine, type Host } from '../lib/host.js';
+import { check, type LogState, type SafetyFigures } from './check.js';
+import { clockedMasters } from './clock.js';
+import { FAULTS_JSON, renderReliability } from './render.js';
+import { SCENARIOS, type FaultContext, type Scenario } from './scenarios.js';
+
+/** The contention every scenario runs under. */
+export const kSettings = Object.freeze({
+  masters: 5,
+  workers: 2,
+  /** Closed-loop contenders per worker. */
+  contenders: 8,
+  /** Hot resources all contenders fight over. */
+  resources: 4,
+  lockMs: 1_000,
+  holdMs: 2,
+  retryCount: 2,
+  retryDelayMs: 30,
+  retryJitterMs: 20,
+  nodeTimeoutMs: defaultSettings.nodeTimeout,
+  /** Contention before the fault starts, and after it ends, ms (× scale). */
+  beforeMs: 1_500,
+  afterMs: 2_500,
+});
+const kShortScale = 0.5;
+const kLedgerRows = 400_000;
+
+export interface ScenarioResult extends SafetyFigures {
+  readonly name: string;
+  readonly fault: string;
+  readonly expect: Scenario['expect'];
+  /** How a clock jump was made, for scenarios that move clocks. */
+  readonly method?: string;
+  /** The hold, when not the suite's default. */
+  readonly holdMs?: number;
+  readonly faultMs: number;
+  readonly runMs: number;
+  /** Acquisition attempts (each one round to every master). */
+  readonly attempts: number;
+  /** Failed acquire-write-release cycles by error code. */
+  readonly failures: Readonly<Record<string, number>>;
+  /** Lock keys still on a master after every contender released and quit. */
+  readonly keysLeft: number;
+  /** Keys on the masters with no TTL at all. */
+  readonly keysWithoutTtl: number;
+  readonly ledgerOverflow: number;
+  /** What the scenario missed of what it must meet; empty: it passed. */
+  readonly problems: readonly string[];
+}
+
+export interface FaultsResult {
+  readonly format: 'pipelock-faults';
+  readonly version: 1;
+  readonly host: Host;
+  readonly mode: 'full' | 'short';
+  readonly settings: typeof kSettings;
+  readonly scenarios: readonly ScenarioResult[];
+}
+
+function loadOptions(scenario: Scenario): LoadOptions {
+  return {
+    ...kLoadDefaults,
+    workers: kSettings.workers,
+    concurrency: kSettings.contenders,
+    // The run is ended by the scenario (an abort), not by a duration.
+    durationMs: 3_600_000,
+    warmupMs: 0,
+    keys: kSettings.resources,
+    holdMs: scenario.holdMs ?? kSettings.holdMs,
+    lockMs: kSettings.lockMs,
+    retryCount: kSettings.retryCount,
+    retryDelayMs: kSettings.retryDelayMs,
+    retryJitterMs: kSettings.retryJitterMs,
+  };
+}
+
+/** Lock keys under `prefix`, and keys without a TTL, on every master. */
+async function scanKeys(urls: readonly string[], prefix: string): Promise<{ left: number; withoutTtl: number }> {
+  const counts = await Promise.all(urls.map((url) => withClient(url, async (client) => {
+    let left = 0;
+    let withoutTtl = 0;
+    let cursor = '0';
+    do {
+      const [next, keys] = await client.sendCommand<[string, string[]]>(['SCAN', cursor, 'COUNT', '1000']);
+      cursor = next;
+      for (const key of keys) {
+        if (key.startsWith(prefix)) left++;
+        if (Number(await client.sendCommand(['PTTL', key])) === -1) withoutTtl++;
+      }
+    } while (cursor !== '0');
+    return { left, withoutTtl };
+  })));
+  return counts.reduce((a, b) => ({ left: a.left + b.left, withoutTtl: a.withoutTtl + b.withoutTtl }));
+}
+
+async function readLog(url: string, resources: number): Promise<LogState[]> {
+  return withClient(url, (client) => Promise.all(Array.from({ length: resources }, async (_, resource) => {
+    const [state, entries] = fencedLogKeys(resource);
+    // HGET of a missing field is null: Number(null) is 0.
+    const rejected = Number(await client.sendCommand(['HGET', state, 'rejected']));
+    const lines = await client.sendCommand<string[]>(['LRANGE', entries, '0', '-1']);
+    return { resource, rejected, fences: lines.map((line) => Number(line.split(' ', 1)[0])) };
+  })));
+}
+
+function judge(scenario: Scenario, figures: SafetyFigures, keys: { left: number; withoutTtl: number }, overflow: number): string[] {
+  const problems: string[] = [];
+  if (figures.acquisitions === 0) problems.push('no acquisition at all');
+  if (scenario.expect === 'safe' && figures.violations > 0) problems.push(`${figures.violations} safety violation(s)`);
+  if (figures.fenceInversions > 0) problems.push(`${figures.fenceInversions} fencing token(s) not above an earlier holder's`);
+  if (!figures.server.ordered) problems.push('the log server accepted a stale fence');
+  if (!figures.server.agrees) problems.push(`the log server's tally (${figures.server.accepted} accepted, ${figures.server.rejected} rejected) differs from the ledger's (${figures.writes.accepted}, ${figures.writes.rejected})`);
+  if (figures.stalled.staleRejected < figures.stalled.stale) problems.push(`${figures.stalled.stale - figures.stalled.staleRejected} stale write(s) of a paused holder accepted`);
+  if (figures.recoveryMs === null) problems.push('a resource was never acquired again after the fault');
+  if (keys.left > 0) problems.push(`${keys.left} lock key(s) left after release`);
+  if (keys.withoutTtl > 0) problems.push(`${keys.withoutTtl} key(s) without TTL`);
+  if (overflow > 0) problems.push(`${overflow} section(s) did not fit the ledger`);
+  return problems;
+}
+
+async function runScenario(scenario: Scenario, scale: number): Promise<ScenarioResult> {
+  const opened: { close(): Promise<void> }[] = [];
+  try {
+    const { masters, clock } = scenario.clocked === true
+      ? await clockedMasters(kSettings.masters)
+      : { masters: await startMasters({ count: kSettings.masters }), clock: undefined };
+    opened.push(masters);
+    const logServer = await startMasters({ count: 1 });
+    opened.push(logServer);
+    const proxies = scenario.proxied === true ? await Promise.all([3, 4].map((i) => FaultProxy.start(masters.urls[i]!))) : [];
+    opened.push(...proxies);
+    const urls = masters.urls.map((url, i) => proxies[i - 3]?.url ?? url);
+    const ledger = Ledger.create(kLedgerRows);
+    const context: FaultContext = { masters, proxies, ledger, clock, lockMs: kSettings.lockMs, nodeTimeoutMs: kSettings.nodeTimeoutMs, scale };
+    const prefix = `faults:${randomBytes(4).toString('hex')}:`;
+
+    const stop = new AbortController();
+    let onStart: () => void = () => undefined;
+    const started = new Promise<void>((resolve) => {
+      onStart = resolve;
+    });
+    const running = runLoad(loadOptions(scenario), urls, prefix, {
+      onStart,
+      onSecond: () => undefined,
+      signal: stop.signal,
+      safety: { ledger: ledger.buffer, logUrl: logServer.urls[0]! },
+    });
+    // A run that fails before it starts (an unreachable master) rejects here instead of hanging.
+    await Promise.race([started, running]);
+    const start = sharedNow();
+    await delay(kSettings.beforeMs * scale);
+    const faultStart = sharedNow();
+    await scenario.inject(context);
+    const faultEnd = sharedNow();
+    await delay(kSettings.afterMs * scale);
+    const end = sharedNow();
+    stop.abort();
+    const output = await running;
+
+    const failures: Record<string, number> = {};
+    for (const report of output.reports) {
+      for (const [code, count] of Object.entries(report.errors)) failures[code] = (failures[code] ?? 0) + count;
+    }
+    const keys = await scanKeys(masters.urls, prefix);
+    const figures = check(ledger.rows(), await readLog(logServer.urls[0]!, kSettings.resources), { start, faultStart, faultEnd, end }, kSettings.resources);
+    return {
+      name: scenario.name,
+      fault: scenario.fault,
+      expect: scenario.expect,
+      ...(clock === undefined ? {} : { method: clock.method }),
+      ...(scenario.holdMs === undefined ? {} : { holdMs: scenario.holdMs }),
+      faultMs: faultEnd - faultStart,
+      runMs: end - start,
+      attempts: ledger.attempts,
+      failures,
+      ...figures,
+      keysLeft: keys.left,
+      keysWithoutTtl: keys.withoutTtl,
+      ledgerOverflow: ledger.overflow,
+      problems: judge(scenario, figures, keys, ledger.overflow),
+    };
+  } finally {
+    for (const resource of opened.reverse()) await resource.close();
+  }
+}
+
+const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
+
+function line(result: ScenarioResult): string {
+  const failures = Object.values(result.failures).reduce((a, b) => a + b, 0);
+  const verdict = result.problems.length === 0 ? 'ok' : `FAIL: ${result.problems.join('; ')}`;
+  return `  ${fmt(result.attempts)} attempts, ${fmt(result.acquisitions)} acquisitions, ${fmt(failures)} failed cycles, ` +
+    `${result.violations} violations (${result.expect}), ${result.writes.rejected} fenced writes rejected, ` +
+    `recovery ${result.recoveryMs === null ? 'never' : `${fmt(result.recoveryMs)} ms`}, ${result.keysLeft} keys left, ${result.keysWithoutTtl} without TTL — ${verdict}`;
+}
+
+const USAGE = `usage: npm run faults -- [--short] [--only NAME,…] [--json FILE]
+
+  --short      CI's form: every fault ${kShortScale}× as long; writes no file unless --json
+  --only       run these scenarios only (${SCENARIOS.map((s) => s.name).join(', ')}); writes no file unless --json
+  --json FILE  where to write the results (default for a full run: bench/results/faults.json, and RELIABILITY.md)`;
+
+async function main(): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({ options: { short: { type: 'boolean' }, only: { type: 'string' }, json: { type: 'string' }, help: { type: 'boolean' } } }));
+  } catch (error) {
+    console.error(`faults: ${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (values.help === true) {
+    console.log(USAGE);
+    return 0;
+  }
+  const names = values.only?.split(',') ?? [];
+  const unknown = names.filter((name) => !SCENARIOS.some((s) => s.name === name));
+  if (unknown.length > 0) {
+    console.error(`faults: --only: no scenario named ${unknown.join(', ')}\n\n${USAGE}`);
+    return 2;
+  }
+  const chosen = names.length === 0 ? SCENARIOS : SCENARIOS.filter((s) => names.includes(s.name));
+  const short = values.short === true;
+  const complete = !short && names.length === 0;
+  const host = hostInfo(['@redis/client', 'piscina'], `npm run faults${process.argv.slice(2).length > 0 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`);
+  console.log(`faults: ${hostLine(host)}`);
+
+  const results: ScenarioResult[] = [];
+  for (const [i, scenario] of chosen.entries()) {
+    console.log(`[${i + 1}/${chosen.length}] ${scenario.name}: ${scenario.fault}`);
+    const result = await runScenario(scenario, short ? kShortScale : 1);
+    console.log(line(result));
+    results.push(result);
+  }
+
+  const result: FaultsResult = { format: 'pipelock-faults', version: 1, host, mode: short ? 'short' : 'full', settings: kSettings, scenarios: results };
+  const json = values.json ?? (complete ? FAULTS_JSON : undefined);
+  if (json !== undefined) {
+    await mkdir(dirname(json), { recursive: true });
+    await writeFile(json, `${JSON.stringify(result, null, 2)}\n`);
+    console.log(`faults: wrote ${json}`);
+  }
+  // RELIABILITY.md shows full runs of every scenario only.
+  if (complete) console.log(`faults: wrote ${await renderReliability(result)}`);
+  const failed = results.filter((r) => r.problems.length > 0);
+  console.log(failed.length === 0 ? `faults: all ${results.length} scenarios met their expectations` : `faults: ${failed.length} of ${results.length} scenarios FAILED: ${failed.map((r) => r.name).join(', ')}`);
+  return failed.length === 0 ? 0 : 1;
+}
+
+process.exitCode = await main();

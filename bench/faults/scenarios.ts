@@ -1,0 +1,166 @@
+/**
+ * The named faults. Each `inject` starts while the contenders are running and resolves once the
+ * fault has ended (every master back up, resumed and reachable), so the runner can time recovery.
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import type { LocalMasters } from '../../src/local/masters.js';
+import type { Ledger } from '../../src/load/ledger.js';
+import { withClient } from '../../src/load/servers.js';
+import type { FaultProxy } from '../../test/helpers/proxy.js';
+import type { ClockControl } from './clock.js';
+
+export interface FaultContext {
+  readonly masters: LocalMasters;
+  /** Proxies in front of masters 3 and 4 (only in scenarios that ask for them). */
+  readonly proxies: readonly FaultProxy[];
+  readonly ledger: Ledger;
+  /** Present in scenarios that ask for `clocked` masters. */
+  readonly clock: ClockControl | undefined;
+  /** The contenders' lock duration, ms: the largest TTL in the run. */
+  readonly lockMs: number;
+  /** The contenders' per-attempt budget for the masters' answers, ms. */
+  readonly nodeTimeoutMs: number;
+  /** 1 for the full suite; CI's short form scales every fault's length down. */
+  readonly scale: number;
+}
+
+export interface Scenario {
+  readonly name: string;
+  /** What is done, for the table. */
+  readonly fault: string;
+  /** safe: 0 violations expected; unsafe: the seeds say Redlock may fail here, and the run shows what happens. */
+  readonly expect: 'safe' | 'unsafe';
+  /** Connect the contenders to masters 3 and 4 through fault proxies. */
+  readonly proxied?: boolean;
+  /** Start the masters so that their clocks can be moved. */
+  readonly clocked?: boolean;
+  /**
+   * Time held inside the section, ms, when not the suite's default. The unsafe cases need holders
+   * that stay long enough for several faults to hit one of them, as in the seeds' scenario.
+   */
+  readonly holdMs?: number;
+  readonly inject: (context: FaultContext) => Promise<void>;
+}
+
+function rounds(scale: number, full: number): number {
+  return Math.max(2, Math.round(full * scale));
+}
+
+async function everyMaster(masters: LocalMasters, command: string[]): Promise<void> {
+  await Promise.all(masters.urls.map((url) => withClient(url, (client) => client.sendCommand(command))));
+}
+
+export const SCENARIOS: readonly Scenario[] = [
+  {
+    name: 'no-fault',
+    fault: 'control run: contenders only',
+    expect: 'safe',
+    inject: async ({ scale }) => {
+      await delay(3_000 * scale);
+    },
+  },
+  {
+    name: 'kill-delayed-restart',
+    fault: 'a master SIGKILLed, restarted empty after 1.5× the lock duration (the seeds\' delayed restart); twice',
+    expect: 'safe',
+    inject: async ({ masters, lockMs }) => {
+      for (const index of [0, 2]) {
+        await masters.masters[index]!.restart({ delayMs: 1.5 * lockMs });
+        await delay(300);
+      }
+    },
+  },
+  {
+    name: 'kill-restart-at-once',
+    fault: 'a master SIGKILLed and restarted empty at once (no persistence), round robin every 100 ms; holds of 300 ms',
+    expect: 'unsafe',
+    holdMs: 300,
+    inject: async ({ masters, scale }) => {
+      const count = rounds(scale, 15);
+      for (let round = 0; round < count; round++) {
+        await masters.masters[round % masters.masters.length]!.restart({ delayMs: 0 });
+        await delay(100);
+      }
+    },
+  },
+  {
+    name: 'pause-past-ttl',
+    fault: 'a master SIGSTOPped for 2× the lock duration, then resumed; twice',
+    expect: 'safe',
+    inject: async ({ masters, lockMs }) => {
+      for (const index of [1, 3]) {
+        const master = masters.masters[index]!;
+        master.pause();
+        await delay(2 * lockMs);
+        master.resume();
+        await delay(300);
+      }
+    },
+  },
+  {
+    name: 'latency-2-masters',
+    fault: '+100 ms each way to 2 masters, then +2× nodeTimeout (their votes time out)',
+    expect: 'safe',
+    proxied: true,
+    inject: async ({ proxies, nodeTimeoutMs, scale }) => {
+      for (const ms of [100, 2 * nodeTimeoutMs]) {
+        for (const proxy of proxies) proxy.delayMs = ms;
+        await delay(1_500 * scale);
+      }
+      for (const proxy of proxies) proxy.delayMs = 0;
+    },
+  },
+  {
+    name: 'drop-2-masters',
+    fault: 'every connection to 2 masters cut every 100 ms',
+    expect: 'safe',
+    proxied: true,
+    inject: async ({ proxies, scale }) => {
+      const until = performance.now() + 3_000 * scale;
+      while (performance.now() < until) {
+        for (const proxy of proxies) proxy.drop();
+        await delay(100);
+      }
+    },
+  },
+  {
+    name: 'script-flush-client-kill',
+    fault: 'SCRIPT FLUSH on every master and CLIENT KILL TYPE normal on 2 of them, every 300 ms',
+    expect: 'safe',
+    inject: async ({ masters, scale }) => {
+      const count = rounds(scale, 10);
+      const n = masters.urls.length;
+      for (let round = 0; round < count; round++) {
+        await everyMaster(masters, ['SCRIPT', 'FLUSH']);
+        await Promise.all([round % n, (round + 2) % n].map((i) => withClient(masters.urls[i]!, (client) => client.sendCommand(['CLIENT', 'KILL', 'TYPE', 'normal']))));
+        await delay(300);
+      }
+    },
+  },
+  {
+    name: 'holder-paused',
+    fault: 'a holder\'s thread blocked inside its section for 2× the lock duration (a GC pause), 3 times',
+    expect: 'safe',
+    inject: async ({ ledger, lockMs }) => {
+      for (let round = 0; round < 3; round++) {
+        ledger.requestStall(2 * lockMs);
+        while (ledger.stallPending) await delay(5);
+        await delay(2 * lockMs + 300);
+      }
+    },
+  },
+  {
+    name: 'clock-jump',
+    fault: 'a master\'s wall clock jumps forward by the lock duration, round robin every 100 ms; holds of 300 ms',
+    expect: 'unsafe',
+    clocked: true,
+    holdMs: 300,
+    inject: async ({ clock, masters, lockMs, scale }) => {
+      const count = rounds(scale, 15);
+      for (let round = 0; round < count; round++) {
+        await clock!.jump(round % masters.masters.length, lockMs);
+        await delay(100);
+      }
+    },
+  },
+];
