@@ -95,7 +95,7 @@ async function selfTest(url: string, file: string, ms: number): Promise<boolean>
  * only its own clock), or ordinary masters with the emulation when that cannot be had here.
  */
 export async function clockedMasters(count: number): Promise<{ masters: LocalMasters; clock: ClockControl }> {
-  const lib = process.env.PIPELOCK_LIBFAKETIME ?? kLibCandidates.find((path) => existsSync(path));
+  const lib = [process.env.PIPELOCK_LIBFAKETIME ?? '', ...kLibCandidates].find((path) => path !== '' && existsSync(path));
   let why = '';
   if (lib === undefined) {
     why = 'libfaketime not found: apt-get install faketime, or set PIPELOCK_LIBFAKETIME';
