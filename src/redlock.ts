@@ -144,15 +144,23 @@ export class Redlock extends EventEmitter {
         }
         expired = until <= now;
       }
-      // Undo this attempt wherever it may have written (timed-out masters too) before anything else.
-      await this.#cleanup(attempt, resources);
+      // Undo this attempt wherever it may have written (timed-out masters too). The undo is queued
+      // on every master now, ahead of anything sent later, so a retry does not wait for the slowest
+      // master to confirm it (a slow minority would otherwise cost every lost attempt its round
+      // trip); an error reaches the caller only once the undo is done.
+      const undone = this.#cleanup(attempt, resources);
       const stats = (): ReadonlyArray<Promise<ExecutionStats>> => this.executionStats(attempts);
-      if (isAborted(signal)) throw new LockAbortedError(signal?.reason, stats);
-      if (!mayRetry(attempts.length, s.retryCount)) {
-        if (expired) throw new LockExpiredError(`the quorum answered after the lock's validity ran out (${duration} ms, driftFactor ${s.driftFactor})`, stats, outcomesOf(attempt, this.#nodes));
-        throw this.#quorumError(`could not acquire ${describeResources(resources)} after ${attempts.length} attempt(s)`, attempt, stats);
+      if (!isAborted(signal) && mayRetry(attempts.length, s.retryCount)) {
+        const aborted = await sleep(retryWait(s.retryDelay, s.retryJitter), signal, stats).then(() => undefined, (error: unknown) => error as LockAbortedError);
+        if (aborted === undefined) continue;
+        await undone;
+        throw aborted;
       }
-      await sleep(retryWait(s.retryDelay, s.retryJitter), signal, stats);
+      // Built after the undo, by when the late masters' votes of this attempt are in too.
+      await undone;
+      if (isAborted(signal)) throw new LockAbortedError(signal?.reason, stats);
+      if (expired) throw new LockExpiredError(`the quorum answered after the lock's validity ran out (${duration} ms, driftFactor ${s.driftFactor})`, stats, outcomesOf(attempt, this.#nodes));
+      throw this.#quorumError(`could not acquire ${describeResources(resources)} after ${attempts.length} attempt(s)`, attempt, stats);
     }
   }
 

@@ -5,7 +5,7 @@ import { closeAll, connectAll, eventually, valuesOf, type Probe } from '../helpe
 import { rejection } from '../helpers/reject.js';
 import { FaultProxy } from '../helpers/proxy.js';
 import { timed } from '../helpers/timeout.js';
-import { ExecutionError, QuorumUnreachableError, Redlock } from '../../src/index.js';
+import { ExecutionError, QuorumUnreachableError, Redlock, ResourceLockedError } from '../../src/index.js';
 
 // Each test breaks masters on purpose; the fixture heals (resume, restart) and flushes before the next.
 const test = mastersSuite('redlock faults', { count: 5, healEach: true, flushEach: true });
@@ -194,6 +194,33 @@ test('latency and dropped connections on the way to 2 masters: the fast quorum d
       const lock = await redlock.acquire(['after-drop'], 5000);
       const result = await (await lock.release()).complete();
       assert.is(result.released, 5, 'all five masters serve again');
+    });
+  } finally {
+    await Promise.all(proxies.map((p) => p.close()));
+  }
+}));
+
+test('a contended acquire retries at its own pace past 2 slow masters; only its error waits for the undo', timed(8000, async ({ masters }) => {
+  const proxies = await Promise.all([FaultProxy.start(masters.urls[0]!), FaultProxy.start(masters.urls[1]!)]);
+  try {
+    await withRedlock(masters.urls, {}, async (holder) => {
+      const held = await holder.acquire(['contended'], 10_000);
+      const urls = [proxies[0].url, proxies[1].url, ...masters.urls.slice(2)];
+      await withRedlock(urls, { retryCount: 3, retryDelay: 10, retryJitter: 0, nodeTimeout: 250 }, async (rival) => {
+        await eventually(() => [...rival.clients].every((c) => c.isReady), 5000, 'every master connected');
+        for (const proxy of proxies) proxy.delayMs = 400;
+        const started = performance.now();
+        const error = await rejection(rival.acquire(['contended'], 5000), ResourceLockedError);
+        const elapsed = performance.now() - started;
+        assert.is(error.attempts.length, 4);
+        assert.equal(error.nodes.map((n) => n.vote), ['timeout', 'timeout', 'against', 'against', 'against']);
+        // Each attempt loses at the fast masters' third 'against'. Its undo on the slow two is queued
+        // ahead of the next attempt there, so a retry does not wait for it (4 × 250 ms if it did);
+        // the error waits for the last undo's budget.
+        assert.ok(elapsed < 3 * 250, `4 attempts took ${elapsed} ms: the retries waited for the slow masters`);
+        assert.ok(elapsed >= 240, `the error came after ${elapsed} ms, before its undo's budget ran out`);
+      });
+      await held.release();
     });
   } finally {
     await Promise.all(proxies.map((p) => p.close()));
