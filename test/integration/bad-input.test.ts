@@ -1,123 +1,238 @@
 import '../helpers/setup.js';
+import { writeFile } from 'node:fs/promises';
 import * as assert from 'uvu/assert';
+import { LOADTEST_USAGE } from '../../src/cli/flags.js';
+import { defaultSettings, Lock, Redlock } from '../../src/index.js';
+import { startMasters, type LocalMasters } from '../../src/local/masters.js';
+import { kMastersDefaults } from '../../src/local/options.js';
+import { BAD_INPUTS, LOADTEST_FLAGS_TRIED, MASTERS_OPTIONS_TRIED, namedBy, show, SYNC_FNS, type BadInputCase, type Env, type Fixture } from '../helpers/bad-inputs.js';
+import type { Exit } from '../helpers/cli.js';
 import { mastersSuite } from '../helpers/masters.js';
 import { closeAll, connectAll, type Probe } from '../helpers/redis.js';
-import { rejection } from '../helpers/reject.js';
 import { timed } from '../helpers/timeout.js';
-import { InvalidArgumentError, LockAbortedError, Redlock, RedlockClosedError } from '../../src/index.js';
 
-// Every bad input gets its typed error naming the argument, and writes nothing to any master.
+// Every case of the bad-input table against three real masters: the exact typed error with its code
+// and the argument / option / flag it names; no key left on any master; no unhandled rejection.
+// Then bench/results/bad-input.json says how many were tried and handled (RELIABILITY.md reads it).
 const test = mastersSuite('bad input', { count: 3 });
+const kResults = new URL('../../bench/results/bad-input.json', import.meta.url);
+const kHeld = 'bad-input:held';
 
 let probes: Probe[] = [];
 let redlock: Redlock;
+let unhandled = 0;
+const countUnhandled = (): void => {
+  unhandled++;
+};
+
 test.before(async ({ masters }) => {
+  process.on('unhandledRejection', countUnhandled);
   probes = await connectAll(masters.urls);
   redlock = new Redlock(masters.urls);
   await redlock.ready();
 });
 test.after(async () => {
+  process.off('unhandledRejection', countUnhandled);
   await redlock.quit();
   await closeAll(probes);
 });
-test.after.each(async () => {
-  for (const probe of probes) assert.is(await probe.dbSize(), 0, 'a bad input left a key behind');
-});
 
-function throwsInvalid(fn: () => unknown, argument: string): void {
+async function releaseFully(owner: Redlock, lock: Lock): Promise<void> {
+  await (await owner.release(lock)).complete();
+}
+
+/** Builds what a case is given; the returned cleanup undoes it (releases, quits, closes). */
+async function build(given: Fixture | undefined, masters: LocalMasters): Promise<{ env: Env; cleanup: () => Promise<void> }> {
+  const env: Record<string, unknown> = { redlock, urls: masters.urls, client: probes[0] };
+  const cleanups: (() => Promise<unknown>)[] = [];
+  switch (given) {
+    case undefined:
+      break;
+    case 'lock': {
+      const lock = await redlock.acquire([kHeld], 10_000);
+      env.lock = lock;
+      cleanups.push(() => releaseFully(redlock, lock));
+      break;
+    }
+    case 'foreign lock': {
+      const other = new Redlock(masters.urls);
+      const lock = await other.acquire([kHeld], 10_000);
+      env.foreign = lock;
+      cleanups.push(async () => {
+        await releaseFully(other, lock);
+        await other.quit();
+      });
+      break;
+    }
+    case 'released lock': {
+      const lock = await redlock.acquire([kHeld], 10_000);
+      await releaseFully(redlock, lock);
+      env.released = lock;
+      break;
+    }
+    case 'closed redlock': {
+      const closing = new Redlock(masters.urls);
+      const lock = await closing.acquire([kHeld], 10_000);
+      env.closedResult = await (await lock.release()).complete();
+      await closing.quit();
+      env.closed = closing;
+      env.closedLock = lock;
+      break;
+    }
+    case 'closed caller clients': {
+      const own = await connectAll(masters.urls);
+      const orphaned = new Redlock(own, { retryCount: 0 });
+      await orphaned.ready();
+      await closeAll(own);
+      env.orphaned = orphaned;
+      cleanups.push(() => orphaned.quit());
+      break;
+    }
+    case 'closed client': {
+      const own = await connectAll([masters.urls[0]!]);
+      await closeAll(own);
+      env.closedClient = own[0];
+      break;
+    }
+    case 'spare master':
+    case 'stopped master':
+    case 'paused master':
+    case 'closed masters': {
+      const spare = await startMasters({ count: 1, handleSignals: false });
+      env.spare = spare;
+      cleanups.push(() => spare.close());
+      if (given === 'stopped master') await spare.masters[0]!.stop();
+      if (given === 'paused master') spare.masters[0]!.pause();
+      if (given === 'closed masters') await spare.close();
+      break;
+    }
+  }
+  return {
+    env: env as unknown as Env,
+    cleanup: async () => {
+      for (const cleanup of cleanups) await cleanup();
+    },
+  };
+}
+
+type Outcome = { threw: true; sync: boolean; error: unknown } | { threw: false; value: unknown };
+
+async function invoke(c: BadInputCase, env: Env): Promise<Outcome> {
+  let returned: unknown;
   try {
-    fn();
+    returned = c.call(env);
   } catch (error) {
-    if (!(error instanceof InvalidArgumentError)) throw new Error(`expected InvalidArgumentError for ${argument}`, { cause: error });
-    assert.is(error.argument, argument);
+    return { threw: true, sync: true, error };
+  }
+  try {
+    return { threw: false, value: await returned };
+  } catch (error) {
+    return { threw: true, sync: false, error };
+  }
+}
+
+/** Whatever a case created by wrongly succeeding must not outlive it (connections, keys, servers). */
+async function dispose(value: unknown): Promise<void> {
+  if (value instanceof Redlock) await value.quit();
+  else if (value instanceof Lock) await releaseFully(value.redlock, value);
+  else if (typeof value === 'object' && value !== null && 'urls' in value && 'close' in value) await (value as LocalMasters).close();
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.constructor.name} (${String((error as { code?: unknown }).code)}): ${error.message}` : show(error);
+}
+
+function judge(c: BadInputCase, outcome: Outcome): void {
+  const expect = c.expect;
+  if ('error' in expect) {
+    if (!outcome.threw) {
+      assert.unreachable(`resolved with ${show(outcome.value)} instead of ${expect.error.name}`);
+      return;
+    }
+    const { error, sync } = outcome;
+    assert.ok(error instanceof Error && error.constructor === expect.error, `expected ${expect.error.name}, got ${describe(error)}`);
+    assert.is(SYNC_FNS.has(c.fn), sync, sync ? 'a promise-returning call threw synchronously' : 'rejected where it should throw');
+    assert.is((error as { code?: unknown }).code, expect.code);
+    assert.is(namedBy(error), expect.names, `${describe(error)} should name ${String(expect.names)}`);
+    c.check?.(error);
     return;
   }
-  assert.unreachable(`expected InvalidArgumentError for ${argument}`);
-}
-
-test('constructor: clients must be a non-empty list of open clients or redis URLs, without repeats', timed(5000, async ({ masters }) => {
-  throwsInvalid(() => new Redlock(undefined as never), 'clients');
-  throwsInvalid(() => new Redlock('redis://127.0.0.1:1' as never), 'clients');
-  throwsInvalid(() => new Redlock([]), 'clients');
-  throwsInvalid(() => new Redlock(['http://127.0.0.1:1']), 'clients[0]');
-  throwsInvalid(() => new Redlock([masters.urls[0]!, 'not a url']), 'clients[1]');
-  throwsInvalid(() => new Redlock([masters.urls[0]!, 42 as never]), 'clients[1]');
-  throwsInvalid(() => new Redlock([masters.urls[0]!, masters.urls[0]!]), 'clients[1]');
-  const [closed] = await connectAll([masters.urls[0]!]);
-  await closeAll([closed!]);
-  throwsInvalid(() => new Redlock([closed!]), 'clients[0]');
-  throwsInvalid(() => new Redlock(masters.urls, { retryCount: -2 }), 'settings.retryCount');
-  throwsInvalid(() => new Redlock(masters.urls, { driftFactor: NaN }), 'settings.driftFactor');
-  throwsInvalid(() => new Redlock(masters.urls, { nodeTimeout: 0 }), 'settings.nodeTimeout');
-  throwsInvalid(() => new Redlock(masters.urls, { bogus: 1 } as never), 'settings.bogus');
-}));
-
-const BAD_ACQUIRE: [unknown, unknown, unknown, string][] = [
-  [undefined, 1000, undefined, 'resources'],
-  ['key', 1000, undefined, 'resources'],
-  [[], 1000, undefined, 'resources'],
-  [[''], 1000, undefined, 'resources[0]'],
-  [['a', 7], 1000, undefined, 'resources[1]'],
-  [['a', 'a'], 1000, undefined, 'resources[1]'],
-  [['a'], 0, undefined, 'duration'],
-  [['a'], -5, undefined, 'duration'],
-  [['a'], 1.5, undefined, 'duration'],
-  [['a'], NaN, undefined, 'duration'],
-  [['a'], Infinity, undefined, 'duration'],
-  [['a'], '1000', undefined, 'duration'],
-  [['a'], 2 ** 60, undefined, 'duration'],
-  [['a'], 1000, null, 'settings'],
-  [['a'], 1000, { retryCount: 'many' }, 'settings.retryCount'],
-  [['a'], 1000, { retryDelay: -1 }, 'settings.retryDelay'],
-  [['a'], 1000, { signal: 'stop' }, 'settings.signal'],
-  [['a'], 1000, { chunkSize: 3 }, 'settings.chunkSize'],
-];
-for (const [resources, duration, settings, argument] of BAD_ACQUIRE) {
-  test(`acquire(${JSON.stringify(resources)}, ${String(duration)}, ${JSON.stringify(settings)}) → InvalidArgumentError(${argument})`, async () => {
-    const error = await rejection(redlock.acquire(resources as never, duration as never, settings as never), InvalidArgumentError);
-    assert.is(error.argument, argument);
-    assert.is(error.code, 'ERR_PIPELOCK_INVALID_ARGUMENT');
-  });
-}
-
-test('acquire with an already-aborted signal: LockAbortedError, nothing sent', async () => {
-  const controller = new AbortController();
-  controller.abort(new Error('no'));
-  const error = await rejection(redlock.acquire(['a'], 1000, { signal: controller.signal }), LockAbortedError);
-  assert.is((error.cause as Error).message, 'no');
-  assert.is(error.attempts.length, 0);
-});
-
-test('release / extend: only Locks of this Redlock; extend checks its duration', timed(5000, async ({ masters }) => {
-  const other = new Redlock(masters.urls);
-  try {
-    const foreign = await other.acquire(['foreign'], 1000);
-    assert.is((await rejection(redlock.release(foreign), InvalidArgumentError)).argument, 'lock');
-    assert.is((await rejection(redlock.release({ resources: ['x'], value: 'y' } as never), InvalidArgumentError)).argument, 'lock');
-    assert.is((await rejection(redlock.extend(foreign, 1000), InvalidArgumentError)).argument, 'lock');
-    assert.is((await rejection(foreign.extend(-1), InvalidArgumentError)).argument, 'duration');
-    await (await foreign.release()).complete();
-  } finally {
-    await other.quit();
+  if (outcome.threw) {
+    assert.unreachable(`expected no error (${'resolves' in expect ? expect.resolves : `exit ${expect.exit}`}), got ${describe(outcome.error)}`);
+    return;
   }
-}));
+  if ('exit' in expect) {
+    const exit = outcome.value as Exit;
+    assert.is(exit.code, expect.exit, exit.stderr);
+    assert.match(exit.stderr, expect.stderr);
+    assert.is(exit.stdout, '');
+  }
+  c.check?.(outcome.value);
+}
 
-test('using: routine must be a function; duration must exceed the extension threshold by 100 ms', async () => {
-  assert.is((await rejection(redlock.using(['u'], 1000, {} as never), InvalidArgumentError)).argument, 'routine');
-  assert.is((await rejection(redlock.using(['u'], 550, () => Promise.resolve()), InvalidArgumentError)).argument, 'duration');
-  assert.is((await rejection(redlock.using(['u'], 1000, { retryCount: 1.5 }, () => Promise.resolve()), InvalidArgumentError)).argument, 'settings.retryCount');
+const functions = new Map<string, { tried: number; handled: number }>();
+const categories = new Map<string, number>();
+for (const c of BAD_INPUTS) {
+  const counts = functions.get(c.fn) ?? { tried: 0, handled: 0 };
+  counts.tried++;
+  functions.set(c.fn, counts);
+  categories.set(c.category, (categories.get(c.category) ?? 0) + 1);
+}
+
+for (const c of BAD_INPUTS) {
+  test(`${c.fn} · ${c.category} · ${c.input}`, timed(10_000, async ({ masters }) => {
+    const before = unhandled;
+    const { env, cleanup } = await build(c.given, masters);
+    let outcome: Outcome;
+    try {
+      outcome = await invoke(c, env);
+    } finally {
+      await cleanup();
+    }
+    if (!outcome.threw) await dispose(outcome.value);
+    judge(c, outcome);
+    // A rejection nobody handled is reported once the microtasks of its turn have run.
+    await new Promise((resolve) => setImmediate(resolve));
+    const keys = await Promise.all(probes.map((probe) => probe.dbSize()));
+    assert.equal(keys, probes.map(() => 0), 'a key was left behind');
+    assert.is(unhandled, before, 'an unhandled rejection during the case');
+    functions.get(c.fn)!.handled++;
+  }));
+}
+
+test('the table covers every setting, startMasters option and loadtest flag there is', () => {
+  const tried = (fn: string, prefix: string): Set<string> => new Set(BAD_INPUTS.filter((c) => c.fn === fn).map((c) => /^[\w.-]+/.exec(c.input.slice(prefix.length))?.[0] ?? ''));
+  const settings = tried('new Redlock', 'settings.');
+  for (const name of Object.keys(defaultSettings)) assert.ok(settings.has(name), `settings.${name}`);
+  for (const name of Object.keys(kMastersDefaults)) assert.ok(MASTERS_OPTIONS_TRIED.includes(name), `startMasters ${name}`);
+  for (const [flag] of LOADTEST_USAGE.matchAll(/(?<=^ {2})--[a-z-]+/gm)) {
+    assert.ok(flag === '--help' || LOADTEST_FLAGS_TRIED.includes(flag), `loadtest ${flag}`);
+  }
 });
 
-test('every call after quit(): RedlockClosedError', timed(5000, async ({ masters }) => {
-  const closing = new Redlock(masters.urls);
-  const lock = await closing.acquire(['q'], 1000);
-  await (await lock.release()).complete();
-  await closing.quit();
-  await closing.quit(); // idempotent
-  assert.instance(await rejection(closing.acquire(['q'], 1000)), RedlockClosedError);
-  assert.instance(await rejection(lock.release()), RedlockClosedError);
-  assert.instance(await rejection(lock.extend(1000)), RedlockClosedError);
-  assert.instance(await rejection(closing.using(['q'], 1000, () => Promise.resolve())), RedlockClosedError);
-}));
+function sorted<V>(entries: Iterable<[string, V]>): Record<string, V> {
+  return Object.fromEntries([...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+test('bench/results/bad-input.json: what was tried and handled, deterministic', async () => {
+  let tried = 0;
+  let handled = 0;
+  for (const counts of functions.values()) {
+    tried += counts.tried;
+    handled += counts.handled;
+  }
+  const cliFlags = BAD_INPUTS.filter((c) => c.fn.startsWith('pipelock')).length;
+  const result = sorted(Object.entries({
+    format: 'pipelock-bad-input',
+    version: 1,
+    tried,
+    handled,
+    functions: sorted([...functions].map(([fn, counts]) => [fn, { handled: counts.handled, tried: counts.tried }])),
+    categories: sorted(categories),
+    cliFlags,
+  }));
+  await writeFile(kResults, `${JSON.stringify(result, null, 2)}\n`);
+  assert.is(handled, tried, `${tried - handled} of ${tried} bad inputs were not handled (see the failures above)`);
+});
 
 test.run();
