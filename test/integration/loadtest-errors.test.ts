@@ -1,5 +1,5 @@
 import '../helpers/setup.js';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
@@ -47,11 +47,15 @@ test('runtime failures exit 1 with one message: unreachable master, no redis-ser
   try {
     const notResult = join(dir, 'x.json');
     await writeFile(notResult, '{"hello":1}');
+    // A second such file (the same file twice is refused as bad usage): either may be read first.
+    const notResultToo = join(dir, 'again', 'x.json');
+    await mkdir(join(dir, 'again'));
+    await writeFile(notResultToo, '{"hello":1}');
     const [unreachable, noBinary, badFile, missingFile] = await Promise.all([
       // Port 1: nothing listens there, and it is never the machine's shared Redis.
       cli(['loadtest', '--servers', 'redis://127.0.0.1:1', '--duration', '1']),
       cli(['loadtest', '--masters', '1', '--duration', '1'], { env: { PIPELOCK_REDIS_SERVER: join(dir, 'no-such-redis-server') } }),
-      cli(['report', 'merge', notResult, notResult]),
+      cli(['report', 'merge', notResult, notResultToo]),
       cli(['report', 'merge', join(dir, 'missing.json'), notResult]),
     ]);
     assert.is(unreachable.code, 1, unreachable.stderr);
