@@ -1,3 +1,6 @@
+import * as assert from 'uvu/assert';
+import { InvalidArgumentError } from '../../src/errors.js';
+
 /** Awaits a promise that must reject and returns its reason (uvu's assert has no rejects). */
 export async function rejection(promise: Promise<unknown>): Promise<Error & { code?: string }>;
 /** …and checks the reason is an instance of `Class`. */
@@ -13,4 +16,16 @@ export async function rejection(promise: Promise<unknown>, Class: abstract new (
     return error;
   }
   throw new Error(`expected a rejection, got a resolution with ${String(value)}`);
+}
+
+/** Calls `fn`, which must throw an InvalidArgumentError naming `argument`. */
+export function throwsInvalid(fn: () => unknown, argument: string): void {
+  try {
+    fn();
+  } catch (error) {
+    assert.instance(error, InvalidArgumentError);
+    assert.is((error as InvalidArgumentError).argument, argument);
+    return;
+  }
+  assert.unreachable(`expected InvalidArgumentError for ${argument}`);
 }

@@ -1,21 +1,10 @@
 import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { InvalidArgumentError } from '../../src/errors.js';
+import { throwsInvalid } from '../helpers/reject.js';
 import { kDefaults, resolveCallSettings, resolveSettings, validateDuration, validateResources } from '../../src/options.js';
 
 const test = suite('options');
-
-function rejects(fn: () => unknown, argument: string): void {
-  try {
-    fn();
-  } catch (error) {
-    assert.instance(error, InvalidArgumentError);
-    assert.is((error as InvalidArgumentError).argument, argument);
-    return;
-  }
-  assert.unreachable(`expected InvalidArgumentError for ${argument}`);
-}
 
 test('defaults are node-redlock v5 defaults, frozen', () => {
   assert.equal(
@@ -56,35 +45,35 @@ const BAD: [Record<string, unknown>, string][] = [
   [{ retryCont: 3 }, 'settings.retryCont'],
 ];
 for (const [settings, argument] of BAD) {
-  test(`rejects ${JSON.stringify(settings)} naming ${argument}`, () => { rejects(() => resolveSettings(settings), argument); });
+  test(`rejects ${JSON.stringify(settings)} naming ${argument}`, () => { throwsInvalid(() => resolveSettings(settings), argument); });
 }
 
 test('settings must be an object', () => {
-  rejects(() => resolveSettings(null), 'settings');
-  rejects(() => resolveSettings([]), 'settings');
-  rejects(() => resolveSettings(5), 'settings');
+  throwsInvalid(() => resolveSettings(null), 'settings');
+  throwsInvalid(() => resolveSettings([]), 'settings');
+  throwsInvalid(() => resolveSettings(5), 'settings');
 });
 
 test('per-call settings: allowed keys only, signal must be an AbortSignal', () => {
   const s = resolveCallSettings(kDefaults, { retryCount: 0, signal: new AbortController().signal });
   assert.is(s.retryCount, 0);
-  rejects(() => resolveCallSettings(kDefaults, { chunkSize: 5 }), 'settings.chunkSize');
-  rejects(() => resolveCallSettings(kDefaults, { signal: {} }), 'settings.signal');
+  throwsInvalid(() => resolveCallSettings(kDefaults, { chunkSize: 5 }), 'settings.chunkSize');
+  throwsInvalid(() => resolveCallSettings(kDefaults, { signal: {} }), 'settings.signal');
 });
 
 test('resources: non-empty array of distinct non-empty strings', () => {
   validateResources(['a']);
   validateResources(['a', 'b', 'c']);
-  rejects(() => { validateResources('a'); }, 'resources');
-  rejects(() => { validateResources([]); }, 'resources');
-  rejects(() => { validateResources(['a', 3]); }, 'resources[1]');
-  rejects(() => { validateResources(['a', '']); }, 'resources[1]');
-  rejects(() => { validateResources(['a', 'b', 'a']); }, 'resources[2]');
+  throwsInvalid(() => { validateResources('a'); }, 'resources');
+  throwsInvalid(() => { validateResources([]); }, 'resources');
+  throwsInvalid(() => { validateResources(['a', 3]); }, 'resources[1]');
+  throwsInvalid(() => { validateResources(['a', '']); }, 'resources[1]');
+  throwsInvalid(() => { validateResources(['a', 'b', 'a']); }, 'resources[2]');
 });
 
 test('duration: positive safe integer', () => {
   validateDuration(1);
-  for (const bad of [0, -1, 1.5, NaN, Infinity, 2 ** 53, '100', undefined]) rejects(() => { validateDuration(bad); }, 'duration');
+  for (const bad of [0, -1, 1.5, NaN, Infinity, 2 ** 53, '100', undefined]) throwsInvalid(() => { validateDuration(bad); }, 'duration');
 });
 
 test.run();

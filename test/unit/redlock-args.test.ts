@@ -2,22 +2,11 @@ import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fencedWrite, InvalidArgumentError, Lock, LockAbortedError, Redlock, RedlockClosedError, runOnce } from '../../src/index.js';
-import { rejection } from '../helpers/reject.js';
+import { rejection, throwsInvalid } from '../helpers/reject.js';
 
 // Checks that need no master: port 1 never answers, and nothing here waits for it.
 const test = suite('redlock arguments');
 const kNowhere = ['redis://127.0.0.1:1'];
-
-function throwsInvalid(fn: () => unknown, argument: string): void {
-  try {
-    fn();
-  } catch (error) {
-    assert.instance(error, InvalidArgumentError);
-    assert.is((error as InvalidArgumentError).argument, argument);
-    return;
-  }
-  assert.unreachable(`expected InvalidArgumentError for ${argument}`);
-}
 
 test('constructor: settings must be an object, clientOptions too', () => {
   for (const bad of [null, 42, 'x', []]) throwsInvalid(() => new Redlock(kNowhere, bad as never), 'settings');
