@@ -37,6 +37,9 @@ export class Attempt implements OpArgs {
   #votesFor = 0;
   #votesFailed = 0;
   #votesAgainst = 0;
+  /** Masters whose vote is still awaited but no longer waited for (stalled); see `discount`. */
+  #discounted: boolean[] | undefined;
+  #discounts = 0;
   #promise: Promise<this> | undefined;
   #resolve: ((attempt: this) => void) | undefined;
   #onComplete: (() => void)[] | undefined;
@@ -82,6 +85,7 @@ export class Attempt implements OpArgs {
     // A reply after the budget ran out changes nothing: the attempt was decided (and reported)
     // with this master timed out, and a failed attempt's cleanup already covers it.
     if (this.votes[node] !== PENDING) return;
+    this.#undiscount(node);
     let vote: Vote;
     if (typeof reply === 'number') {
       vote = this.#judge(reply);
@@ -122,11 +126,33 @@ export class Attempt implements OpArgs {
     if (this.pending === 0) this.#completed();
   }
 
+  /**
+   * The master is stalled (its last calls went unanswered past their budget): a quorum is not
+   * waited for on its vote. Its vote stays pending and counts if it comes in time, but until then
+   * the attempt is lost as soon as the other masters make a quorum impossible. Without this, two
+   * contenders splitting the live masters evenly both waited out the stalled master's budget,
+   * then undid and retried together, and a hot lock could go untaken for seconds. Losing early
+   * never grants a lock, so safety is untouched.
+   */
+  discount(node: number): void {
+    if (this.votes[node] !== PENDING || this.#discounted?.[node] === true) return;
+    (this.#discounted ??= [])[node] = true;
+    this.#discounts++;
+    this.#check();
+  }
+
+  #undiscount(node: number): void {
+    if (this.#discounted?.[node] !== true) return;
+    this.#discounted[node] = false;
+    this.#discounts--;
+  }
+
   /** The per-node budget ran out: every silent master counts as failed from now on. */
   expire(): void {
     const votes = this.votes;
     for (let i = 0; i < votes.length; i++) {
       if (votes[i] !== PENDING) continue;
+      this.#undiscount(i);
       votes[i] = TIMEOUT;
       this.pending--;
       this.#count(TIMEOUT);
@@ -144,6 +170,10 @@ export class Attempt implements OpArgs {
     if (vote === FOR) this.#votesFor++;
     else this.#votesFailed++;
     if (vote === AGAINST) this.#votesAgainst++;
+    this.#check();
+  }
+
+  #check(): void {
     if (this.decision !== UNDECIDED || this.needAll) return;
     if (this.opcode === OP_RELEASE) {
       // A release is settled once a quorum confirms the lock was held and is now deleted, or a
@@ -152,7 +182,7 @@ export class Attempt implements OpArgs {
       else if (this.#votesAgainst >= this.quorum) this.#decide(LOST);
       return;
     }
-    const decision = decide(this.#votesFor, this.#votesFailed, this.votes.length, this.quorum);
+    const decision = decide(this.#votesFor, this.#votesFailed + this.#discounts, this.votes.length, this.quorum);
     if (decision !== UNDECIDED) this.#decide(decision);
   }
 

@@ -1,7 +1,7 @@
 import { NO_COMMAND_TIMEOUT, type RedisClient } from './client.js';
 import { NodeUnavailableError, UnexpectedReplyError } from './errors.js';
 import { BATCH_SHA, batchArgs, OP_ACQUIRE, scriptLoadArgs, setNxArgs } from './scripts.js';
-import { PENDING, type Attempt } from './attempt.js';
+import { PENDING, TIMEOUT, type Attempt } from './attempt.js';
 
 /** Told about every master-level failure (Redlock turns it into events and diagnostics). */
 export type NodeErrorListener = (node: Node, error: Error) => void;
@@ -45,6 +45,11 @@ export class Node {
   #replay: Batch[] = [];
   #held: Batch[] = [];
   /**
+   * A call of this master went unanswered past its budget, and no call has been answered in time
+   * since: attempts do not wait for its vote to find a quorum impossible (Attempt.discount).
+   */
+  #stalled = false;
+  /**
    * Every batch not yet answered (sent, held behind a reload, or waiting to be replayed). The
    * per-attempt deadlines are enforced by scanning these, so a decided attempt is referenced by
    * nothing once its replies are in: keeping every attempt in a deadline heap until its budget ran
@@ -82,6 +87,7 @@ export class Node {
   }
 
   enqueue(op: Attempt): void {
+    if (this.#stalled) op.discount(this.index);
     this.#queue.push(op);
     if (this.#scheduled) return;
     this.#scheduled = true;
@@ -91,6 +97,7 @@ export class Node {
 
   readonly #onReady = (): void => {
     this.#everReady = true;
+    this.#stalled = false;
     this.#preload();
   };
 
@@ -170,6 +177,15 @@ export class Node {
   #onBatchReply(batch: Batch, reply: unknown): void {
     this.#open.delete(batch);
     const ops = batch.ops;
+    // Answered while one of its operations still waited for it: the master keeps to the budget again.
+    if (this.#stalled) {
+      for (const op of ops) {
+        if (op.votes[this.index] === PENDING) {
+          this.#stalled = false;
+          break;
+        }
+      }
+    }
     if (batch.setNx) {
       ops[0]!.settle(this.index, reply === 'OK' ? 1 : reply === null ? 0 : this.#unexpected(reply));
       return;
@@ -240,8 +256,14 @@ export class Node {
       }
       let later = Infinity;
       for (const op of batch.ops) {
-        if (op.pending === 0 || op.votes[this.index] !== PENDING) continue;
-        if (op.deadline <= now) op.expire();
+        const vote = op.votes[this.index];
+        // Timed out by another master's scan of the same attempt: this one was silent too.
+        if (vote === TIMEOUT) this.#stalled = true;
+        if (op.pending === 0 || vote !== PENDING) continue;
+        if (op.deadline <= now) {
+          op.expire();
+          this.#stalled = true;
+        }
         else if (op.deadline < later) later = op.deadline;
       }
       batch.deadline = later;

@@ -227,4 +227,27 @@ test('a contended acquire retries at its own pace past 2 slow masters; only its 
   }
 }));
 
+test('one master SIGSTOPped: attempts split 2–2 among the other four are lost at once, not after its budget', timed(8000, async ({ masters }) => {
+  await withRedlock(masters.urls, { retryCount: 2, retryDelay: 10, retryJitter: 0, nodeTimeout: 300 }, async (redlock) => {
+    masters.masters[2]!.pause();
+    // A call it leaves unanswered past the budget marks it stalled.
+    const warm = await redlock.acquire(['warm'], 5000);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    // Another holder has the key on masters 0 and 1 only: every attempt gets 2 for, 2 against, and waits on master 2.
+    for (const i of [0, 1]) await probes[i]!.sendCommand(['SET', 'split', 'other', 'PX', '5000']);
+    const started = performance.now();
+    const error = await rejection(redlock.acquire(['split'], 5000), ResourceLockedError);
+    const elapsed = performance.now() - started;
+    assert.is(error.attempts.length, 3);
+    assert.equal(error.nodes.map((n) => n.vote), ['against', 'against', 'timeout', 'for', 'for']);
+    // Waiting for master 2 would take 3 × 300 ms for the attempts plus 300 ms for the last undo.
+    assert.ok(elapsed < 600, `3 split attempts took ${elapsed} ms: they waited for the stalled master`);
+    assert.equal(await valuesOf([probes[0]!, probes[1]!, probes[3]!, probes[4]!], 'split'), ['other', 'other', null, null], 'the undo ran on the live masters');
+    masters.masters[2]!.resume();
+    await warm.release();
+    const after = await redlock.acquire(['after-resume'], 5000);
+    assert.is((await (await after.release()).complete()).released, 5, 'the resumed master serves again');
+  });
+}));
+
 test.run();

@@ -34,6 +34,47 @@ test('loses once a quorum is impossible: against, errors and partial counts all 
   assert.is(a.errors?.[1]?.message, 'down');
 });
 
+test('a discounted (stalled) master is not waited for to lose: a 2–2 split among the others loses at once', async () => {
+  const a = make();
+  a.discount(2);
+  a.settle(0, 2);
+  a.settle(1, 2);
+  a.settle(3, 0);
+  assert.is(a.decision, UNDECIDED, 'a quorum is still possible with master 4');
+  a.settle(4, 0);
+  assert.is(a.decision, LOST);
+  assert.is(await a.done, a);
+  assert.is(a.votes[2], PENDING, 'its vote is still awaited, for stats and cleanup');
+  a.settle(2, 2);
+  assert.is(a.votes[2], FOR);
+  assert.is(a.decision, LOST, 'a late vote changes no decision');
+});
+
+test('a discounted master that answers in time counts: it can complete the quorum', () => {
+  const a = make();
+  a.discount(2);
+  a.discount(2); // once only
+  a.settle(0, 2);
+  a.settle(1, 2);
+  a.settle(3, 0);
+  a.settle(2, 2);
+  assert.is(a.decision, WON);
+});
+
+test('discounting alone decides when too many masters are stalled; cleanup (needAll) still waits for all', () => {
+  const a = make();
+  for (const node of [0, 1, 2]) a.discount(node);
+  assert.is(a.decision, LOST);
+  const undo = make(true);
+  for (const node of [0, 1, 2]) undo.discount(node);
+  undo.settle(3, 2);
+  undo.settle(4, 2);
+  assert.is(undo.decision, UNDECIDED);
+  undo.expire();
+  assert.is(undo.decision, LOST);
+  assert.equal(undo.votes, [TIMEOUT, TIMEOUT, TIMEOUT, FOR, FOR]);
+});
+
 test('expire marks silent masters as timed out and decides; a late reply changes nothing', async () => {
   const a = make();
   a.settle(0, 2);
