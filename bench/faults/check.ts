@@ -59,8 +59,9 @@ export interface SafetyFigures {
   readonly stalled: { readonly holders: number; readonly stale: number; readonly staleRejected: number };
   /** From the fault's end to the first entry after it, the slowest resource; null if one never recovered. */
   readonly recoveryMs: number | null;
-  /** The longest time any resource went without a new holder, ms. */
+  /** The longest time any resource went without a new holder, ms, and when it began (ms after the fault began). */
   readonly longestGapMs: number;
+  readonly longestGapAtMs: number;
 }
 
 const kExamples = 5;
@@ -90,6 +91,7 @@ export function check(rows: readonly LedgerRow[], logs: readonly LogState[], tim
   let stalledRejected = 0;
   let recovery: number | null = 0;
   let longestGap = 0;
+  let longestGapAt = 0;
   const examples: Violation[] = [];
 
   for (let resource = 0; resource < resources; resource++) {
@@ -137,11 +139,13 @@ export function check(rows: readonly LedgerRow[], logs: readonly LogState[], tim
     if (after === undefined) recovery = null;
     else if (recovery !== null) recovery = Math.max(recovery, after.entry - times.faultEnd);
     let previous = times.start;
-    for (const row of group) {
-      longestGap = Math.max(longestGap, row.entry - previous);
-      previous = Math.max(previous, row.entry);
+    for (const at of [...group.map((row) => row.entry), times.end]) {
+      if (at - previous > longestGap) {
+        longestGap = at - previous;
+        longestGapAt = previous - times.faultStart;
+      }
+      previous = Math.max(previous, at);
     }
-    longestGap = Math.max(longestGap, times.end - previous);
   }
 
   let accepted = 0;
@@ -174,5 +178,6 @@ export function check(rows: readonly LedgerRow[], logs: readonly LogState[], tim
     stalled: { holders: rows.filter((row) => row.stalledMs > 0).length, stale: stalledStale, staleRejected: stalledRejected },
     recoveryMs: recovery,
     longestGapMs: longestGap,
+    longestGapAtMs: longestGapAt,
   };
 }

@@ -26,6 +26,7 @@ test('sections one after another: no violation, no inversion, the log agrees', (
   assert.equal(figures.server, { accepted: 3, rejected: 0, ordered: true, agrees: true });
   assert.is(figures.recoveryMs, 10);
   assert.is(figures.longestGapMs, 400 - 210);
+  assert.is(figures.longestGapAtMs, 20 - 100, "the first of two equal gaps");
 });
 
 test('a section entered while another holder is inside its window is a violation, with its details', () => {
