@@ -44,7 +44,7 @@ function scenarioTable(result: FaultsResult): string {
     `${fmt(s.writes.rejected)}${s.stalled.holders > 0 ? ` (paused holders: ${s.stalled.staleRejected} of ${s.stalled.stale} stale writes rejected)` : ''}`,
     String(s.fenceInversions),
     ms(s.recoveryMs),
-    ms(s.longestGapMs),
+    `${ms(s.longestGapMs)} (at ${fmt(s.longestGapAtMs)})`,
     `${s.keysLeft} / ${s.keysWithoutTtl}`,
     verdict(s),
   ]);
@@ -91,7 +91,8 @@ Host: ${hostLine(result.host)}
 Each scenario starts ${s.masters} fresh local masters and one more redis-server for the fenced log. ${s.workers} worker threads of
 the load generator (\`src/load\`, the same piscina runner as \`pipelock loadtest\`) run ${s.contenders} closed-loop contenders each
 over ${s.resources} hot resources: acquire with a fencing token (lock ${fmt(s.lockMs)} ms, ${s.retryCount} retries after ${s.retryDelayMs}±${s.retryJitterMs} ms,
-nodeTimeout ${s.nodeTimeoutMs} ms), record the entry, write to the fenced log, hold ${s.holdMs} ms, record the exit, release.
+nodeTimeout ${s.nodeTimeoutMs} ms), record the entry, write to the fenced log, hold ${s.holdMs} ms (unless the scenario says
+otherwise), write again (the commit), record the exit, release.
 Contention runs ${fmt(s.beforeMs)} ms before the fault and ${fmt(s.afterMs)} ms after it ends${result.mode === 'short' ? ' (this is the short form: faults and these times halved)' : ''}.
 
 The checker reads only evidence the lock client cannot shape:
@@ -100,11 +101,12 @@ The checker reads only evidence the lock client cannot shape:
   A **violation** is a section entered while another holder of the resource was inside its window
   [entry, min(exit, validity end)]. A holder past its validity is outside, which is Redlock's promise: the lock is
   exclusive for its validity, not for as long as a paused holder believes it holds it.
-- **Fenced log** on the separate server: one Lua script appends an entry only with a fence above every fence it accepted
-  for that resource and counts rejections itself; its tally must equal the holders' and its fences must rise.
+- **Fenced log** on the separate server: one Lua script appends an entry unless its fence is below one it accepted for
+  that resource (an equal fence is the same holder's second write) and counts rejections itself; its tally must equal the
+  holders' and its fences must never fall. A holder overlapped by a newer one commits after the newer one wrote: rejected.
 - **Fence inversions**: a holder that entered after another's section ended but got a fence not above it (0 required everywhere).
 - **Recovery**: from the fault's end to the first acquisition after it, on the slowest resource; **longest gap**: the
-  longest time any resource went without a new holder (the outage, if any).
+  longest time any resource went without a new holder (the outage, if any), and when it began (ms after the fault began).
 - **Keys**: after the contenders released and quit, lock keys still on a master, and keys with no TTL (0 required).
 
 ${scenarioTable(result)}
