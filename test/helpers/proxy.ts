@@ -56,9 +56,29 @@ export class FaultProxy {
     this.#sockets.add(client);
     this.#sockets.add(upstream);
     const forward = (from: Socket, to: Socket): void => {
+      // One queue per direction, released in order by one timer: a chunk never overtakes an
+      // earlier one, even when delayMs drops while chunks wait (TCP does not reorder; a proxy
+      // that did would hand replies to the wrong commands).
+      const queue: { at: number; chunk: Buffer }[] = [];
+      let timer: NodeJS.Timeout | undefined;
+      const pump = (): void => {
+        timer = undefined;
+        const now = performance.now();
+        while (queue.length > 0 && queue[0]!.at <= now) to.write(queue.shift()!.chunk);
+        if (queue.length > 0) timer = setTimeout(pump, queue[0]!.at - now);
+      };
       from.on('data', (chunk: Buffer) => {
-        if (this.delayMs <= 0) to.write(chunk);
-        else setTimeout(() => to.write(chunk), this.delayMs);
+        if (this.delayMs <= 0 && queue.length === 0) {
+          to.write(chunk);
+          return;
+        }
+        const at = Math.max(performance.now() + this.delayMs, queue.at(-1)?.at ?? 0);
+        queue.push({ at, chunk });
+        timer ??= setTimeout(pump, at - performance.now());
+      });
+      to.once('close', () => {
+        clearTimeout(timer);
+        queue.length = 0;
       });
     };
     forward(client, upstream);

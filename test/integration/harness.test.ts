@@ -13,6 +13,7 @@ import {
   type LocalMaster,
 } from '../../src/local/masters.js';
 import { mastersSuite } from '../helpers/masters.js';
+import { FaultProxy } from '../helpers/proxy.js';
 import { timed } from '../helpers/timeout.js';
 
 // Faults injected by one test (stop, pause) are undone before the next, and every master starts empty.
@@ -196,6 +197,25 @@ test('a server that cannot start rejects with the tail of its log', timed(5_000,
     assert.match(logTail, 'Bad directive');
     assert.match(message, /exited before answering PING \(code 1\)/);
     assert.match(message, logTail);
+  }
+}));
+
+test('the fault proxy keeps each direction in order when its delay drops while bytes wait', timed(5_000, async ({ masters }) => {
+  const proxy = await FaultProxy.start(masters.urls[0]!);
+  const client = createClient({ url: proxy.url });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    proxy.delayMs = 300;
+    const first = client.sendCommand(['SET', 'order', 'first']);
+    await delay(50);
+    proxy.delayMs = 0;
+    const second = client.sendCommand(['SET', 'order', 'second']);
+    assert.equal(await Promise.all([first, second]), ['OK', 'OK']);
+    assert.is(await client.sendCommand(['GET', 'order']), 'second', 'the later write overtook the earlier one');
+  } finally {
+    client.destroy();
+    await proxy.close();
   }
 }));
 
