@@ -122,7 +122,10 @@ test('deadlines: one timer, armed for the earliest deadline a master reports, re
   next = performance.now() + 40;
   await new Promise((resolve) => setTimeout(resolve, 35));
   assert.is(calls.length, 1);
-  assert.ok(calls[0]! >= soon);
+  // Node's timers run on libuv's millisecond loop clock, which may lag performance.now(): a timer
+  // can ring up to 1 ms early by it (Alarm re-arms for the rest). It rang for the earliest deadline,
+  // not for the later ones.
+  assert.ok(calls[0]! >= soon - 1 && calls[0]! < soon + 500, `rang at ${calls[0]! - soon} ms from the earliest deadline`);
   next = Infinity;
   await new Promise((resolve) => setTimeout(resolve, 40));
   assert.is(calls.length, 2, 'the deadline returned by expire() was watched');
