@@ -130,6 +130,8 @@ function judge(scenario: Scenario, figures: SafetyFigures, keys: { left: number;
   if (scenario.expect === 'safe' && figures.violations > 0) problems.push(`${figures.violations} safety violation(s)`);
   if (figures.fenceInversions > 0) problems.push(`${figures.fenceInversions} fencing token(s) not above an earlier holder's`);
   if (!figures.server.ordered) problems.push('the log server accepted a stale fence');
+  // The log server is never faulted: a write it did not answer leaves the fenced evidence incomplete.
+  if (figures.writes.failed > 0) problems.push(`${figures.writes.failed} fenced write(s) got no answer from the log server`);
   if (!figures.server.agrees) problems.push(`the log server's tally (${figures.server.accepted} accepted, ${figures.server.rejected} rejected) differs from the ledger's (${figures.writes.accepted}, ${figures.writes.rejected})`);
   if (figures.stalled.staleRejected < figures.stalled.stale) problems.push(`${figures.stalled.stale - figures.stalled.staleRejected} stale write(s) of a paused holder accepted`);
   if (figures.recoveryMs === null) problems.push('a resource was never acquired again after the fault');
