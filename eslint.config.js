@@ -21,6 +21,11 @@ export default tseslint.config(
     },
   },
   {
+    // The CommonJS entry points are `import x = require()` by design: they load the ESM build.
+    files: ['src/*.cts'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     files: ['eslint.config.js'],
     ...tseslint.configs.disableTypeChecked,
   },

@@ -1,8 +1,9 @@
 /**
- * `npm run bench:report`: BENCHMARKS.md from bench/results/peers.json, micro.json and (if present) renewal.json.
+ * `npm run bench:report`: BENCHMARKS.md from bench/results/peers.json, micro.json and (if present) renewal.json and overload.json.
  * Every figure comes from the JSON; nothing here is typed in by hand except the method and the
  * notes on missed targets (bench/notes.ts).
  */
+import { renderOverload, type OverloadResult } from './overload/render.js';
 import { renderRenewal, type RenewalResult } from './renewal/render.js';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -93,7 +94,7 @@ function configTable(summary: Summary, config: string, contenders: readonly stri
   return rows.join('\n');
 }
 
-export function renderMarkdown(peers: PeersResult, micro: MicroResult | undefined, renewal?: RenewalResult): string {
+export function renderMarkdown(peers: PeersResult, micro: MicroResult | undefined, renewal?: RenewalResult, overload?: OverloadResult): string {
   const summary = summarize(peers.runs);
   const plan = peers.plan;
   const targets = judgeTargets(summary);
@@ -140,6 +141,7 @@ export function renderMarkdown(peers: PeersResult, micro: MicroResult | undefine
   }
 
   if (renewal !== undefined) out.push(renderRenewal(renewal));
+  if (overload !== undefined) out.push(renderOverload(overload));
 
   if (micro !== undefined) {
     out.push('## Micro benchmarks (hot path)', '');
@@ -165,6 +167,7 @@ async function readJson<T>(path: string): Promise<T | undefined> {
   if (peers === undefined) throw new Error('bench/results/peers.json is missing: run `npm run bench` first');
   const micro = await readJson<MicroResult>(join(ROOT, 'bench', 'results', 'micro.json'));
   const renewal = await readJson<RenewalResult>(join(ROOT, 'bench', 'results', 'renewal.json'));
-  await writeFile(join(ROOT, 'BENCHMARKS.md'), renderMarkdown(peers, micro, renewal));
+  const overload = await readJson<OverloadResult>(join(ROOT, 'bench', 'results', 'overload.json'));
+  await writeFile(join(ROOT, 'BENCHMARKS.md'), renderMarkdown(peers, micro, renewal, overload));
   console.log('bench:report: wrote BENCHMARKS.md');
 }

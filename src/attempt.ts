@@ -1,5 +1,5 @@
 import { OP_FENCED_ACQUIRE, OP_INCR, OP_IS_DONE, OP_MARK_DONE, OP_RAISE, OP_RELEASE, type OpArgs, type OpCode } from './scripts.js';
-import { decide, LOST, UNDECIDED, WON, type Decision } from './quorum.js';
+import { decide, decideComplete, decideRelease, UNDECIDED, WON, type Decision, type Tally } from './quorum.js';
 
 export const PENDING = 0;
 export const FOR = 1;
@@ -13,7 +13,7 @@ export type Vote = typeof PENDING | typeof FOR | typeof AGAINST | typeof FAILED 
  * coalescer's unit of work and its own quorum tally: each master settles its slot from its own
  * reply, so no closure is made per master per call.
  */
-export class Attempt implements OpArgs {
+export class Attempt implements OpArgs, Tally {
   /** Per master: PENDING, FOR, AGAINST, FAILED or TIMEOUT. A plain array: for five masters it is cheaper to make than a typed one. */
   readonly votes: Vote[];
   /** Per master, only where a reply counted neither none nor all of the keys (a partial release). */
@@ -22,7 +22,16 @@ export class Attempt implements OpArgs {
   decision: Decision = UNDECIDED;
   /** Masters that have not answered or timed out. */
   pending: number;
-  readonly deadline: number;
+  /**
+   * When its commands went out (the first master's flush; until then, when it was made), and that
+   * plus its budget. A burst can keep the client busy for longer than a budget between making an
+   * attempt and sending it; counting from the making timed out healthy masters for the client's
+   * own delay (issue 13). Validity counts from `start` too, which is safe: a master cannot set a
+   * key it has not been sent, and `start` is read before the write.
+   */
+  start: number;
+  deadline: number;
+  #sent = false;
   /**
    * Told of the decision instead of (or as well as) `done`: the renewal scheduler renews thousands
    * of locks a period and takes this path to make no promise or closure per renewal.
@@ -35,8 +44,9 @@ export class Attempt implements OpArgs {
   /** X: the fencing token the counters are raised to; a master votes for if it was below. */
   target = 0;
   #votesFor = 0;
-  #votesFailed = 0;
   #votesAgainst = 0;
+  /** FAILED or TIMEOUT. */
+  #votesUnreachable = 0;
   /** Masters whose vote is still awaited but no longer waited for (stalled); see `discount`. */
   #discounted: boolean[] | undefined;
   #discounts = 0;
@@ -50,8 +60,8 @@ export class Attempt implements OpArgs {
     readonly token: string,
     readonly ttlArg: string,
     readonly quorum: number,
-    /** performance.now() before the first command was queued. */
-    readonly start: number,
+    /** performance.now() when it was made; reset by `sent()`. */
+    start: number,
     readonly budget: number,
     /** Wait for every master (or the deadline) instead of deciding at the quorum (cleanup of a failed attempt). */
     readonly needAll: boolean,
@@ -61,7 +71,36 @@ export class Attempt implements OpArgs {
     for (let i = 0; i < n; i++) votes.push(PENDING);
     this.votes = votes;
     this.pending = n;
+    this.start = start;
     this.deadline = start + budget;
+  }
+
+  get size(): number {
+    return this.votes.length;
+  }
+
+  get votesFor(): number {
+    return this.#votesFor;
+  }
+
+  get votesAgainst(): number {
+    return this.#votesAgainst;
+  }
+
+  get votesUnreachable(): number {
+    return this.#votesUnreachable;
+  }
+
+  get votesStalled(): number {
+    return this.#discounts;
+  }
+
+  /** The coalescer is sending it now: its clock (budget and validity) starts here, once. */
+  sent(now: number): void {
+    if (this.#sent) return;
+    this.#sent = true;
+    this.start = now;
+    this.deadline = now + this.budget;
   }
 
   /** Resolves with this attempt once it is decided. */
@@ -168,21 +207,14 @@ export class Attempt implements OpArgs {
 
   #count(vote: Vote): void {
     if (vote === FOR) this.#votesFor++;
-    else this.#votesFailed++;
-    if (vote === AGAINST) this.#votesAgainst++;
+    else if (vote === AGAINST) this.#votesAgainst++;
+    else this.#votesUnreachable++;
     this.#check();
   }
 
   #check(): void {
     if (this.decision !== UNDECIDED || this.needAll) return;
-    if (this.opcode === OP_RELEASE) {
-      // A release is settled once a quorum confirms the lock was held and is now deleted, or a
-      // quorum says it was no longer held (expired): a slow minority does not hold it up.
-      if (this.#votesFor >= this.quorum) this.#decide(WON);
-      else if (this.#votesAgainst >= this.quorum) this.#decide(LOST);
-      return;
-    }
-    const decision = decide(this.#votesFor, this.#votesFailed + this.#discounts, this.votes.length, this.quorum);
+    const decision = this.opcode === OP_RELEASE ? decideRelease(this) : decide(this);
     if (decision !== UNDECIDED) this.#decide(decision);
   }
 
@@ -193,7 +225,7 @@ export class Attempt implements OpArgs {
   }
 
   #completed(): void {
-    if (this.decision === UNDECIDED) this.#decide(this.#votesFor >= this.quorum ? WON : LOST);
+    if (this.decision === UNDECIDED) this.#decide(decideComplete(this));
     const waiters = this.#onComplete;
     if (waiters !== undefined) {
       this.#onComplete = undefined;

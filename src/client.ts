@@ -1,24 +1,28 @@
-import { createClient, RedisClient as RedisClientClass, type RedisClientOptions } from '@redis/client';
+import { createRequire } from 'node:module';
+import type { RedisClientOptions } from '@redis/client';
 import { InvalidArgumentError } from './errors.js';
+import type { MasterClient, RedisClient } from './redis-client.js';
+import { checkIoredisClient, isIoredisClient } from './transport-ioredis.js';
+
+type RedisModule = typeof import('@redis/client');
+let redisModule: RedisModule | undefined;
 
 /**
- * The part of an @redis/client client pipelock uses. Any `createClient()` result fits; a
- * structural type keeps user clients with their own modules, scripts or RESP version assignable.
+ * @redis/client is an optional peer dependency (so is ioredis): a user who hands pipelock ioredis
+ * clients need not install it. It is loaded the first time pipelock opens a connection from a URL.
  */
-export interface RedisClient {
-  readonly isOpen: boolean;
-  readonly isReady: boolean;
-  sendCommand(args: readonly string[], options?: { timeout?: number }): Promise<unknown>;
-  // EventEmitter's own listener type, so that every client class is assignable.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  on(event: 'ready' | 'error', listener: (...args: any[]) => void): unknown;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  off(event: 'ready' | 'error', listener: (...args: any[]) => void): unknown;
-  close?(): Promise<void>;
-  destroy?(): void;
-  quit?(): Promise<unknown>;
-  readonly options?: unknown;
+function loadRedisClient(url: string): RedisModule {
+  if (redisModule !== undefined) return redisModule;
+  try {
+    redisModule = createRequire(import.meta.url)('@redis/client') as RedisModule;
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'MODULE_NOT_FOUND') throw error;
+    throw new InvalidArgumentError('clients', 'may be redis:// URLs only when @redis/client is installed (npm install @redis/client), since pipelock opens them with it', url);
+  }
+  return redisModule;
 }
+
+export type { MasterClient, RedisClient } from './redis-client.js';
 
 /**
  * @redis/client 6.x arms a 5 s timeout on every command by default (an AbortSignal.timeout and a
@@ -48,6 +52,7 @@ export function ownedClientOptions(url: string, extra?: RedisClientOptions): Red
 let plainFactory: ((options: RedisClientOptions) => unknown) | undefined;
 
 export function openClient(url: string, extra?: RedisClientOptions): RedisClient {
+  const { createClient, RedisClient: RedisClientClass } = loadRedisClient(url);
   const options = ownedClientOptions(url, extra);
   if (extra?.modules !== undefined || extra?.functions !== undefined || extra?.scripts !== undefined || extra?.RESP !== undefined) {
     return createClient(options);
@@ -95,9 +100,9 @@ export function clientName(client: RedisClient, index: number): string {
 }
 
 /** Validates Redlock's `clients` once: a non-empty list of open clients or redis URLs, none repeated. */
-export function checkClients(clients: unknown): (RedisClient | string)[] {
+export function checkClients(clients: unknown): (MasterClient | string)[] {
   if (clients == null || typeof clients === 'string' || typeof (clients as Iterable<unknown>)[Symbol.iterator] !== 'function') {
-    throw new InvalidArgumentError('clients', 'must be an array of @redis/client clients or redis:// URLs', clients);
+    throw new InvalidArgumentError('clients', 'must be an array of @redis/client or ioredis clients, or redis:// URLs', clients);
   }
   const list = [...(clients as Iterable<unknown>)];
   if (list.length === 0) throw new InvalidArgumentError('clients', 'must name at least one master', list);
@@ -109,13 +114,20 @@ export function checkClients(clients: unknown): (RedisClient | string)[] {
         protocol = new URL(entry).protocol;
       } catch { /* reported below */ }
       if (protocol !== 'redis:' && protocol !== 'rediss:') throw new InvalidArgumentError(name, 'must be a redis:// or rediss:// URL', entry);
+    } else if (isIoredisClient(entry)) {
+      checkIoredisClient(entry, name);
     } else if (typeof entry !== 'object' || entry === null || typeof (entry as RedisClient).sendCommand !== 'function') {
-      throw new InvalidArgumentError(name, 'must be an @redis/client client or a redis:// URL', entry);
+      throw new InvalidArgumentError(name, 'must be an @redis/client or ioredis client, or a redis:// URL', entry);
     } else if (!(entry as RedisClient).isOpen) {
       throw new InvalidArgumentError(name, 'must be open or connecting (call client.connect() first, or pass a URL)', 'a closed client');
     }
     const first = list.indexOf(entry);
     if (first !== i) throw new InvalidArgumentError(name, `must not repeat clients[${first}] (a master would vote twice)`, entry);
   });
-  return list as (RedisClient | string)[];
+  // node-redlock v5 sent ioredis keys through `evalsha`, which prefixes them: pipelock does the same
+  // (MasterSet), so a lock names the same keys as v5's did, and must name them on every master.
+  const prefixes = list.map((entry) => (isIoredisClient(entry) ? entry.options.keyPrefix ?? '' : ''));
+  const odd = prefixes.findIndex((prefix) => prefix !== prefixes[0]);
+  if (odd > 0) throw new InvalidArgumentError(`clients[${odd}]`, `must use the keyPrefix of clients[0] (${JSON.stringify(prefixes[0])}): a lock names the same keys on every master`, prefixes[odd]);
+  return list as (MasterClient | string)[];
 }

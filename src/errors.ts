@@ -1,4 +1,4 @@
-import type { RedisClient } from './client.js';
+import type { MasterClient } from './redis-client.js';
 
 /** One master's part in an operation, kept for every error that a quorum decided. */
 export interface NodeOutcome {
@@ -21,8 +21,8 @@ export interface NodeOutcome {
 export interface ExecutionStats {
   readonly membershipSize: number;
   readonly quorumSize: number;
-  readonly votesFor: Set<RedisClient>;
-  readonly votesAgainst: Map<RedisClient, Error>;
+  readonly votesFor: Set<MasterClient>;
+  readonly votesAgainst: Map<MasterClient, Error>;
 }
 
 /** The root of every error pipelock throws: a stable `code` and the underlying `cause`. */
@@ -114,7 +114,7 @@ export class LockLostError extends ExecutionError {
   }
 }
 
-/** The lock was extended `maxExtensions` times already (seed 001: bound reacquisition for liveness). */
+/** The lock was extended `maxExtensions` times already (a bounded number of extensions keeps the lock live for others). */
 export class ExtensionLimitError extends ExecutionError {
   constructor(limit: number) {
     super(`the lock was already extended ${limit} times (maxExtensions)`, [], [], 'ERR_PIPELOCK_EXTENSION_LIMIT');
@@ -125,6 +125,31 @@ export class ExtensionLimitError extends ExecutionError {
 export class LockAbortedError extends ExecutionError {
   constructor(reason: unknown, attempts?: Attempts | (() => Attempts)) {
     super('the operation was aborted by its signal', attempts, [], 'ERR_PIPELOCK_ABORTED', { cause: reason });
+  }
+}
+
+/**
+ * The client itself is the bottleneck: so much is queued for the masters that this operation's
+ * turn would come after its deadline (its signal's, or what its retry settings allow), so it was
+ * failed before anything was sent — nothing of it is on any master. Back off, or issue less at once.
+ * A subclass of ExecutionError so that code catching node-redlock's failure class handles it too.
+ */
+export class OverloadedError extends ExecutionError {
+  /** Operations queued in this client ahead of this one, on the master whose queue was deepest. */
+  readonly queueDepth: number;
+  /** The estimated wait for this operation's turn, in ms (from the masters' observed rate). */
+  readonly waitMs: number;
+  /** What the caller's deadline left, in ms. */
+  readonly budgetMs: number;
+  constructor(queueDepth: number, waitMs: number, budgetMs: number) {
+    super(
+      `the client is overloaded: ${queueDepth} operation(s) queued ahead of this one, its turn would come in about ${Math.round(waitMs)} ms ` +
+        `but its deadline allows ${Math.round(budgetMs)} ms; nothing was sent`,
+      [], [], 'ERR_PIPELOCK_OVERLOADED',
+    );
+    this.queueDepth = queueDepth;
+    this.waitMs = waitMs;
+    this.budgetMs = budgetMs;
   }
 }
 

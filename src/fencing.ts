@@ -1,11 +1,13 @@
-import type { Attempt } from './attempt.js';
-import { NO_COMMAND_TIMEOUT, type RedisClient } from './client.js';
+import { NO_COMMAND_TIMEOUT, type MasterClient, type RedisClient } from './client.js';
+import { isIoredisClient } from './transport-ioredis.js';
 import { InvalidArgumentError } from './errors.js';
-import { FENCE_RETENTION_MS, OP_RAISE, type OpCode } from './scripts.js';
+import type { MasterSet } from './masters.js';
+import { FENCE_RETENTION_MS, OP_RAISE } from './scripts.js';
 import { createHash } from 'node:crypto';
 
 /**
- * Fencing tokens across the quorum (Kleppmann's fix for a holder paused past its lease).
+ * Fencing tokens across the quorum: the storage rejects a holder paused past its lease once a
+ * newer holder wrote (Kleppmann, "How to do distributed locking", martin.kleppmann.com/2016/02/08/how-to-do-distributed-locking.html).
  *
  * Construction: the acquire script INCRs one counter per resource on every master it locks and
  * answers the largest value; the client takes f = the largest over its quorum. Before the
@@ -23,7 +25,7 @@ import { createHash } from 'node:crypto';
  * run before A's raise reached it.)
  *
  * Assumptions: a master never loses an acknowledged write (fsync on every write, or a crashed
- * master stays down longer than the largest lock duration: the seeds' delayed restart) and Redis
+ * master stays down longer than the largest lock duration: Redlock's delayed restart, redis.io/docs/latest/develop/use/patterns/distributed-locks) and Redis
  * keys expire no earlier than their TTL. Counters expire 7 days after last use; one created again
  * starts from the master's clock in µs, so tokens keep increasing as long as a resource sees fewer
  * than one acquisition per µs and no master's clock steps back by more than those 7 days.
@@ -32,18 +34,13 @@ export function counterKeys(resources: readonly string[]): string[] {
   return resources.map((resource) => `pipelock:fence:${resource}`);
 }
 
-/** The part of Redlock fencing needs. */
-export interface FenceHost {
-  execute(opcode: OpCode, keys: readonly string[], token: string, ttlArg: string, budget: number, needAll: boolean, target?: number): Attempt;
-}
-
 const RAISE_ROUNDS = 5;
 
 /** Raises the counters to a value a majority had below it; that value is the fence, or undefined if no quorum answered. */
-export async function raiseFence(host: FenceHost, counters: readonly string[], first: number, budget: number): Promise<number | undefined> {
+export async function raiseFence(masters: MasterSet, counters: readonly string[], first: number, budget: number): Promise<number | undefined> {
   let fence = first;
   for (let round = 0; round < RAISE_ROUNDS; round++) {
-    const raise = host.execute(OP_RAISE, counters, String(fence), String(FENCE_RETENTION_MS), budget, false, fence);
+    const raise = masters.execute(OP_RAISE, counters, String(fence), String(FENCE_RETENTION_MS), budget, fence);
     await raise.done;
     if (raise.won) return fence;
     // Someone holds a counter at or above ours: go above it. Otherwise masters failed: give up.
@@ -66,21 +63,32 @@ redis.call('HSET', KEYS[1], 'fence', ARGV[1], 'value', ARGV[2])
 return 1`;
 const FENCED_WRITE_SHA = createHash('sha1').update(FENCED_WRITE_SCRIPT).digest('hex');
 
-/** Writes `value` under `key` unless a newer fence already wrote there; resolves whether it was written. */
-export async function fencedWrite(client: RedisClient, key: string, fence: number, value: string): Promise<boolean> {
-  const given = client as Partial<RedisClient> | null;
-  if (typeof given?.sendCommand !== 'function') throw new InvalidArgumentError('client', 'must be an @redis/client client', client);
-  if (given.isOpen !== true) throw new InvalidArgumentError('client', 'must be open (call client.connect() first)', 'a closed client');
+/**
+ * Writes `value` under `key` unless a newer fence already wrote there; resolves whether it was written.
+ * `client` is the store's: @redis/client, or ioredis (whose own keyPrefix and settings then apply).
+ */
+export async function fencedWrite(client: MasterClient, key: string, fence: number, value: string): Promise<boolean> {
+  let send: (args: string[]) => Promise<unknown>;
+  if (isIoredisClient(client)) {
+    if (client.status === 'end') throw new InvalidArgumentError('client', 'must be open (its status is "end")', 'a closed client');
+    send = (args) => client.call(...(args as [string, ...string[]]));
+  } else {
+    const given = client as Partial<RedisClient> | null;
+    if (typeof given?.sendCommand !== 'function') throw new InvalidArgumentError('client', 'must be an @redis/client or ioredis client', client);
+    if (given.isOpen !== true) throw new InvalidArgumentError('client', 'must be open (call client.connect() first)', 'a closed client');
+    send = (args) => client.sendCommand(args, NO_COMMAND_TIMEOUT);
+  }
   if (typeof key !== 'string' || key.length === 0) throw new InvalidArgumentError('key', 'must be a non-empty string', key);
   if (!Number.isSafeInteger(fence) || fence <= 0) throw new InvalidArgumentError('fence', 'must be a positive safe integer (a lock.fence)', fence);
   if (typeof value !== 'string') throw new InvalidArgumentError('value', 'must be a string', value);
   const args = [key, String(fence), value];
   let reply: unknown;
   try {
-    reply = await client.sendCommand(['EVALSHA', FENCED_WRITE_SHA, '1', ...args], NO_COMMAND_TIMEOUT);
+    reply = await send(['EVALSHA', FENCED_WRITE_SHA, '1', ...args]);
   } catch (error) {
     if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-    reply = await client.sendCommand(['EVAL', FENCED_WRITE_SCRIPT, '1', ...args], NO_COMMAND_TIMEOUT);
+    reply = await send(['EVAL', FENCED_WRITE_SCRIPT, '1', ...args]);
   }
-  return reply === 1;
+  // ioredis' stringNumbers answers '1'.
+  return reply === 1 || reply === '1';
 }

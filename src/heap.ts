@@ -1,6 +1,7 @@
 /**
- * A binary min-heap on a numeric key read through `keyOf`. Both of pipelock's timers (attempt
- * deadlines, renewals) are one timer over one of these, instead of a timer per lock.
+ * A binary min-heap on a numeric key read through `keyOf`: the renewal scheduler's one timer runs
+ * over one of these instead of a timer per lock. (Attempt deadlines do not use it: each master scans
+ * its unanswered calls, see unanswered.ts, so a decided attempt is not kept alive until its budget.)
  */
 export class Heap<T> {
   readonly #items: T[] = [];

@@ -1,9 +1,23 @@
 import type { Attempt } from './attempt.js';
-import type { ExecutionStats } from './errors.js';
-import type { CallSettings } from './options.js';
+import type { ExecutionStats, PipelockError } from './errors.js';
+import type { MasterSet } from './masters.js';
 import type { Redlock } from './redlock.js';
 import type { ReleaseResult } from './release-result.js';
-import type { Held } from './renewal.js';
+
+/** Called when an auto-extended lock is lost; must not throw (what it throws is reported as an 'error' event). */
+export type LockLostHandler = (lock: Lock, error: PipelockError) => void;
+
+// The settings of release() and extend() are Redlock's CallSettings, named through Redlock so that
+// this file needs nothing from options.ts (whose CallSettings names LockLostHandler, above).
+type ReleaseSettings = Parameters<Redlock['release']>[1];
+type ExtendSettings = Parameters<Redlock['extend']>[2];
+
+/** @internal What a Lock knows of its entry in the renewal scheduler (renewal.ts's Held). */
+export interface Renewing {
+  readonly controller: AbortController;
+  /** Takes the lock out of the scheduler without releasing it (release; run-once's done-marker). */
+  readonly stop: () => void;
+}
 
 /** node-redlock's signal: aborted when the lock is lost, with the reason also at `error`. */
 export type RedlockAbortSignal = AbortSignal & { error?: Error };
@@ -15,10 +29,9 @@ export type RedlockAbortSignal = AbortSignal & { error?: Error };
 export class Lock {
   /** Epoch ms at which the lock stops being valid (node-redlock's field); 0 once released, lost or replaced by extend(). */
   expiration: number;
-  /** Aborts (with a typed reason, also at `signal.error`) when an auto-extended lock is lost; undefined without autoExtend. */
-  readonly signal: RedlockAbortSignal | undefined;
-  /** @internal The renewal scheduler's entry of an auto-extended lock. */
-  readonly held: Held | undefined;
+  /** @internal The renewal scheduler's entry of an auto-extended lock (set once, by the scheduler). */
+  held: Renewing | undefined;
+  readonly #masters: MasterSet;
   #validUntil: number;
   #extensions: number;
   readonly #attempts: readonly Attempt[];
@@ -27,6 +40,7 @@ export class Lock {
   /** @internal Locks come from Redlock.acquire() and extend(). */
   constructor(
     readonly redlock: Redlock,
+    masters: MasterSet,
     readonly resources: readonly string[],
     /** The lock's token: 160 random bits, unique to the acquisition. */
     readonly value: string,
@@ -34,16 +48,19 @@ export class Lock {
     validUntil: number,
     extensions: number,
     now: number,
-    held?: (lock: Lock) => Held,
     /** With `fencing: true`: a token greater than that of every earlier acquisition of these resources. */
     readonly fence?: number,
   ) {
+    this.#masters = masters;
     this.#attempts = attempts;
     this.#validUntil = validUntil;
     this.#extensions = extensions;
     this.expiration = Date.now() + (validUntil - now);
-    this.held = held?.(this);
-    this.signal = this.held?.controller.signal;
+  }
+
+  /** Aborts (with a typed reason, also at `signal.error`) when an auto-extended lock is lost; undefined without autoExtend. */
+  get signal(): RedlockAbortSignal | undefined {
+    return this.held?.controller.signal;
   }
 
   /** performance.now() instant at which the lock stops being valid. */
@@ -76,14 +93,14 @@ export class Lock {
 
   /** node-redlock's per-attempt stats; each promise resolves when all masters of that attempt answered or timed out. */
   get attempts(): ReadonlyArray<Promise<ExecutionStats>> {
-    return (this.#stats ??= this.redlock.executionStats(this.#attempts));
+    return (this.#stats ??= this.#masters.stats(this.#attempts));
   }
 
-  release(settings?: CallSettings): Promise<ReleaseResult> {
+  release(settings?: ReleaseSettings): Promise<ReleaseResult> {
     return this.redlock.release(this, settings);
   }
 
-  extend(duration: number, settings?: CallSettings): Promise<Lock> {
+  extend(duration: number, settings?: ExtendSettings): Promise<Lock> {
     return this.redlock.extend(this, duration, settings);
   }
 }

@@ -1,191 +1,140 @@
-import { NO_COMMAND_TIMEOUT, type RedisClient } from './client.js';
+import type { Attempt } from './attempt.js';
+import type { MasterClient } from './redis-client.js';
+import { Coalescer, type Batch, type Outlet } from './coalescer.js';
+import type { Deadlines } from './deadlines.js';
 import { NodeUnavailableError, UnexpectedReplyError } from './errors.js';
-import { BATCH_SHA, batchArgs, OP_ACQUIRE, scriptLoadArgs, setNxArgs } from './scripts.js';
-import { PENDING, TIMEOUT, type Attempt } from './attempt.js';
+import { asError, ScriptReplay, type ReplayTarget } from './script-replay.js';
+import { BATCH_SHA, scriptLoadArgs } from './scripts.js';
+import type { Transport } from './transport.js';
+import { Unanswered } from './unanswered.js';
+import { nodeCallStart, publishNodeCall, publishNodeCallError } from './diagnostics.js';
 
-/** Told about every master-level failure (Redlock turns it into events and diagnostics). */
+/** Told about every master-level failure (the master set turns it into events and diagnostics). */
 export type NodeErrorListener = (node: Node, error: Error) => void;
 
-interface Batch {
-  readonly seq: number;
-  /** The earliest deadline among its operations still undecided on this master; Infinity when none is. */
-  deadline: number;
-  readonly ops: readonly Attempt[];
-  readonly args: string[];
-  /** A lone single-key acquisition sent as SET NX PX: the reply is 'OK' or null. */
-  readonly setNx: boolean;
-  replayed: boolean;
-}
-
 /**
- * One master: its connection, its script, and the coalescer that turns every operation queued on
- * it in one tick into one EVALSHA per chunk of `chunkSize` keys.
- *
- * Flush timing: when nothing is in flight on the master, the queue is flushed in a microtask, so a
- * lone lock pays no extra event-loop turn; while calls are in flight, the flush waits for
- * setImmediate, which gathers every operation issued by all the replies of this I/O phase (the
- * continuations of many locks) into one call. @redis/client then writes that call in its own
- * setImmediate, corked with whatever else it has.
+ * One master: its connection (through a Transport), its coalescer, and how its replies become
+ * votes. Its unanswered calls and their deadlines live in `Unanswered`, NOSCRIPT recovery in
+ * `ScriptReplay`.
  */
-export class Node {
-  readonly #client: RedisClient;
-  readonly #chunkSize: number;
-  readonly #coalesce: boolean;
-  readonly #onError: NodeErrorListener;
+export class Node implements Outlet, ReplayTarget {
+  readonly transport: Transport;
+  /** The client as the caller gave it (or as pipelock opened it), for `Redlock.clients` and stats. */
+  readonly client: MasterClient;
   /** The last failure seen on this master (for `Redlock.ready()` and health reports). */
   lastError: Error | undefined;
-  #queue: Attempt[] = [];
-  #scheduled = false;
-  #inflight = 0;
-  #seq = 0;
-  /** Whether the connection was ready once: before that, commands wait in @redis/client's offline queue. */
+  inflight = 0;
+  readonly #coalescer: Coalescer;
+  readonly #unanswered: Unanswered;
+  readonly #replay: ScriptReplay;
+  readonly #onError: NodeErrorListener;
+  readonly #unsubscribe: () => void;
+  /** Whether the connection was ready once: before that, commands wait in the client's offline queue. */
   #everReady: boolean;
-  /** Single flight of `SCRIPT LOAD` after a NOSCRIPT; batches wait behind it in order. */
-  #reloading: Promise<void> | undefined;
-  #replay: Batch[] = [];
-  #held: Batch[] = [];
-  /**
-   * A call of this master went unanswered past its budget, and no call has been answered in time
-   * since: attempts do not wait for its vote to find a quorum impossible (Attempt.discount).
-   */
-  #stalled = false;
-  /**
-   * Every batch not yet answered (sent, held behind a reload, or waiting to be replayed). The
-   * per-attempt deadlines are enforced by scanning these, so a decided attempt is referenced by
-   * nothing once its replies are in: keeping every attempt in a deadline heap until its budget ran
-   * out doubled the client's cost per cycle, most of it in the garbage collector.
-   */
-  readonly #open = new Set<Batch>();
-  readonly #watch: (deadline: number) => void;
 
   constructor(
     readonly index: number,
-    readonly name: string,
-    client: RedisClient,
+    transport: Transport,
+    client: MasterClient,
     readonly owned: boolean,
     chunkSize: number,
     coalesce: boolean,
     onError: NodeErrorListener,
-    watch: (deadline: number) => void,
+    deadlines: Deadlines,
   ) {
-    this.#watch = watch;
-    this.#client = client;
-    this.#chunkSize = chunkSize;
-    this.#coalesce = coalesce;
+    this.transport = transport;
+    this.client = client;
+    this.#coalescer = new Coalescer(this, chunkSize, coalesce);
+    this.#unanswered = new Unanswered(index, deadlines);
+    this.#replay = new ScriptReplay(this);
     this.#onError = onError;
-    this.#everReady = client.isReady;
-    client.on('ready', this.#onReady);
-    if (client.isReady) this.#preload();
+    this.#everReady = transport.isReady;
+    this.#unsubscribe = transport.onReady(this.#onReady);
+    if (transport.isReady) this.#preload();
   }
 
-  get client(): RedisClient {
-    return this.#client;
+  get name(): string {
+    return this.transport.name;
   }
 
   detach(): void {
-    this.#client.off('ready', this.#onReady);
+    this.#unsubscribe();
   }
 
   enqueue(op: Attempt): void {
-    if (this.#stalled) op.discount(this.index);
-    this.#queue.push(op);
-    if (this.#scheduled) return;
-    this.#scheduled = true;
-    if (this.#inflight === 0) queueMicrotask(this.#flush);
-    else setImmediate(this.#flush);
+    if (this.#unanswered.stalled) op.discount(this.index);
+    this.#coalescer.enqueue(op);
+  }
+
+  /** Deadline scan of this master's unanswered calls (see Unanswered.expire). */
+  expire(now: number): number {
+    return this.#unanswered.expire(now);
   }
 
   readonly #onReady = (): void => {
     this.#everReady = true;
-    this.#stalled = false;
+    this.#unanswered.stalled = false;
     this.#preload();
   };
 
   /** SCRIPT LOAD at connect and at every reconnect, so EVALSHA rarely meets NOSCRIPT. */
   #preload(): void {
-    this.#client.sendCommand(scriptLoadArgs(), NO_COMMAND_TIMEOUT).then(
+    this.transport.send(scriptLoadArgs()).then(
       (sha) => {
-        if (sha !== BATCH_SHA) this.#onError(this, new UnexpectedReplyError(this.name, sha));
+        if (sha !== BATCH_SHA) this.report(new UnexpectedReplyError(this.name, sha));
       },
-      (error: unknown) => { this.#onError(this, asError(error)); },
+      (error: unknown) => { this.report(asError(error)); },
     );
   }
 
-  readonly #flush = (): void => {
-    this.#scheduled = false;
-    const queue = this.#queue;
-    this.#queue = [];
+  /** The coalescer's flush. */
+  send(batches: readonly Batch[]): void {
     // A master that was up and is now reconnecting answers nothing: fail its votes at once
-    // rather than let @redis/client queue them offline for the whole outage.
-    if (this.#everReady && !this.#client.isReady) {
+    // rather than let the client queue them offline for the whole outage.
+    if (this.#everReady && !this.transport.isReady) {
       const error = new NodeUnavailableError(this.name);
-      this.#onError(this, error);
-      for (const op of queue) op.settle(this.index, error);
+      this.report(error);
+      for (const batch of batches) for (const op of batch.ops) op.settle(this.index, error);
       return;
     }
-    if (!this.#coalesce) {
-      for (let i = 0; i < queue.length; i++) this.#send(queue, i, i + 1);
-      return;
+    for (const batch of batches) {
+      this.#unanswered.add(batch);
+      if (!this.#replay.hold(batch)) this.dispatch(batch);
     }
-    const limit = this.#chunkSize;
-    let from = 0;
-    let keys = 0;
-    for (let i = 0; i < queue.length; i++) {
-      const n = queue[i]!.keys.length;
-      if (keys + n > limit && i > from) {
-        this.#send(queue, from, i);
-        from = i;
-        keys = 0;
-      }
-      keys += n;
-    }
-    this.#send(queue, from, queue.length);
-  };
-
-  #send(queue: Attempt[], from: number, to: number): void {
-    const first = queue[from]!;
-    let batch: Batch;
-    if (to - from === 1 && first.opcode === OP_ACQUIRE && first.keys.length === 1) {
-      batch = { seq: this.#seq++, deadline: first.deadline, ops: [first], args: setNxArgs(first.keys[0]!, first.token, first.ttlArg), setNx: true, replayed: false };
-    } else {
-      const ops = from === 0 && to === queue.length ? queue : queue.slice(from, to);
-      let deadline = Infinity;
-      for (const op of ops) if (op.deadline < deadline) deadline = op.deadline;
-      batch = { seq: this.#seq++, deadline, ops, args: batchArgs(BATCH_SHA, ops, 0, ops.length), setNx: false, replayed: false };
-    }
-    this.#open.add(batch);
-    this.#watch(batch.deadline);
-    // While the script reloads, later calls wait behind it so that the master sees them in order.
-    if (this.#reloading !== undefined) this.#held.push(batch);
-    else this.#dispatch(batch);
   }
 
-  #dispatch(batch: Batch): void {
-    this.#inflight++;
-    this.#client.sendCommand(batch.args, NO_COMMAND_TIMEOUT).then(
+  dispatch(batch: Batch): void {
+    this.inflight++;
+    const sent = nodeCallStart();
+    this.transport.send(batch.args).then(
       (reply) => {
-        this.#inflight--;
-        this.#onBatchReply(batch, reply);
+        this.inflight--;
+        publishNodeCall(this.index, this.name, sent, batch.ops.length);
+        this.#onReply(batch, reply);
       },
       (error: unknown) => {
-        this.#inflight--;
-        this.#onBatchError(batch, asError(error));
+        this.inflight--;
+        publishNodeCallError(this.index, this.name, sent, batch.ops.length, error);
+        const failure = asError(error);
+        if (this.#replay.recover(batch, failure)) return;
+        this.report(failure);
+        this.fail(batch, failure);
       },
     );
   }
 
-  #onBatchReply(batch: Batch, reply: unknown): void {
-    this.#open.delete(batch);
+  fail(batch: Batch, error: Error): void {
+    this.#unanswered.failed(batch);
+    for (const op of batch.ops) op.settle(this.index, error);
+  }
+
+  report(error: Error): void {
+    this.#onError(this, error);
+  }
+
+  #onReply(batch: Batch, reply: unknown): void {
+    this.#unanswered.answered(batch);
     const ops = batch.ops;
-    // Answered while one of its operations still waited for it: the master keeps to the budget again.
-    if (this.#stalled) {
-      for (const op of ops) {
-        if (op.votes[this.index] === PENDING) {
-          this.#stalled = false;
-          break;
-        }
-      }
-    }
     if (batch.setNx) {
       ops[0]!.settle(this.index, reply === 'OK' ? 1 : reply === null ? 0 : this.#unexpected(reply));
       return;
@@ -201,84 +150,9 @@ export class Node {
     }
   }
 
-  #onBatchError(batch: Batch, error: Error): void {
-    if (!batch.replayed && error.message.startsWith('NOSCRIPT')) {
-      batch.replayed = true;
-      this.#replay.push(batch);
-      this.#reloading ??= this.#reload();
-      return;
-    }
-    this.#open.delete(batch);
-    this.#onError(this, error);
-    for (const op of batch.ops) op.settle(this.index, error);
-  }
-
-  /**
-   * The script cache was flushed (restart, SCRIPT FLUSH): load it once, then resend, in their
-   * original order, the batches that met NOSCRIPT and those queued meanwhile. Order matters: a
-   * failed acquisition's cleanup must reach the master after the acquisition it undoes. Every batch
-   * sent before the SCRIPT LOAD answers before it on this connection, so all of them are in
-   * `#replay` by the time the load resolves.
-   */
-  async #reload(): Promise<void> {
-    let failure: Error | undefined;
-    try {
-      const sha = await this.#client.sendCommand(scriptLoadArgs(), NO_COMMAND_TIMEOUT);
-      if (sha !== BATCH_SHA) failure = new UnexpectedReplyError(this.name, sha);
-    } catch (error) {
-      failure = asError(error);
-    }
-    const batches = this.#replay.sort((a, b) => a.seq - b.seq).concat(this.#held);
-    this.#replay = [];
-    this.#held = [];
-    this.#reloading = undefined;
-    if (failure !== undefined) this.#onError(this, failure);
-    for (const batch of batches) {
-      if (failure === undefined) {
-        this.#dispatch(batch);
-      } else {
-        this.#open.delete(batch);
-        for (const op of batch.ops) op.settle(this.index, failure);
-      }
-    }
-  }
-
-  /**
-   * Expires every operation of an unanswered batch whose attempt's budget ran out by `now`; returns
-   * the earliest deadline still to watch (Infinity when none).
-   */
-  expire(now: number): number {
-    let next = Infinity;
-    for (const batch of this.#open) {
-      if (batch.deadline > now) {
-        if (batch.deadline < next) next = batch.deadline;
-        continue;
-      }
-      let later = Infinity;
-      for (const op of batch.ops) {
-        const vote = op.votes[this.index];
-        // Timed out by another master's scan of the same attempt: this one was silent too.
-        if (vote === TIMEOUT) this.#stalled = true;
-        if (op.pending === 0 || vote !== PENDING) continue;
-        if (op.deadline <= now) {
-          op.expire();
-          this.#stalled = true;
-        }
-        else if (op.deadline < later) later = op.deadline;
-      }
-      batch.deadline = later;
-      if (later < next) next = later;
-    }
-    return next;
-  }
-
   #unexpected(reply: unknown): Error {
     const error = new UnexpectedReplyError(this.name, reply);
-    this.#onError(this, error);
+    this.report(error);
     return error;
   }
-}
-
-function asError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
 }

@@ -1,6 +1,6 @@
 import { kMaxTimerMs } from './alarm.js';
 import { InvalidArgumentError } from './errors.js';
-import type { LockLostHandler } from './renewal.js';
+import type { LockLostHandler } from './lock.js';
 
 /** Settings of a Redlock instance; node-redlock v5's five come first, with its defaults. */
 export interface Settings {
@@ -16,12 +16,15 @@ export interface Settings {
   readonly automaticExtensionThreshold: number;
   /**
    * Per-attempt time budget for the masters' answers, in ms: a stalled master costs at most this
-   * (a disconnected one fails at once). Larger than the seeds' 5–50 ms because it only matters when
+   * (a disconnected one fails at once). Larger than the 5–50 ms the Redlock page suggests for a 10 s TTL (redis.io/docs/latest/develop/use/patterns/distributed-locks) because it only matters when
    * a majority stalls, while a budget below a GC pause or a burst's queueing turns healthy masters
    * into spurious failures. @default 250
    */
   readonly nodeTimeout: number;
-  /** How many times one lock may be extended (seed 001: bounded extension keeps liveness). @default Infinity */
+  /**
+   * How many times one lock may be extended. The Redlock page bounds reacquisition so that a client
+   * that keeps extending cannot hold a resource forever (liveness; redis.io/docs/latest/develop/use/patterns/distributed-locks). @default Infinity
+   */
   readonly maxExtensions: number;
   /** Auto-extended locks are not renewed past this much time after acquisition, in ms. @default Infinity */
   readonly maxHoldTime: number;
@@ -29,12 +32,18 @@ export interface Settings {
   readonly renewalWindow: number;
   /** Most keys in one coalesced script call, so one call never holds a master for long. @default 256 */
   readonly chunkSize: number;
+  /**
+   * acquire() as a whole — waiting for its turn in the client's queue, its attempts and retries —
+   * must be done within this many ms: an attempt whose turn would come later is not sent and the
+   * call fails with OverloadedError, and no retry starts past it. @default Infinity
+   */
+  readonly acquireTimeout: number;
   /** Coalesce the operations of one tick into one script call per master; `false` sends one call per operation. @default true */
   readonly coalesce: boolean;
 }
 
 /** Per-call settings of acquire / extend / release / using. */
-export interface CallSettings extends Partial<Pick<Settings, 'driftFactor' | 'retryCount' | 'retryDelay' | 'retryJitter' | 'automaticExtensionThreshold' | 'nodeTimeout' | 'maxExtensions' | 'maxHoldTime'>> {
+export interface CallSettings extends Partial<Pick<Settings, 'driftFactor' | 'retryCount' | 'retryDelay' | 'retryJitter' | 'automaticExtensionThreshold' | 'nodeTimeout' | 'maxExtensions' | 'maxHoldTime' | 'acquireTimeout'>> {
   /** Cancels waiting and retrying; a lock won after the signal fired is released, not returned. */
   readonly signal?: AbortSignal | undefined;
   /**
@@ -54,6 +63,22 @@ export interface CallSettings extends Partial<Pick<Settings, 'driftFactor' | 're
 
 export type ResolvedSettings = Readonly<Settings>;
 
+/** One call's settings, resolved once: the numbers, and the flags with nothing optional left. */
+export interface ResolvedCall {
+  /** The instance's own settings object when the call overrides no number (no copy per call). */
+  readonly settings: ResolvedSettings;
+  readonly signal: AbortSignal | undefined;
+  readonly autoExtend: boolean;
+  readonly fencing: boolean;
+  readonly onLockLost: LockLostHandler | undefined;
+}
+
+/**
+ * `using()` keeps at least this much of a lock's duration above automaticExtensionThreshold:
+ * node-redlock v5's rule (its `using` throws below it), so a renewal is not due at once.
+ */
+export const kUsingMarginMs = 100;
+
 export const kDefaults: ResolvedSettings = Object.freeze({
   driftFactor: 0.01,
   retryCount: 10,
@@ -65,6 +90,7 @@ export const kDefaults: ResolvedSettings = Object.freeze({
   maxHoldTime: Infinity,
   renewalWindow: 25,
   chunkSize: 256,
+  acquireTimeout: Infinity,
   coalesce: true,
 });
 
@@ -95,6 +121,9 @@ const RULES: { readonly [K in keyof Settings]: Check } = {
   maxExtensions: (name, value) => {
     if (value !== Infinity && (!Number.isSafeInteger(value) || (value as number) < 0)) throw new InvalidArgumentError(name, 'must be an integer ≥ 0 or Infinity', value);
   },
+  acquireTimeout: (name, value) => {
+    if (typeof value !== 'number' || Number.isNaN(value) || value <= 0) throw new InvalidArgumentError(name, 'must be a number of ms > 0, or Infinity', value);
+  },
   maxHoldTime: (name, value) => {
     if (typeof value !== 'number' || Number.isNaN(value) || value <= 0) throw new InvalidArgumentError(name, 'must be a number of ms > 0, or Infinity', value);
   },
@@ -107,7 +136,7 @@ const RULES: { readonly [K in keyof Settings]: Check } = {
   },
 };
 
-const CALL_KEYS = new Set<string>(['driftFactor', 'retryCount', 'retryDelay', 'retryJitter', 'automaticExtensionThreshold', 'nodeTimeout', 'maxExtensions', 'maxHoldTime']);
+const CALL_KEYS = new Set<string>(['driftFactor', 'retryCount', 'retryDelay', 'retryJitter', 'automaticExtensionThreshold', 'nodeTimeout', 'maxExtensions', 'maxHoldTime', 'acquireTimeout']);
 /** Per-call keys that are not numbers of ResolvedSettings; checked where they are used. */
 const CALL_EXTRAS = new Set<string>(['signal', 'autoExtend', 'onLockLost', 'fencing']);
 
@@ -138,16 +167,39 @@ export function resolveSettings(settings: unknown): ResolvedSettings {
   return merge(kDefaults, settings, 'settings', undefined);
 }
 
-/** Resolves one call's settings over the instance's; only called when the caller passed some. */
-export function resolveCallSettings(base: ResolvedSettings, settings: unknown): ResolvedSettings {
+/** The resolution of a call that passed no settings: made once per Redlock. */
+export function plainCall(base: ResolvedSettings): ResolvedCall {
+  return Object.freeze({ settings: base, signal: undefined, autoExtend: false, fencing: false, onLockLost: undefined });
+}
+
+/**
+ * Resolves one call's settings over the instance's, once per call. The numbers are copied only
+ * when the call overrides one: the common `{ signal }` costs no copy of the instance's settings.
+ */
+export function resolveCall(base: ResolvedSettings, plain: ResolvedCall, settings: unknown): ResolvedCall {
+  if (settings === undefined) return plain;
   if (!isObject(settings)) throw new InvalidArgumentError('settings', 'must be an object', settings);
   const signal = settings.signal;
   if (signal !== undefined && !(signal instanceof AbortSignal)) throw new InvalidArgumentError('settings.signal', 'must be an AbortSignal', signal);
   for (const flag of ['autoExtend', 'fencing'] as const) {
     if (settings[flag] !== undefined && typeof settings[flag] !== 'boolean') throw new InvalidArgumentError(`settings.${flag}`, 'must be a boolean', settings[flag]);
   }
-  if (settings.onLockLost !== undefined && typeof settings.onLockLost !== 'function') throw new InvalidArgumentError('settings.onLockLost', 'must be a function', settings.onLockLost);
-  return merge(base, settings, 'settings', CALL_KEYS);
+  const onLockLost = settings.onLockLost;
+  if (onLockLost !== undefined && typeof onLockLost !== 'function') throw new InvalidArgumentError('settings.onLockLost', 'must be a function', onLockLost);
+  let numbers = false;
+  for (const key of Object.keys(settings)) {
+    if (settings[key] !== undefined && !CALL_EXTRAS.has(key)) {
+      numbers = true;
+      break;
+    }
+  }
+  return {
+    settings: numbers ? merge(base, settings, 'settings', CALL_KEYS) : base,
+    signal,
+    autoExtend: settings.autoExtend === true,
+    fencing: settings.fencing === true,
+    onLockLost: onLockLost as LockLostHandler | undefined,
+  };
 }
 
 export function validateResources(resources: unknown): asserts resources is readonly string[] {

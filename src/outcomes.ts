@@ -1,4 +1,4 @@
-import { AGAINST, FAILED, FOR, TIMEOUT, type Attempt } from './attempt.js';
+import { AGAINST, FAILED, TIMEOUT, type Attempt } from './attempt.js';
 import { NodeTimeoutError, ResourceLockedError, type ExecutionStats, type NodeOutcome } from './errors.js';
 import type { Node } from './node.js';
 
@@ -37,13 +37,6 @@ function againstMessage(attempt: Attempt, node: number): string {
 /** `name vote (why)` for each master, for messages. */
 export function describeOutcomes(outcomes: readonly NodeOutcome[]): string {
   return outcomes.map((o) => (o.error === undefined ? `${o.name} ${o.vote}` : `${o.name} ${o.vote} (${o.error.message})`)).join('; ');
-}
-
-/** Masters that answered (for or against), as opposed to failing or staying silent. */
-export function answered(attempt: Attempt): number {
-  let n = 0;
-  for (const vote of attempt.votes) if (vote === FOR || vote === AGAINST) n++;
-  return n;
 }
 
 /** Masters that cannot be said to hold nothing of this attempt: everyone but the explicit `against`. */

@@ -9,11 +9,68 @@ export const LOST = -1;
 export type Decision = typeof UNDECIDED | typeof WON | typeof LOST;
 
 /**
- * Decided as early as it is decided, both ways: won at `q` votes for, lost once more than
- * `n − q` masters voted against, failed or timed out (a quorum can no longer form).
+ * The votes of one operation so far (an Attempt counts them as replies arrive). This file is the
+ * one place that says what such a count means; every rule below reads one.
  */
-export function decide(votesFor: number, votesFailed: number, n: number, q: number): Decision {
-  if (votesFor >= q) return WON;
-  if (votesFailed > n - q) return LOST;
+export interface Tally {
+  /** Masters asked (N). */
+  readonly size: number;
+  /** floor(N/2)+1. */
+  readonly quorum: number;
+  /** Applied the operation. */
+  readonly votesFor: number;
+  /** Answered, but the keys are another token's (or, extend/release, no longer ours). */
+  readonly votesAgainst: number;
+  /** Failed (error, connection down) or timed out: no answer. */
+  readonly votesUnreachable: number;
+  /** Still pending on a stalled master: not waited for (see Attempt.discount). */
+  readonly votesStalled: number;
+}
+
+/**
+ * Acquire, extend and the other quorum operations, decided as early as they are decided, both
+ * ways: won at a quorum of votes for; lost once more than N − Q masters voted anything else
+ * (against, unreachable, or stalled): a quorum can no longer form. Redlock's majority rule
+ * (redis.io/docs/latest/develop/use/patterns/distributed-locks).
+ */
+export function decide(t: Tally): Decision {
+  if (t.votesFor >= t.quorum) return WON;
+  // Stalled masters are written off early only while they are a minority: when more are flagged
+  // (one stall of the whole client machine flags every master at once), writing them off lost every
+  // attempt before any master could answer, and none answered in time to clear the flags; then the
+  // attempt waits for their votes, within its budget, as it would without flags.
+  const stalled = t.votesStalled > t.size - t.quorum ? 0 : t.votesStalled;
+  if (t.votesAgainst + t.votesUnreachable + stalled > t.size - t.quorum) return LOST;
   return UNDECIDED;
+}
+
+/**
+ * A release is settled once a quorum confirms the lock was held and is now deleted (WON), or a
+ * quorum says it was no longer held, i.e. expired (LOST): a slow minority does not hold it up,
+ * and failures never decide it (they leave it to the deadline).
+ */
+export function decideRelease(t: Tally): Decision {
+  if (t.votesFor >= t.quorum) return WON;
+  if (t.votesAgainst >= t.quorum) return LOST;
+  return UNDECIDED;
+}
+
+/** Every master answered or timed out and nothing decided earlier (cleanup waits for all): won only with a quorum for. */
+export function decideComplete(t: Tally): Decision {
+  return t.votesFor >= t.quorum ? WON : LOST;
+}
+
+/** A quorum answered that the keys are not (or no longer) this token's: an extension cannot succeed by retrying. */
+export function lostOnQuorum(t: Tally): boolean {
+  return t.votesAgainst >= t.quorum;
+}
+
+/** A quorum answered (for or against): the lock's state is known, e.g. a release confirmed. */
+export function answeredByQuorum(t: Tally): boolean {
+  return t.votesFor + t.votesAgainst >= t.quorum;
+}
+
+/** Too many masters failed or timed out for a quorum to have formed at all (as opposed to the resource being held). */
+export function quorumUnreachable(t: Tally): boolean {
+  return t.size - t.votesUnreachable < t.quorum;
 }

@@ -1,22 +1,18 @@
-import { FOR, type Attempt } from './attempt.js';
+import type { Attempt } from './attempt.js';
 import type { ExecutionStats, NodeOutcome } from './errors.js';
-import type { Node } from './node.js';
-import { outcomesOf } from './outcomes.js';
-import type { Redlock } from './redlock.js';
+import type { MasterSet } from './masters.js';
 
 /** What release() found: node-redlock's `attempts`, plus per master whether it still held the lock. */
 export class ReleaseResult {
   /** True when a quorum said the lock was no longer held: it had expired or been lost before release. */
   readonly expired: boolean;
-  readonly #redlock: Redlock;
-  readonly #nodes: readonly Node[];
+  readonly #masters: MasterSet;
   readonly #attempt: Attempt;
 
   /** @internal */
-  constructor(redlock: Redlock, nodes: readonly Node[], attempt: Attempt) {
+  constructor(masters: MasterSet, attempt: Attempt) {
     this.expired = !attempt.won;
-    this.#redlock = redlock;
-    this.#nodes = nodes;
+    this.#masters = masters;
     this.#attempt = attempt;
   }
 
@@ -26,14 +22,12 @@ export class ReleaseResult {
    * for the final count.
    */
   get released(): number {
-    let released = 0;
-    for (const vote of this.#attempt.votes) if (vote === FOR) released++;
-    return released;
+    return this.#attempt.votesFor;
   }
 
   /** Every master's part so far (see `released`). */
   get nodes(): readonly NodeOutcome[] {
-    return outcomesOf(this.#attempt, this.#nodes);
+    return this.#masters.outcomes(this.#attempt);
   }
 
   /** Resolves once every master has answered or its time budget ran out. */
@@ -44,6 +38,6 @@ export class ReleaseResult {
 
   /** node-redlock's per-attempt stats (one attempt: release is not retried; its keys expire anyway). */
   get attempts(): ReadonlyArray<Promise<ExecutionStats>> {
-    return this.#redlock.executionStats([this.#attempt]);
+    return this.#masters.stats([this.#attempt]);
   }
 }

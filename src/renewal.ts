@@ -1,19 +1,30 @@
-import { AGAINST, type Attempt } from './attempt.js';
+import type { Attempt } from './attempt.js';
 import { publishLockLost } from './diagnostics.js';
 import { ExtensionLimitError, LockLostError, type PipelockError } from './errors.js';
 import { Alarm } from './alarm.js';
 import { Heap } from './heap.js';
-import type { Lock, RedlockAbortSignal } from './lock.js';
-import type { Node } from './node.js';
-import { describeOutcomes, outcomesOf } from './outcomes.js';
+import type { Lock, LockLostHandler, RedlockAbortSignal, Renewing } from './lock.js';
+import type { MasterSet } from './masters.js';
+import { describeOutcomes } from './outcomes.js';
+import { lostOnQuorum } from './quorum.js';
+import { OP_EXTEND } from './scripts.js';
 import { retryWait } from './retry.js';
 import { validUntil } from './validity.js';
+import { publishRenewal } from './lifecycle.js';
 
-/** Called when an auto-extended lock is lost; must not throw (what it throws is reported as an 'error' event). */
-export type LockLostHandler = (lock: Lock, error: PipelockError) => void;
+/** The settings a held lock is renewed with (a ResolvedSettings fits). */
+export interface HoldSettings {
+  readonly driftFactor: number;
+  readonly nodeTimeout: number;
+  readonly retryDelay: number;
+  readonly retryJitter: number;
+  readonly automaticExtensionThreshold: number;
+  readonly maxExtensions: number;
+  readonly maxHoldTime: number;
+}
 
 /** One auto-extended lock in the scheduler. */
-export interface Held {
+export interface Held extends Renewing {
   readonly lock: Lock;
   readonly duration: number;
   readonly ttlArg: string;
@@ -36,16 +47,6 @@ export interface Held {
   final: boolean;
 }
 
-export interface RenewalHost {
-  readonly nodes: readonly Node[];
-  readonly quorum: number;
-  send(attempt: Attempt): void;
-  makeAttempt(lock: Lock, ttlArg: string, budget: number): Attempt;
-  /** Best-effort owner-checked delete of a lost lock's keys, so the resource frees before its TTL. */
-  discard(lock: Lock): void;
-  reportError(error: unknown): void;
-}
-
 /**
  * The renewal scheduler: one heap and one timer for every auto-extended lock of a Redlock. When the
  * timer fires, every lock due within the next `window` ms is renewed in one synchronous loop, so
@@ -54,15 +55,15 @@ export interface RenewalHost {
  */
 export class Renewals {
   readonly #heap = new Heap<Held>((held) => held.dueAt);
-  readonly #host: RenewalHost;
+  readonly #masters: MasterSet;
   readonly #window: number;
   readonly #alarm = new Alarm(() => {
     this.#fire();
   });
   #active = 0;
 
-  constructor(host: RenewalHost, window: number) {
-    this.#host = host;
+  constructor(masters: MasterSet, window: number) {
+    this.#masters = masters;
     this.#window = window;
   }
 
@@ -71,7 +72,32 @@ export class Renewals {
     return this.#active;
   }
 
-  add(held: Held): void {
+  /** Keeps `lock` alive from now on (autoExtend); `lock.signal` aborts if it is lost. */
+  hold(lock: Lock, duration: number, s: HoldSettings, onLockLost: LockLostHandler | undefined): void {
+    const held: Held = {
+      lock,
+      stop: () => {
+        this.remove(held);
+      },
+      duration,
+      ttlArg: String(duration),
+      driftFactor: s.driftFactor,
+      nodeTimeout: s.nodeTimeout,
+      retryDelay: s.retryDelay,
+      retryJitter: s.retryJitter,
+      // Renew with a third of the duration left (Redisson's watchdog period), never later than
+      // automaticExtensionThreshold before expiry, and never earlier than halfway.
+      threshold: Math.min(Math.max(duration / 3, s.automaticExtensionThreshold), duration / 2),
+      maxRenewals: s.maxExtensions,
+      holdUntil: performance.now() + s.maxHoldTime,
+      controller: new AbortController(),
+      onLockLost,
+      dueAt: 0,
+      active: true,
+      renewing: false,
+      final: false,
+    };
+    lock.held = held;
     this.#active++;
     this.#schedule(held, performance.now());
   }
@@ -107,7 +133,7 @@ export class Renewals {
     const now = performance.now();
     const until = now + this.#window;
     const heap = this.#heap;
-    const host = this.#host;
+    const masters = this.#masters;
     for (let held = heap.peek(); held !== undefined; held = heap.peek()) {
       if (held.active && held.dueAt > until) break;
       heap.pop();
@@ -118,10 +144,10 @@ export class Renewals {
         continue;
       }
       held.renewing = true;
-      const attempt = host.makeAttempt(held.lock, held.ttlArg, held.nodeTimeout);
+      const attempt = masters.attempt(OP_EXTEND, held.lock.resources, held.lock.value, held.ttlArg, held.nodeTimeout, false);
       attempt.context = held;
       attempt.onDecided = this.#decided;
-      host.send(attempt);
+      masters.dispatch(attempt);
     }
     const next = heap.peek();
     if (next !== undefined) this.#alarm.before(next.dueAt);
@@ -135,14 +161,15 @@ export class Renewals {
     const now = performance.now();
     if (attempt.won && now < lock.validUntil) {
       lock.renewed(validUntil(attempt.start, held.duration, held.driftFactor), now);
+      publishRenewal(lock, true);
       this.#schedule(held, now);
       return;
     }
-    let against = 0;
-    for (const vote of attempt.votes) if (vote === AGAINST) against++;
-    if (against >= this.#host.quorum || now >= lock.validUntil) {
-      const nodes = outcomesOf(attempt, this.#host.nodes);
-      const why = against >= this.#host.quorum ? 'no longer held under its token on a quorum' : 'validity ran out before a renewal succeeded';
+    publishRenewal(lock, false);
+    const lost = lostOnQuorum(attempt);
+    if (lost || now >= lock.validUntil) {
+      const nodes = this.#masters.outcomes(attempt);
+      const why = lost ? 'no longer held under its token on a quorum' : 'validity ran out before a renewal succeeded';
       this.#lose(held, new LockLostError(`${lock.resources.join(', ')}: ${why}: ${describeOutcomes(nodes)}`, [], nodes));
       return;
     }
@@ -156,7 +183,7 @@ export class Renewals {
     this.remove(held);
     // A renewal may have succeeded on some masters after the local validity ran out: their keys
     // are still ours and would block the resource until their TTL.
-    if (discard) this.#host.discard(held.lock);
+    if (discard) this.#masters.discard(held.lock.resources, held.lock.value);
     const signal: RedlockAbortSignal = held.controller.signal;
     signal.error = error;
     held.lock.lost();
@@ -166,9 +193,14 @@ export class Renewals {
       try {
         held.onLockLost(held.lock, error);
       } catch (hookError) {
-        this.#host.reportError(hookError);
+        this.#masters.report(hookError);
       }
     }
   }
 }
 
+
+/** Stops renewing an auto-extended lock without releasing it (release, and run-once keeping its key as a marker). */
+export function stopRenewing(lock: Lock): void {
+  lock.held?.stop();
+}

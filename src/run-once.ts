@@ -1,6 +1,7 @@
 import { InvalidArgumentError, QuorumUnreachableError, ResourceLockedError } from './errors.js';
 import type { Lock } from './lock.js';
 import { Redlock } from './redlock.js';
+import { stopRenewing } from './renewal.js';
 import { OP_INCR, OP_IS_DONE, OP_MARK_DONE } from './scripts.js';
 
 export interface RunOnceOptions {
@@ -22,7 +23,8 @@ export type RunOnceOutcome<T> =
   | { readonly status: 'failed'; readonly cause: unknown; readonly attempt: number };
 
 /**
- * Seed 000's run-once-per-window job guard, over the quorum:
+ * A run-once-per-window job guard (an hourly job run by several nodes, which a lost or racy
+ * SETNX + EXPIRE lets skip or double), over the quorum:
  * 1. take the window's run key with a short lease (auto-renewed while the job runs);
  *    if it is held, it is either the done-marker (already-done) or another runner's lease;
  * 2. count the attempt with INCR (the largest count of a quorum); past maxAttempts, stop;
@@ -37,17 +39,18 @@ export async function runOnce<T>(redlock: Redlock, jobKey: string, options: RunO
   const windowEnd = checkOptions(redlock, jobKey, options, job, now);
   const runKey = `${jobKey}:run:${windowEnd}`;
   const budget = redlock.settings.nodeTimeout;
+  const masters = redlock.masters;
   let lock: Lock;
   try {
     lock = await redlock.acquire([runKey], options.leaseMs, { retryCount: 0, autoExtend: true });
   } catch (error) {
     if (!(error instanceof ResourceLockedError)) throw error;
-    const done = redlock.execute(OP_IS_DONE, [runKey], '', '0', budget, false);
+    const done = masters.execute(OP_IS_DONE, [runKey], '', '0', budget);
     await done.done;
     return done.won ? { status: 'already-done' } : { status: 'running-elsewhere' };
   }
   // The attempt counter outlives the window a little so that late runners still see it.
-  const counted = redlock.execute(OP_INCR, [`${jobKey}:attempts:${windowEnd}`], '', String(windowEnd - now + options.leaseMs), budget, false);
+  const counted = masters.execute(OP_INCR, [`${jobKey}:attempts:${windowEnd}`], '', String(windowEnd - now + options.leaseMs), budget);
   await counted.done;
   if (!counted.won) {
     await lock.release();
@@ -65,12 +68,12 @@ export async function runOnce<T>(redlock: Redlock, jobKey: string, options: RunO
     // The job's error is the outcome; a release that fails too (masters down, Redlock closed) is
     // reported beside it, and the lease then expires on its own.
     await lock.release().catch((error: unknown) => {
-      redlock.reportError(error);
+      masters.report(error);
     });
     return { status: 'failed', cause, attempt };
   }
-  redlock.stopRenewing(lock);
-  const mark = redlock.execute(OP_MARK_DONE, [runKey], lock.value, String(Math.max(1, windowEnd - Date.now())), budget, false);
+  stopRenewing(lock);
+  const mark = masters.execute(OP_MARK_DONE, [runKey], lock.value, String(Math.max(1, windowEnd - Date.now())), budget);
   await mark.done;
   return { status: 'ran', value, attempt, marked: mark.won };
 }

@@ -3,7 +3,7 @@
  * the shared-memory ledger (each holder's entry, exit and validity on the process-wide monotonic
  * clock) and the fenced log server's own state. Pure, so the unit tests can feed it violations.
  */
-import { WRITE_ACCEPTED, WRITE_FAILED, WRITE_REJECTED, type LedgerRow } from '../../src/load/ledger.js';
+import { WRITE_ACCEPTED, WRITE_FAILED, WRITE_REJECTED, type LedgerRow } from './safety/ledger.js';
 
 /** What the fenced log server holds for one resource. */
 export interface LogState {

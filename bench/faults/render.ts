@@ -118,9 +118,9 @@ Failed cycles are expected under contention: \`RESOURCE_LOCKED\` is a contender 
 
 ${violationDetails(result)}
 
-- \`kill-restart-at-once\` is the case the seeds warn about: a master that restarts empty at once forgets the locks it
+- \`kill-restart-at-once\` is the case the Redlock page warns about (crash recovery): a master that restarts empty at once forgets the locks it
   granted, so a holder with a bare majority that included it is down to a minority and a second client can win a
-  majority with the restarted master. The cure is the seeds' delayed restart (\`kill-delayed-restart\`) or fsync'd
+  majority with the restarted master. The cure is Redlock's delayed restart (\`kill-delayed-restart\`) or fsync'd
   persistence. Fencing tokens still rise (the counter of a master restarted empty restarts from its clock in µs), so
   storage that checks them keeps rejecting the older holder's writes.
 - \`clock-jump\`: ${clock ?? 'not run'}. A jump of the lock's duration expires the holder's key on that master at once:

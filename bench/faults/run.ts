@@ -13,8 +13,9 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { defaultSettings } from '../../src/index.js';
 import { startMasters } from '../../src/local/masters.js';
-import { fencedLogKeys } from '../../src/load/fenced-log.js';
-import { Ledger, sharedNow } from '../../src/load/ledger.js';
+import { fencedLogKeys } from './safety/fenced-log.js';
+import type { SafetyData } from './safety/critical-section.js';
+import { Ledger, sharedNow } from './safety/ledger.js';
 import { kLoadDefaults, type LoadOptions } from '../../src/load/options.js';
 import { runLoad } from '../../src/load/runner.js';
 import { withClient } from '../../src/load/servers.js';
@@ -166,7 +167,7 @@ async function runScenario(scenario: Scenario, scale: number): Promise<ScenarioR
       onStart,
       onSecond: () => undefined,
       signal: stop.signal,
-      safety: { ledger: ledger.buffer, logUrl: logServer.urls[0]! },
+      custom: { module: new URL('./safety/critical-section.ts', import.meta.url).href, data: { ledger: ledger.buffer, logUrl: logServer.urls[0]! } satisfies SafetyData },
     });
     // A run that fails before it starts (an unreachable master) rejects here instead of hanging.
     await Promise.race([started, running]);

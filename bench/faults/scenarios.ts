@@ -4,7 +4,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type { LocalMasters } from '../../src/local/masters.js';
-import type { Ledger } from '../../src/load/ledger.js';
+import type { Ledger } from './safety/ledger.js';
 import { withClient } from '../../src/load/servers.js';
 import type { FaultProxy } from '../../test/helpers/proxy.js';
 import type { ClockControl } from './clock.js';
@@ -28,7 +28,7 @@ export interface Scenario {
   readonly name: string;
   /** What is done, for the table. */
   readonly fault: string;
-  /** safe: 0 violations expected; unsafe: the seeds say Redlock may fail here, and the run shows what happens. */
+  /** safe: 0 violations expected; unsafe: the Redlock page (or its critics) says Redlock may fail here, and the run shows what happens. */
   readonly expect: 'safe' | 'unsafe';
   /** Connect the contenders to masters 3 and 4 through fault proxies. */
   readonly proxied?: boolean;
@@ -36,7 +36,7 @@ export interface Scenario {
   readonly clocked?: boolean;
   /**
    * Time held inside the section, ms, when not the suite's default. The unsafe cases need holders
-   * that stay long enough for several faults to hit one of them, as in the seeds' scenario.
+   * that stay long enough for several faults to hit one of them, as in the Redlock page's crash-recovery scenario.
    */
   readonly holdMs?: number;
   readonly inject: (context: FaultContext) => Promise<void>;
@@ -61,7 +61,7 @@ export const SCENARIOS: readonly Scenario[] = [
   },
   {
     name: 'kill-delayed-restart',
-    fault: 'a master SIGKILLed, restarted empty after 1.5× the lock duration (the seeds\' delayed restart); twice',
+    fault: 'a master SIGKILLed, restarted empty after 1.5× the lock duration (Redlock\'s delayed restart); twice',
     expect: 'safe',
     inject: async ({ masters, lockMs }) => {
       for (const index of [0, 2]) {

@@ -9,6 +9,7 @@ import { REFUSED, TTL_MS, type Contender } from './contender.js';
 export async function openContender(id: string, urls: readonly string[]): Promise<Contender> {
   switch (id) {
     case 'pipelock': return pipelock(urls, true);
+    case 'pipelock-ioredis': return pipelock(await ioredisClients(urls), true);
     case 'pipelock-uncoalesced': return pipelock(urls, false);
     case 'raw-coalesced': return (await import('./raw.js')).rawCoalesced(urls, TTL_MS);
     case 'raw-quorum': return (await import('./raw.js')).rawPerCommand(urls, TTL_MS, false);
@@ -20,10 +21,11 @@ export async function openContender(id: string, urls: readonly string[]): Promis
   }
 }
 
-async function pipelock(urls: readonly string[], coalesce: boolean): Promise<Contender> {
+async function pipelock(clients: readonly string[] | readonly import('ioredis').Redis[], coalesce: boolean): Promise<Contender> {
   const { Redlock, ResourceLockedError } = await import('../../src/index.js');
   type Lock = import('../../src/index.js').Lock;
-  const redlock = new Redlock(urls, { retryCount: 0, coalesce });
+  // quit() also quits the ioredis clients it was handed, as node-redlock v5 does.
+  const redlock = new Redlock(clients, { retryCount: 0, coalesce });
   await redlock.ready();
   return {
     async acquire(key) {

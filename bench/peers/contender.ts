@@ -19,6 +19,7 @@ export interface ContenderInfo {
 
 export const CONTENDERS: readonly ContenderInfo[] = [
   { id: 'pipelock', label: 'pipelock', packages: ['@redis/client'], kind: 'pipelock', note: 'public API, retryCount 0, coalescing on (default)' },
+  { id: 'pipelock-ioredis', label: 'pipelock over ioredis', packages: ['ioredis'], kind: 'pipelock', note: 'as pipelock, handed ioredis clients (a node-redlock v5 user\'s)' },
   { id: 'pipelock-uncoalesced', label: 'pipelock (coalesce: false)', packages: ['@redis/client'], kind: 'pipelock', note: 'one script call per operation per master' },
   { id: 'raw-coalesced', label: 'ceiling: coalesced, quorum', packages: ['@redis/client'], kind: 'ceiling', note: 'SET NX / compare-and-delete gathered per master per tick into one EVALSHA; returns at the quorum' },
   { id: 'raw-quorum', label: 'ceiling: per command, quorum', packages: ['@redis/client'], kind: 'ceiling', note: 'SET NX PX to all, EVALSHA compare-and-delete to all; returns at the quorum' },

@@ -57,6 +57,12 @@ const FLAGS: Readonly<Record<string, Flag>> = {
       '                          scheduler (acquire with autoExtend). Renewals are not timed; a lost lock is an error',
     apply: (v, o) => (o.operation = oneOf('--operation', v, OPERATIONS)),
   },
+  'start-at': {
+    arg: 'TIME',
+    help: 'start (warm-up first) when the wall clock reads TIME: ISO 8601 with a zone (2026-05-01T12:00:00Z) or @EPOCH\n' +
+      'seconds, within 24 h. Load generators on several machines (clocks kept by NTP) then measure the same window',
+    apply: (v, o) => (o.startAt = startAt(v)),
+  },
   json: { arg: 'FILE', help: 'write the full result: merged histograms (encoded), counts, per-worker counts, host line', apply: (v, o) => (o.json = path('--json', v)) },
   html: { arg: 'FILE', help: 'write a self-contained report: latency percentiles per operation, throughput over time', apply: (v, o) => (o.html = path('--html', v)) },
 };
@@ -178,12 +184,26 @@ function oneOf<T extends string>(flag: string, value: string, allowed: readonly 
   return value as T;
 }
 
+/** `2026-05-01T12:00:00Z`, `…+02:00`, or `@1777636800` (as `date +@%s` prints); in the future, within 24 h. */
+function startAt(value: string): number {
+  const v = value.trim();
+  const epoch = /^@(\d+(?:\.\d+)?)$/.exec(v);
+  // A time without a zone would mean something else on each machine.
+  const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(v);
+  const ms = epoch !== null ? Number(epoch[1]) * 1000 : iso ? Date.parse(v) : NaN;
+  if (!Number.isFinite(ms)) throw new UsageError('--start-at', 'must be an ISO 8601 time with a zone (2026-05-01T12:00:00Z) or @EPOCH seconds', value);
+  const now = Date.now();
+  if (ms <= now) throw new UsageError('--start-at', `must be in the future (it is ${new Date(now).toISOString()})`, value);
+  if (ms > now + kMaxMs) throw new UsageError('--start-at', 'must be within 24 h', value);
+  return Math.round(ms);
+}
+
 export function path(flag: string, value: string): string {
   if (value.trim() === '') throw new UsageError(flag, 'must name a file');
   return value;
 }
 
-function parseServers(value: string): string[] {
+export function parseServers(value: string): string[] {
   const urls = value.split(',').map((url) => url.trim());
   urls.forEach((url, i) => {
     let parsed: URL | undefined;

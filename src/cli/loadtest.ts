@@ -54,8 +54,12 @@ export async function loadtest(args: readonly string[]): Promise<number> {
     if (stop.signal.aborted) return EXIT[signalled!];
     const versions = await probeServers(urls);
     prefix = `pipelock-load:${randomBytes(6).toString('hex')}:`;
+    if (options.startAt !== undefined) console.error(`pipelock loadtest: ready; starting at ${new Date(options.startAt).toISOString()} (--start-at)`);
+    let startedWall = 0;
     const output = await runLoad(options, urls, prefix, {
+      ...(options.startAt === undefined ? {} : { startAt: options.startAt }),
       onStart: () => {
+        startedWall = Date.now();
         console.error(`pipelock loadtest: ${options.workers} workers started on ${urls.length} masters; ${options.warmupMs / 1000}s warm-up, then ${options.durationMs / 1000}s measured`);
       },
       onSecond: live.onSecond,
@@ -68,6 +72,8 @@ export async function loadtest(args: readonly string[]): Promise<number> {
       measuredSeconds: output.measuredSeconds,
       timeline: output.timeline,
       cpu: output.cpu,
+      // On the wall clock, so that report merge can check runs from several machines measured together.
+      ...(startedWall === 0 ? {} : { window: { from: startedWall + options.warmupMs, to: startedWall + options.warmupMs + output.measuredSeconds * 1000 } }),
     });
     console.log(formatResult(result));
     if (output.missing > 0) console.error(`pipelock loadtest: ${output.missing} worker(s) did not stop in time and were terminated; their counts are missing`);
@@ -100,5 +106,5 @@ async function cleanUp(urls: readonly string[], prefix: string): Promise<void> {
 }
 
 function flagsOf(options: LoadOptions): HostLine['flags'] {
-  return { ...options, servers: options.servers.map(redactUrl), json: options.json ?? null, html: options.html ?? null };
+  return { ...options, servers: options.servers.map(redactUrl), json: options.json ?? null, html: options.html ?? null, startAt: options.startAt === undefined ? null : new Date(options.startAt).toISOString() };
 }

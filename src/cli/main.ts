@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-/** `pipelock <command>`: loadtest, report merge. */
+/** `pipelock <command>`: loadtest, report merge, report compare, doctor, inspect. */
 import { EXIT } from './errors.js';
+import { doctor } from './doctor.js';
+import { inspect } from './inspect.js';
 import { loadtest } from './loadtest.js';
 import { report } from './report.js';
 
@@ -8,7 +10,10 @@ const USAGE = `usage: pipelock <command> [flags]
 
 commands:
   loadtest        drive a Redlock over N masters and measure it (pipelock loadtest --help)
-  report merge    combine --json results of several runs exactly (pipelock report --help)`;
+  report merge    combine --json results of runs made at once on several machines (pipelock report --help)
+  report compare  compare runs of a change against a baseline; exit 1 on a regression (pipelock report compare --help)
+  doctor          check the masters for what breaks Redlock (pipelock doctor --help)
+  inspect         list held and leaked locks, fencing counters, run-once markers (pipelock inspect --help)`;
 
 async function main(args: readonly string[]): Promise<number> {
   const [command, ...rest] = args;
@@ -17,6 +22,10 @@ async function main(args: readonly string[]): Promise<number> {
       return loadtest(rest);
     case 'report':
       return report(rest);
+    case 'doctor':
+      return doctor(rest);
+    case 'inspect':
+      return inspect(rest);
     case '--help':
     case '-h':
     case 'help':

@@ -1,47 +1,82 @@
-import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { mergeResults, type RunResult } from '../load/result.js';
+import { readResult } from '../load/result-file.js';
+import { mergeResults } from '../load/result.js';
+import { checkWindows } from '../load/windows.js';
+import { reportCompare } from './compare.js';
 import { EXIT, UsageError } from './errors.js';
 import { checkRepeats, fromParseArgs, path } from './flags.js';
 import { writeOutputs } from './outputs.js';
 import { formatResult } from './table.js';
 
-export const REPORT_USAGE = `usage: pipelock report merge A.json B.json … [--json FILE] [--html FILE]
+export const REPORT_USAGE = `usage: pipelock report merge A.json B.json … [--json FILE] [--html FILE] [--allow-disjoint]
+       pipelock report compare BASE.json NEW.json [flags]   (pipelock report compare --help)
 
-Combines results written by \`pipelock loadtest --json\` (e.g. runs made side by side on several
-machines): histograms are added exactly, counts summed, throughput summed, one host line per run.
-  --json FILE   write the merged result (itself mergeable again)
-  --html FILE   write a self-contained report of the merged result
-  --help        show this`;
+merge: combines results written by \`pipelock loadtest --json\` by runs made at the same time on several
+machines (see --start-at): histograms are added exactly, counts summed, throughput summed, one host
+line per run. Runs whose measured windows do not overlap are refused; a partial overlap is flagged.
+  --json FILE        write the merged result (itself mergeable again)
+  --html FILE        write a self-contained report of the merged result
+  --allow-disjoint   merge runs whose measured windows do not overlap (runs made one after another)
+  --help             show this
 
-/** `pipelock report merge …`: returns the exit code. */
+compare: judges a change against a baseline for CI; exit code 1 when it regressed.
+
+Exit codes: 0 done, 1 an output could not be written (merge) or a regression (compare), 2 bad
+arguments or result files (unreadable, not from pipelock loadtest --json, windows that do not overlap).`;
+
+/** `pipelock report merge|compare …`: returns the exit code. */
 export async function report(args: readonly string[]): Promise<number> {
+  if (args[0] === 'compare') return reportCompare(args.slice(1));
+  let parsed;
   try {
-    const parsed = parseReportArgs(args);
-    if (parsed === 'help') {
-      console.log(REPORT_USAGE);
-      return EXIT.ok;
-    }
+    parsed = parseReportArgs(args);
+  } catch (error) {
+    return usage(error);
+  }
+  if (parsed === 'help') {
+    console.log(REPORT_USAGE);
+    return EXIT.ok;
+  }
+  let merged;
+  try {
     const results = await Promise.all(parsed.files.map(readResult));
-    const merged = mergeResults(results);
+    const notes = parsed.allowDisjoint ? [] : checkWindows(parsed.files, results);
+    merged = mergeResults(results, notes);
+  } catch (error) {
+    return usage(error);
+  }
+  try {
     console.log(formatResult(merged));
     await writeOutputs(merged, parsed);
     return EXIT.ok;
   } catch (error) {
-    const usage = error instanceof UsageError;
-    console.error(`pipelock report: ${error instanceof Error ? error.message : String(error)}${usage ? '\nTry pipelock report --help.' : ''}`);
-    return usage ? EXIT.usage : EXIT.failed;
+    console.error(`pipelock report: ${error instanceof Error ? error.message : String(error)}`);
+    return EXIT.failed;
   }
 }
 
-/** Parses and validates `pipelock report …` arguments; throws UsageError naming the flag or argument. */
-export function parseReportArgs(args: readonly string[]): { files: string[]; json: string | undefined; html: string | undefined } | 'help' {
+/** Bad arguments and bad inputs alike: exit code 2, the message naming the flag or the file. */
+function usage(error: unknown): number {
+  const flagged = error instanceof UsageError;
+  console.error(`pipelock report: ${error instanceof Error ? error.message : String(error)}${flagged ? '\nTry pipelock report --help.' : ''}`);
+  return EXIT.usage;
+}
+
+export interface MergeArgs {
+  readonly files: string[];
+  readonly json: string | undefined;
+  readonly html: string | undefined;
+  readonly allowDisjoint: boolean;
+}
+
+/** Parses and validates `pipelock report merge …` arguments; throws UsageError naming the flag or argument. */
+export function parseReportArgs(args: readonly string[]): MergeArgs | 'help' {
   const [sub, ...rest] = args;
   if (sub === '--help' || sub === '-h') return 'help';
-  if (sub !== 'merge') throw new UsageError('report', 'takes the subcommand merge', sub ?? '');
+  if (sub !== 'merge') throw new UsageError('report', 'takes the subcommand merge or compare', sub ?? '');
   let parsed;
   try {
-    parsed = parseArgs({ args: rest, allowPositionals: true, strict: true, tokens: true, options: { json: { type: 'string' }, html: { type: 'string' }, help: { type: 'boolean' } } });
+    parsed = parseArgs({ args: rest, allowPositionals: true, strict: true, tokens: true, options: { json: { type: 'string' }, html: { type: 'string' }, 'allow-disjoint': { type: 'boolean' }, help: { type: 'boolean' } } });
     checkRepeats(parsed.tokens);
   } catch (error) {
     throw fromParseArgs(error, 'report merge');
@@ -56,19 +91,5 @@ export function parseReportArgs(args: readonly string[]): { files: string[]; jso
   if (json !== undefined) path('--json', json);
   if (html !== undefined) path('--html', html);
   if (json !== undefined && json === html) throw new UsageError('--html', 'conflicts with --json: both name the same file');
-  return { files, json, html };
-}
-
-async function readResult(file: string): Promise<RunResult> {
-  let value: unknown;
-  try {
-    value = JSON.parse(await readFile(file, 'utf8'));
-  } catch (error) {
-    throw new Error(`cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-  }
-  const result = value as Partial<RunResult> | null;
-  if (result?.format !== 'pipelock-loadtest' || result.version !== 1 || typeof result.operations !== 'object') {
-    throw new Error(`${file} is not a result of pipelock loadtest --json (format pipelock-loadtest, version 1)`);
-  }
-  return result as RunResult;
+  return { files, json, html, allowDisjoint: parsed.values['allow-disjoint'] === true };
 }

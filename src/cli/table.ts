@@ -2,6 +2,7 @@ import { describeHost, type HostLine } from '../load/host.js';
 import { OP_NAMES, type RunResult } from '../load/result.js';
 
 const kLockLost = 'ERR_PIPELOCK_LOCK_LOST';
+const kStillAcquiring = 'ERR_LOAD_STILL_ACQUIRING';
 const kColumns = ['count', 'p50', 'p90', 'p99', 'p99.9', 'max'] as const;
 
 /** The final table: a line on what ran, per-operation percentiles (µs), then throughput, errors, contention and CPU. */
@@ -23,7 +24,7 @@ export function formatResult(result: RunResult): string {
   if (rows === 0) lines.push('(no completed cycles)');
   lines.push('');
   if (result.runs === 1 && result.hosts[0]?.flags.operation === 'renew-hold') {
-    lines.push(`held          ${result.cycles} locks for the whole run, kept alive by pipelock; ${result.errors[kLockLost] ?? 0} lost`);
+    lines.push(describeHolds(result));
   } else {
     lines.push(`throughput    ${result.throughput.toFixed(1)} cycles/s (${result.cycles} cycles)`);
   }
@@ -34,12 +35,26 @@ export function formatResult(result: RunResult): string {
   } else {
     lines.push(`contention    ${result.contendedAcquires} acquires lost ${result.lostAttempts} attempts to another holder`);
   }
+  for (const note of result.notes ?? []) lines.push(`note          ${note}`);
   if (result.clamped > 0) lines.push(`clamped       ${result.clamped} latencies above 60 s recorded as 60 s`);
   for (const cpu of result.cpu) {
     const loops = result.workers.filter((w) => w.run === cpu.run).map((w) => `${Math.round(100 * w.elu)}%`).join(', ');
     lines.push(`client CPU    ${Math.round(cpu.percentOfOneCore)}% of one core (whole process${result.runs > 1 ? `, run ${cpu.run + 1}` : ''}); worker event loops busy ${loops || '-'}`);
   }
   return lines.join('\n');
+}
+
+/**
+ * renew-hold's summary: of the locks asked for (workers × concurrency), how many were held to the
+ * end, lost, and still being acquired; every failed attempt to take one shows under errors.
+ */
+function describeHolds(result: RunResult): string {
+  const f = result.hosts[0]!.flags;
+  const wanted = Number(f.workers) * Number(f.concurrency);
+  const of = Number.isFinite(wanted) && wanted > 0 ? ` of ${wanted}` : '';
+  const failed = Object.entries(result.errors).reduce((n, [code, k]) => (code === kLockLost || code === kStillAcquiring ? n : n + k), 0);
+  return `held          ${result.cycles}${of} locks until the run ended, kept alive by pipelock; ${result.errors[kLockLost] ?? 0} lost, ` +
+    `${result.errors[kStillAcquiring] ?? 0} still acquiring at the end, ${failed} other failures (see errors)`;
 }
 
 function describeRun(host: HostLine): string {

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { describeHost } from './host.js';
+import type { Comparison } from './compare.js';
 import { decode, percentileCurve } from './histogram.js';
+import { comparisonTable, escapeHtml, settingsTable, summaryTable, type Series } from './html-tables.js';
 import { OP_NAMES, type RunResult } from './result.js';
 
 const require = createRequire(import.meta.url);
@@ -11,62 +12,117 @@ function asset(path: string): string {
   return readFileSync(require.resolve(path), 'utf8');
 }
 
-/** A self-contained HTML report: summary, a latency-percentile plot per operation, throughput per second. */
-export function renderHtml(result: RunResult): string {
-  const curves = OP_NAMES.filter((op) => result.operations[op].count > 0).map((op) => {
-    const histogram = decode(result.operations[op].histogram);
-    const curve = percentileCurve(histogram);
-    histogram.destroy();
-    return { op, ...curve };
-  });
-  const timeline = {
-    x: result.timeline.map((p) => p.second),
-    measured: result.timeline.map((p) => (p.warmup ? null : p.cycles)),
-    warmup: result.timeline.map((p) => (p.warmup ? p.cycles : null)),
-  };
-  const rows = OP_NAMES.map((op) => result.operations[op]).map((s, i) => (s.count === 0 ? '' : `<tr><td>${OP_NAMES[i]!}</td>${[s.count, s.p50, s.p90, s.p99, s.p999, s.max].map((v) => `<td>${v}</td>`).join('')}</tr>`)).join('');
-  const errors = Object.entries(result.errors).map(([code, n]) => `${code} ${n}`).join(', ') || 'none';
-  const data = JSON.stringify({ curves, timeline }).replaceAll('<', '\\u003c');
+export interface ReportPage {
+  readonly title: string;
+  readonly series: readonly Series[];
+  readonly comparison?: Comparison;
+}
 
+/** The report of one run (or of one merge of runs). */
+export function renderHtml(result: RunResult): string {
+  return renderReport({ title: 'pipelock loadtest', series: [{ label: result.runs === 1 ? 'run' : `${result.runs} runs merged`, result }] });
+}
+
+/** The whole seconds of a timeline; files written before `partial` was recorded lose their stub past the planned end. */
+function whole(result: RunResult): RunResult['timeline'] {
+  const flags = result.hosts[0]?.flags;
+  const plannedMs = Number(flags?.warmupMs) + Number(flags?.durationMs);
+  return result.timeline.filter((p) => !(p.partial ?? p.second * 1000 > plannedMs));
+}
+
+/** What the page's script draws: all plain numbers, nulls where a run has no value. */
+function chartData(series: readonly Series[]): unknown {
+  const latency = OP_NAMES.filter((op) => series.some((s) => s.result.operations[op].count > 0)).map((op) => {
+    let x: number[] = [];
+    const ys = series.map((s) => {
+      if (s.result.operations[op].count === 0) return null;
+      const histogram = decode(s.result.operations[op].histogram);
+      const curve = percentileCurve(histogram);
+      histogram.destroy();
+      x = curve.x; // the same grid for every histogram
+      return curve.y;
+    });
+    return { op, x, ys: ys.map((y) => y ?? x.map(() => null)) };
+  });
+  // Partial seconds (the stub after the run's end, a stopped run's last second) are not rates: left out.
+  const seconds = [...new Set(series.flatMap((s) => whole(s.result).map((p) => p.second)))].sort((a, b) => a - b);
+  const column = (s: Series, pick: (p: RunResult['timeline'][number]) => number | null): (number | null)[] => {
+    const at = new Map(whole(s.result).map((p) => [p.second, pick(p)]));
+    return seconds.map((second) => at.get(second) ?? null);
+  };
+  return {
+    labels: series.map((s) => s.label),
+    latency,
+    timeline: {
+      x: seconds,
+      measured: series.map((s) => column(s, (p) => (p.warmup ? null : p.cycles))),
+      warmup: series.map((s) => column(s, (p) => (p.warmup ? p.cycles : null))),
+      errors: series.map((s) => column(s, (p) => p.errors)),
+    },
+  };
+}
+
+/**
+ * A self-contained page: the settings as a table, a summary, and per operation the latency by
+ * percentile with every run overlaid, on HdrHistogram's axes (log latency against a log "nines" axis,
+ * as its plotFiles.html draws them); then throughput and failures over time.
+ */
+export function renderReport(page: ReportPage): string {
+  const data = JSON.stringify(chartData(page.series)).replaceAll('<', '\\u003c');
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>pipelock loadtest</title>
+<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(page.title)}</title>
 <style>${asset('uplot/dist/uPlot.min.css')}
-body{font:14px system-ui,sans-serif;margin:24px;color:#222}table{border-collapse:collapse}td,th{padding:2px 10px;text-align:right}
-td:first-child,th:first-child{text-align:left}.charts{display:flex;flex-wrap:wrap;gap:16px}code{font-size:12px;white-space:pre-wrap;word-break:break-all}</style></head>
-<body><h1>pipelock loadtest</h1>
-${result.hosts.map((h) => `<p><code>${escapeHtml(describeHost(h))}<br>${escapeHtml(JSON.stringify(h.flags))}</code></p>`).join('')}
-<p>${result.runs} run(s), measured ${result.measuredSeconds.toFixed(1)} s${result.interrupted ? ' (interrupted)' : ''}:
-<b>${result.throughput.toFixed(1)} cycles/s</b> (${result.cycles} cycles); errors: ${escapeHtml(errors)};
-contention: ${result.contendedAcquires} acquires lost ${result.lostAttempts} attempts to another holder.</p>
-<table><tr><th>latency (µs)</th><th>count</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th></tr>${rows}</table>
-<h2>Latency by percentile</h2><div class="charts" id="latency"></div>
+body{font:14px system-ui,sans-serif;margin:24px;color:#222}table{border-collapse:collapse;margin:8px 0 16px}td,th{padding:2px 10px;text-align:right;vertical-align:top;border-bottom:1px solid #eee}
+td:first-child,th:first-child{text-align:left}.charts{display:flex;flex-wrap:wrap;gap:16px}small{color:#666}.bad{color:#c00;font-weight:bold}.good{color:#080}.meh{color:#a60}
+.verdict{font-size:18px}</style></head>
+<body><h1>${escapeHtml(page.title)}</h1>
+${page.comparison === undefined ? '' : `<h2>Comparison</h2>${comparisonTable(page.comparison)}`}
+<h2>Summary</h2>${summaryTable(page.series)}
+<h2>Settings</h2>${settingsTable(page.series)}
+<h2>Latency by percentile</h2><p><small>Log axes, as HdrHistogram plots them: each step right adds a nine (90%, 99%, 99.9%, …).</small></p><div class="charts" id="latency"></div>
 <h2>Throughput over time</h2><div id="throughput"></div>
+<h2>Failures over time</h2><p><small>${page.series.some((s) => s.result.timeline.some((p) => p.errors > 0)) ? 'Failed cycles per second; by error code in the summary above.' : 'No failed cycles.'}</small></p><div id="failures"></div>
 <script>${asset('uplot/dist/uPlot.iife.min.js')}</script>
 <script>
 const data = ${data};
-const colors = { acquire: '#1f77b4', extend: '#9467bd', release: '#2ca02c', cycle: '#d62728' };
+const palette = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b', '#e377c2', '#17becf'];
+const color = (i) => palette[i % palette.length];
+// Every chart drawn, for whoever checks the page (test/browser).
+window.pipelockCharts = [];
 const nines = [1, 10, 100, 1000, 10000, 100000];
 const percent = (v) => (100 * (1 - 1 / v)).toPrecision(6).replace(/\\.?0+$/, '') + '%';
-for (const c of data.curves) {
+const us = (v) => v >= 1e6 ? (v / 1e6) + ' s' : v >= 1e3 ? (v / 1e3) + ' ms' : v + ' µs';
+for (const c of data.latency) {
   const el = document.createElement('div');
   document.getElementById('latency').append(el);
-  new uPlot({
-    title: c.op, width: 520, height: 300,
-    scales: { x: { time: false, distr: 3, log: 10 } },
-    axes: [{ splits: () => nines.filter((v) => v <= c.x[c.x.length - 1]), values: (u, ticks) => ticks.map(percent), label: 'percentile' }, { label: 'µs', size: 70 }],
-    series: [{ label: 'percentile', value: (u, v) => v == null ? '' : percent(v) }, { label: c.op + ' µs', stroke: colors[c.op], width: 2, points: { show: true, size: 4 } }],
-  }, [c.x, c.y], el);
+  const u = new uPlot({
+    title: c.op + ' latency by percentile', width: 560, height: 320,
+    scales: { x: { time: false, distr: 3, log: 10 }, y: { distr: 3, log: 10 } },
+    axes: [
+      { splits: () => nines.filter((v) => v <= c.x[c.x.length - 1]), values: (u, ticks) => ticks.map(percent), label: 'percentile' },
+      // A log axis passes null for the minor ticks it leaves unlabelled.
+      { label: 'latency', size: 70, values: (u, ticks) => ticks.map((v) => v == null ? '' : us(v)) },
+    ],
+    series: [{ label: 'percentile', value: (u, v) => v == null ? '' : percent(v) },
+      ...data.labels.map((label, i) => ({ label, stroke: color(i), width: 2, points: { show: true, size: 4 }, value: (u, v) => v == null ? '' : us(v) }))],
+  }, [c.x, ...c.ys], el);
+  window.pipelockCharts.push({ name: 'latency:' + c.op, u, colors: data.labels.map((_, i) => color(i)) });
 }
-new uPlot({
-  title: 'completed cycles per second', width: 1000, height: 300,
-  scales: { x: { time: false } },
-  axes: [{ label: 'second' }, { label: 'cycles/s', size: 80 }],
-  series: [{ label: 'second' }, { label: 'measured', stroke: '#1f77b4', width: 2 }, { label: 'warm-up', stroke: '#aaa', width: 2 }],
-}, [data.timeline.x, data.timeline.measured, data.timeline.warmup], document.getElementById('throughput'));
+const timeChart = (id, title, unit, columns, dashed) => {
+  const series = [{ label: 'second' }];
+  const cols = [data.timeline.x];
+  const colors = [];
+  columns.forEach(([suffix, values, dash], k) => values.forEach((v, i) => {
+    if (v.every((n) => n == null)) return;
+    series.push({ label: data.labels[i] + suffix, stroke: dash ? '#999' : color(i), width: 2, dash: dash ? [6, 4] : undefined });
+    cols.push(v);
+    colors.push(dash ? '#999999' : color(i));
+  }));
+  const u = new uPlot({ title, width: 1100, height: 280, scales: { x: { time: false } }, axes: [{ label: 'second since start', incrs: [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600] }, { label: unit, size: 80 }], series }, cols, document.getElementById(id));
+  window.pipelockCharts.push({ name: id, u, colors });
+};
+timeChart('throughput', 'completed cycles per second', 'cycles/s', [['', data.timeline.measured, false], [' (warm-up)', data.timeline.warmup, true]]);
+if (data.timeline.errors.some((v) => v.some((n) => n > 0))) timeChart('failures', 'failed cycles per second', 'failures/s', [['', data.timeline.errors, false]]);
 </script></body></html>
 `;
-}
-
-function escapeHtml(text: string): string {
-  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
 }

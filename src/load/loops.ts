@@ -1,5 +1,5 @@
 import { setImmediate as yieldToLoop, setTimeout as delay } from 'node:timers/promises';
-import type { Cycle, CycleContext, Timings } from './cycles.js';
+import type { Cycle, CycleContext, Timings } from './cycle.js';
 import type { Meter } from './meter.js';
 
 /** The measured window on this thread's clock; `to` moves earlier on a stop. */
@@ -50,7 +50,9 @@ async function one(loop: Loop, start: number, out: Timings): Promise<void> {
     const end = performance.now();
     loop.meter.done(out, end - start, counts(loop.window, start, end));
   } catch (error) {
-    if (!loop.cancel.aborted) loop.meter.failed(error, counts(loop.window, start, performance.now()));
+    // What fails once a closed loop's window ended is cut short by the end, not a failure of its
+    // own; renew-hold's holds span the whole run, so one that failed or never completed counts.
+    if (!loop.cancel.aborted || loop.window.countAll) loop.meter.failed(error, counts(loop.window, start, performance.now()));
     // A failure can come back without any I/O (every master down, no retries): without a turn
     // of the event loop here, a closed loop would starve the timers that end the run.
     await yieldToLoop();

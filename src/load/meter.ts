@@ -1,5 +1,5 @@
 import { encode, Recorder } from './histogram.js';
-import type { Timings } from './cycles.js';
+import type { Timings } from './cycle.js';
 import { OP_NAMES, type OpName, type WorkerReport } from './result.js';
 
 const kResourceLocked = 'ERR_PIPELOCK_RESOURCE_LOCKED';

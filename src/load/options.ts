@@ -26,6 +26,8 @@ export interface LoadOptions {
   readonly operation: Operation;
   readonly json: string | undefined;
   readonly html: string | undefined;
+  /** Wall-clock start, ms since the epoch, for load generators on several machines; undefined: at once. */
+  readonly startAt: number | undefined;
 }
 
 export const kLoadDefaults: LoadOptions = Object.freeze({
@@ -46,6 +48,7 @@ export const kLoadDefaults: LoadOptions = Object.freeze({
   operation: 'acquire-release',
   json: undefined,
   html: undefined,
+  startAt: undefined,
 });
 
 /** `using()` refuses durations within 100 ms of its extension threshold. */

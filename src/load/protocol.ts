@@ -20,8 +20,8 @@ export interface WorkerTask {
   readonly retryCount: number;
   readonly retryDelayMs: number;
   readonly retryJitterMs: number;
-  /** A safety run: every cycle is a critical section recorded in this ledger and written to this fenced log. */
-  readonly safety?: SafetyTask;
+  /** A custom cycle instead of the operation (the fault benchmark's critical sections). */
+  readonly custom?: CustomTask;
   readonly port: MessagePort;
 }
 
@@ -43,8 +43,11 @@ export type FromWorker =
       readonly acquire: string;
     };
 
-/** What a safety run hands each worker: the shared ledger's memory and the fenced log's server. */
-export interface SafetyTask {
-  readonly ledger: SharedArrayBuffer;
-  readonly logUrl: string;
+/**
+ * A custom cycle: each worker imports `module` (a URL) and calls its default export, a
+ * CustomCycleFactory, with `data` (anything structured-clone can carry, e.g. a SharedArrayBuffer).
+ */
+export interface CustomTask {
+  readonly module: string;
+  readonly data: unknown;
 }

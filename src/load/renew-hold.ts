@@ -1,4 +1,18 @@
-import type { CycleContext, Timings } from './cycles.js';
+import type { CycleContext, Timings } from './cycle.js';
+
+/**
+ * An acquisition that had not completed when the run ended: in renew-hold every slot is meant to
+ * hold its lock for the whole run, so one still acquiring is a lock not held, and counted as such
+ * (before, it was aborted unseen and the report could say "errors none" over 0 locks held).
+ */
+export class StillAcquiringError extends Error {
+  override readonly name = 'StillAcquiringError';
+  readonly code = 'ERR_LOAD_STILL_ACQUIRING';
+
+  constructor(cause: unknown) {
+    super('the acquisition was still pending (waiting or retrying) when the run ended', { cause });
+  }
+}
 
 /**
  * renew-hold: many long-held locks, kept alive by pipelock's renewal scheduler while the run
@@ -6,7 +20,13 @@ import type { CycleContext, Timings } from './cycles.js';
  * here; a lost lock (its signal aborts) fails the cycle.
  */
 export async function renewHold(context: CycleContext, resources: readonly string[], start: number, out: Timings): Promise<void> {
-  const lock = await context.redlock.acquire(resources, context.lockMs, { ...context.call, autoExtend: true });
+  let lock;
+  try {
+    lock = await context.redlock.acquire(resources, context.lockMs, { ...context.call, autoExtend: true });
+  } catch (error) {
+    if (context.call.signal?.aborted === true) throw new StillAcquiringError(error);
+    throw error;
+  }
   const acquired = performance.now();
   const signal = lock.signal!;
   const lost = new Promise<never>((_, reject) => {

@@ -35,6 +35,18 @@ export interface TimelinePoint {
   readonly cycles: number;
   readonly errors: number;
   readonly warmup: boolean;
+  /**
+   * Shorter than a second: the last interval, cut by the end of the run or a stop. Its count is not a
+   * rate, so charts leave it out (absent in files written before it was recorded).
+   */
+  readonly partial?: boolean;
+}
+
+/** A run's measured window on the wall clock (ISO times): what `report merge` checks overlap on. */
+export interface MeasuredWindow {
+  readonly run: number;
+  readonly from: string;
+  readonly to: string;
 }
 
 export interface WorkerSummary extends Omit<WorkerReport, 'histograms' | 'errors'> {
@@ -70,6 +82,10 @@ export interface RunResult {
   readonly timeline: readonly TimelinePoint[];
   readonly workers: readonly WorkerSummary[];
   readonly cpu: readonly CpuSummary[];
+  /** One per run (absent in files written before windows were recorded). */
+  readonly windows?: readonly MeasuredWindow[];
+  /** What a reader must know about a merge (windows that only partly overlap). */
+  readonly notes?: readonly string[];
 }
 
 export interface RunFacts {
@@ -78,6 +94,8 @@ export interface RunFacts {
   readonly measuredSeconds: number;
   readonly timeline: readonly TimelinePoint[];
   readonly cpu: Omit<CpuSummary, 'run'>;
+  /** The measured window, wall-clock ms since the epoch. */
+  readonly window?: { readonly from: number; readonly to: number };
 }
 
 export function buildResult(reports: readonly WorkerReport[], facts: RunFacts): RunResult {
@@ -101,29 +119,49 @@ export function buildResult(reports: readonly WorkerReport[], facts: RunFacts): 
     lostAttempts: sum(reports, (r) => r.lostAttempts),
     clamped: sum(reports, (r) => r.clamped),
     operations: mergeOperations(reports.map((r) => r.histograms)),
-    timeline: facts.timeline,
+    timeline: markPartial(facts),
     workers: reports.map(({ histograms: _, errors: byCode, ...rest }) => ({ run: 0, ...rest, errors: countOf(byCode) })),
     cpu: [{ run: 0, ...facts.cpu }],
+    ...(facts.window === undefined ? {} : { windows: [{ run: 0, from: new Date(facts.window.from).toISOString(), to: new Date(facts.window.to).toISOString() }] }),
   };
 }
 
+/**
+ * Second s covers ((s − 1) s, s s] from the start. Seconds past the planned end (warm-up + duration)
+ * are the stub a worker reports after its loop ends, and a stopped run's last second was cut short.
+ * A second that ends by the end of the warm-up is warm-up, though its tick (due that very
+ * millisecond) may have rung just after it.
+ */
+function markPartial(facts: RunFacts): TimelinePoint[] {
+  const warmupMs = Number(facts.host.flags.warmupMs);
+  const plannedMs = warmupMs + Number(facts.host.flags.durationMs);
+  const last = Math.max(0, ...facts.timeline.map((p) => p.second));
+  return facts.timeline.map((p) => ({
+    ...p,
+    warmup: p.warmup || p.second * 1000 <= warmupMs,
+    partial: p.second * 1000 > plannedMs || (facts.interrupted && p.second === last),
+  }));
+}
+
 /** Exact: histograms are added bucket by bucket, counts summed; runs are renumbered in order. */
-export function mergeResults(results: readonly RunResult[]): RunResult {
+export function mergeResults(results: readonly RunResult[], notes: readonly string[] = []): RunResult {
   const errors: Record<string, number> = {};
   for (const result of results) addCounts(errors, result.errors);
-  const timeline = new Map<number, { cycles: number; errors: number; warmup: boolean }>();
+  const timeline = new Map<number, { cycles: number; errors: number; warmup: boolean; partial: boolean }>();
   for (const result of results) {
     for (const point of result.timeline) {
-      const at = timeline.get(point.second) ?? { cycles: 0, errors: 0, warmup: false };
-      timeline.set(point.second, { cycles: at.cycles + point.cycles, errors: at.errors + point.errors, warmup: at.warmup || point.warmup });
+      const at = timeline.get(point.second) ?? { cycles: 0, errors: 0, warmup: false, partial: false };
+      timeline.set(point.second, { cycles: at.cycles + point.cycles, errors: at.errors + point.errors, warmup: at.warmup || point.warmup, partial: at.partial || point.partial === true });
     }
   }
   let offset = 0;
   const workers: WorkerSummary[] = [];
   const cpu: CpuSummary[] = [];
+  const windows: MeasuredWindow[] = [];
   for (const result of results) {
     for (const worker of result.workers) workers.push({ ...worker, run: worker.run + offset });
     for (const entry of result.cpu) cpu.push({ ...entry, run: entry.run + offset });
+    for (const window of result.windows ?? []) windows.push({ ...window, run: window.run + offset });
     offset += result.runs;
   }
   return {
@@ -143,6 +181,8 @@ export function mergeResults(results: readonly RunResult[]): RunResult {
     timeline: [...timeline].sort(([a], [b]) => a - b).map(([second, point]) => ({ second, ...point })),
     workers,
     cpu,
+    ...(windows.length === offset ? { windows } : {}),
+    ...(notes.length > 0 || results.some((r) => r.notes !== undefined) ? { notes: [...results.flatMap((r) => r.notes ?? []), ...notes] } : {}),
   };
 }
 

@@ -2,8 +2,9 @@ import { MessageChannel, receiveMessageOnPort, type MessagePort } from 'node:wor
 import { Piscina } from 'piscina';
 import { createHistogram, decode, type Histogram } from './histogram.js';
 import type { LoadOptions } from './options.js';
-import type { FromWorker, SafetyTask, ToWorker, WorkerTask } from './protocol.js';
+import type { CustomTask, FromWorker, ToWorker, WorkerTask } from './protocol.js';
 import type { CpuSummary, TimelinePoint, WorkerReport } from './result.js';
+import { untilWallClock } from './start-at.js';
 
 // Under tsx (npm run loadtest) this file is runner.ts and the worker is worker.ts, loaded through the
 // `--import tsx` that worker threads inherit in execArgv; built, both are .js in dist/load/.
@@ -29,8 +30,10 @@ export interface RunHooks {
   readonly onSecond: (sample: LiveSample) => void;
   /** Aborting it stops the run early; what was measured is still returned. */
   readonly signal: AbortSignal;
-  /** A safety run (critical sections into a shared ledger and a fenced log) instead of the operation. */
-  readonly safety?: SafetyTask;
+  /** A custom cycle instead of the operation (see CustomTask). */
+  readonly custom?: CustomTask;
+  /** Wall-clock ms since the epoch at which to start (warm-up first), once every worker is ready. */
+  readonly startAt?: number;
 }
 
 export interface RunOutput {
@@ -98,7 +101,7 @@ export async function runLoad(options: LoadOptions, urls: readonly string[], pre
       warmupMs: options.warmupMs, durationMs: options.durationMs, keys: options.keys, prefix,
       holdMs: options.holdMs, lockMs: options.lockMs,
       retryCount: options.retryCount, retryDelayMs: options.retryDelayMs, retryJitterMs: options.retryJitterMs,
-      ...(hooks.safety === undefined ? {} : { safety: hooks.safety }),
+      ...(hooks.custom === undefined ? {} : { custom: hooks.custom }),
       port: port2,
     };
     return pool.run(task, { transferList: [port2] });
@@ -133,6 +136,7 @@ export async function runLoad(options: LoadOptions, urls: readonly string[], pre
   try {
     const settled = Promise.allSettled(tasks);
     await Promise.race([readiness, settled]);
+    if (ready === count && hooks.startAt !== undefined && failure === undefined) await untilWallClock(hooks.startAt, hooks.signal);
     if (ready === count && !hooks.signal.aborted && failure === undefined) {
       send({ type: 'start' });
       hooks.onStart();

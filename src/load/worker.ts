@@ -3,12 +3,12 @@
  * start, runs its loop through warm-up and the measured window, and returns plain data only.
  */
 import { once, setMaxListeners } from 'node:events';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import type { MessagePort } from 'node:worker_threads';
 import { Redlock } from '../index.js';
-import { criticalSection, type SafetyContext } from './critical-section.js';
-import { cycleFor, type CycleContext } from './cycles.js';
-import { FencedLog } from './fenced-log.js';
-import { Ledger } from './ledger.js';
+import type { Cycle, CustomCycle, CustomCycleFactory, CycleContext } from './cycle.js';
+import { cycleFor } from './cycles.js';
 import { closedLoop, openLoop, type Loop, type Window } from './loops.js';
 import { Meter } from './meter.js';
 import type { FromWorker, ToWorker, WorkerTask } from './protocol.js';
@@ -20,23 +20,24 @@ const kTickMs = 1_000;
 export default async function runWorker(task: WorkerTask): Promise<WorkerReport> {
   const { port } = task;
   const redlock = new Redlock(task.urls, { retryCount: task.retryCount, retryDelay: task.retryDelayMs, retryJitter: task.retryJitterMs });
-  let log: FencedLog | undefined;
+  let custom: CustomCycle | undefined;
   try {
     await redlock.ready(kReadyTimeoutMs);
-    let safety: SafetyContext | undefined;
-    if (task.safety !== undefined) {
-      log = await FencedLog.connect(task.safety.logUrl);
-      safety = { ledger: new Ledger(task.safety.ledger), log, worker: task.worker, prefix: task.prefix };
+    if (task.custom !== undefined) {
+      // require, not import(): under tsx, worker threads get its CommonJS hook only (piscina loads
+      // this file through it too); built, require() of an ES module works on the Node versions we support.
+      const factory = (createRequire(import.meta.url)(fileURLToPath(task.custom.module)) as { default: CustomCycleFactory }).default;
+      custom = await factory(task.custom.data, { index: task.worker, prefix: task.prefix });
     }
-    return await measure(task, redlock, safety);
+    return await measure(task, redlock, custom?.cycle ?? cycleFor(task.operation));
   } finally {
     port.close();
-    log?.close();
+    await custom?.close();
     await redlock.quit();
   }
 }
 
-async function measure(task: WorkerTask, redlock: Redlock, safety: SafetyContext | undefined): Promise<WorkerReport> {
+async function measure(task: WorkerTask, redlock: Redlock, cycle: Cycle): Promise<WorkerReport> {
   const { port } = task;
   const meter = new Meter();
   // ending: the window is over, start nothing more; cancel: abort the waits of cycles in flight.
@@ -76,9 +77,8 @@ async function measure(task: WorkerTask, redlock: Redlock, safety: SafetyContext
     call: { signal: cancel.signal },
     stopped,
     countAttempts: task.retryCount !== 0,
-    ...(safety === undefined ? {} : { safety }),
   };
-  const loop: Loop = { cycle: safety === undefined ? cycleFor(task.operation) : criticalSection, context, meter, window, keys: task.keys, prefix: task.prefix, signal: ending.signal, cancel: cancel.signal };
+  const loop: Loop = { cycle, context, meter, window, keys: task.keys, prefix: task.prefix, signal: ending.signal, cancel: cancel.signal };
 
   // CPU and event-loop use are taken over the measured window only.
   let cpuFrom: NodeJS.CpuUsage | undefined;

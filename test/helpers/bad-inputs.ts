@@ -131,6 +131,7 @@ const SETTING_BAD: { readonly [K in keyof Settings]: readonly Bad[] } = {
   nodeTimeout: [...WRONG_NUMBER, ['zero', 0], ['negative', -1], ['Infinity', Infinity], ['huge', 2 ** 31]],
   maxExtensions: [...WRONG_NUMBER, ['negative', -1], ['fraction', 1.5], ['Infinity', -Infinity], ['huge', 2 ** 53]],
   maxHoldTime: [...WRONG_NUMBER, ['zero', 0], ['negative', -1], ['Infinity', -Infinity]],
+  acquireTimeout: [...WRONG_NUMBER, ['zero', 0], ['negative', -1], ['Infinity', -Infinity]],
   renewalWindow: [...WRONG_NUMBER, ['negative', -1], ['Infinity', Infinity]],
   chunkSize: [...WRONG_NUMBER, ['zero', 0], ['negative', -1], ['fraction', 1.5], ['Infinity', Infinity], ['huge', 100_001]],
   coalesce: [['wrong type', 1], ['wrong type', 'true'], ['wrong type', null]],
@@ -443,10 +444,13 @@ FLAG_BAD.push(['--operation', 'unknown', 'lock'], ['--operation', 'wrong type', 
 for (const flag of ['--json', '--html']) FLAG_BAD.push([flag, 'empty', ''], [flag, 'empty', ' ']);
 FLAG_BAD.push(['--servers', 'empty', ''], ['--servers', 'wrong type', 'http://x:1'], ['--servers', 'wrong type', 'not a url'], ['--servers', 'empty', 'redis://'],
   ['--servers', 'empty', 'redis://a:1,,redis://b:2'], ['--servers', 'empty', 'redis://a:1,'], ['--servers', 'duplicate', 'redis://a:1,redis://a:1']);
+// A time with no zone, a past one, one beyond 24 h.
+FLAG_BAD.push(['--start-at', 'wrong type', '2030-01-01T12:00:00'], ['--start-at', 'wrong type', 'soon'], ['--start-at', 'empty', ''], ['--start-at', 'NaN', '@NaN'],
+  ['--start-at', 'too small', '2020-01-01T00:00:00Z'], ['--start-at', 'negative', '@-5'], ['--start-at', 'huge', '@99999999999']);
 const kValid: Readonly<Record<string, string>> = {
   '--servers': 'redis://a:1', '--masters': '3', '--workers': '2', '--concurrency': '4', '--rate': '10', '--duration': '1s', '--warmup': '0',
   '--keys': '10', '--hold': '0', '--lock-duration': '1000', '--retry-count': '1', '--retry-delay': '5', '--retry-jitter': '5',
-  '--operation': 'using', '--json': 'a.json', '--html': 'a.html',
+  '--operation': 'using', '--json': 'a.json', '--html': 'a.html', '--start-at': `@${Math.round(Date.now() / 1000) + 3600}`,
 };
 /** Every loadtest flag the table tries (a test checks them against --help). */
 export const LOADTEST_FLAGS_TRIED: readonly string[] = Object.keys(kValid);

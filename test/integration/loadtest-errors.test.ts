@@ -42,7 +42,7 @@ test('--help documents the flags and exits 0', timed(20_000, async () => {
   assert.match(top.stdout, /report merge/);
 }));
 
-test('runtime failures exit 1 with one message: unreachable master, no redis-server, unreadable results', timed(30_000, async () => {
+test('runtime failures exit 1 with one message (unreachable master, no redis-server); unreadable results are bad input, exit 2', timed(30_000, async () => {
   const dir = await mkdtemp(join(tmpdir(), 'pipelock-loadtest-'));
   try {
     const notResult = join(dir, 'x.json');
@@ -63,10 +63,10 @@ test('runtime failures exit 1 with one message: unreachable master, no redis-ser
     assert.match(unreachable.stderr, /^pipelock loadtest: cannot reach redis:\/\/127\.0\.0\.1:1: /);
     assert.is(noBinary.code, 1, noBinary.stderr);
     assert.match(noBinary.stderr, /^pipelock loadtest: redis-server not found: .*install it \(apt-get install redis-server\) or set PIPELOCK_REDIS_SERVER/);
-    assert.is(badFile.code, 1);
+    assert.is(badFile.code, 2);
     assert.match(badFile.stderr, /x\.json is not a result of pipelock loadtest --json/);
-    assert.is(missingFile.code, 1);
-    assert.match(missingFile.stderr, /cannot read .*missing\.json: ENOENT/);
+    assert.is(missingFile.code, 2);
+    assert.match(missingFile.stderr, /missing\.json cannot be read: ENOENT/);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -101,10 +101,17 @@ test('acquire-extend-release over masters that require AUTH: extend is timed, th
   }
 }));
 
-test('report merge of the two runs equals their sum, exactly', timed(20_000, async () => {
+test('report merge refuses the two runs, made one after the other: their measured windows do not overlap', timed(20_000, async () => {
+  const run = await cli(['report', 'merge', join(dir, 'a.json'), join(dir, 'b.json'), '--json', join(dir, 'refused.json')]);
+  assert.is(run.code, 2, run.stderr);
+  assert.match(run.stderr, /a\.json stopped measuring at .*, before .*b\.json started at .*do not overlap/);
+  assert.not.ok(await readFile(join(dir, 'refused.json')).then(() => true, () => false));
+}));
+
+test('report merge --allow-disjoint of the two runs equals their sum, exactly', timed(20_000, async () => {
   const [a, b] = await Promise.all([readResult(join(dir, 'a.json')), readResult(join(dir, 'b.json'))]);
   const out = join(dir, 'merged.json');
-  const run = await cli(['report', 'merge', join(dir, 'a.json'), join(dir, 'b.json'), '--json', out, '--html', join(dir, 'merged.html')]);
+  const run = await cli(['report', 'merge', join(dir, 'a.json'), join(dir, 'b.json'), '--allow-disjoint', '--json', out, '--html', join(dir, 'merged.html')]);
   assert.is(run.code, 0, run.stderr);
   assert.match(run.stdout, /2 runs merged/);
   const merged = await readResult(out);
@@ -122,6 +129,20 @@ test('report merge of the two runs equals their sum, exactly', timed(20_000, asy
   assert.is(errors(merged), errors(a) + errors(b));
   assert.is(merged.workers.length, a.workers.length + b.workers.length);
   assert.is(merged.hosts.length, 2);
+}));
+
+test('renew-hold counts the holds it never got: still acquiring at the end is not "errors none"', timed(30_000, async ({ masters }) => {
+  // One key, four slots, retries until the run ends: one slot holds the lock, the other three are
+  // refused and retry for the whole run. Their acquisitions never fail on their own, so only the
+  // end of the run shows them.
+  const json = join(dir, 'renew-hold.json');
+  const run = await cli(['loadtest', '--servers', masters.urls.join(','), '--operation', 'renew-hold', '--workers', '1', '--concurrency', '4', '--keys', '1',
+    '--retry-count', '-1', '--retry-delay', '20', '--duration', '1', '--warmup', '0.2', '--json', json]);
+  assert.is(run.code, 0, run.stderr);
+  assert.match(run.stdout, /^held\s+1 of 4 locks until the run ended, kept alive by pipelock; 0 lost, 3 still acquiring at the end, 0 other failures/m);
+  assert.match(run.stdout, /^errors\s+ERR_LOAD_STILL_ACQUIRING 3$/m);
+  assert.equal((await readResult(json)).errors, { ERR_LOAD_STILL_ACQUIRING: 3 });
+  assert.equal(await withEach(masters.urls, (client) => client.dbSize()), [0, 0, 0]);
 }));
 
 test.run();

@@ -178,16 +178,18 @@ test('an aborted signal stops retrying with LockAbortedError and leaves the riva
   await held.release();
 }));
 
-test('works with the caller\'s own @redis/client clients and leaves them open on quit()', timed(5000, async ({ masters }) => {
-  const clients = await connectAll(masters.urls);
-  const own = new Redlock(clients);
-  const lock = await own.acquire(['own'], 1000);
-  await allHold('own', lock.value);
-  await lock.release();
-  await own.quit();
-  assert.ok(clients.every((c) => c.isOpen));
-  assert.is((await rejection(own.acquire(['own'], 1000))).name, 'RedlockClosedError');
-  await closeAll(clients);
+test('works with the caller\'s own @redis/client clients; quit() closes them as v5 does, unless keepClients', timed(5000, async ({ masters }) => {
+  for (const keepClients of [true, false]) {
+    const clients = await connectAll(masters.urls);
+    const own = new Redlock(clients);
+    const lock = await own.acquire(['own'], 1000);
+    await allHold('own', lock.value);
+    await lock.release();
+    await own.quit({ keepClients });
+    assert.is(clients.every((c) => c.isOpen), keepClients);
+    assert.is((await rejection(own.acquire(['own'], 1000))).name, 'RedlockClosedError');
+    await closeAll(clients);
+  }
 }));
 
 test('many concurrent locks on distinct keys all succeed and leave nothing behind', timed(10000, async () => {

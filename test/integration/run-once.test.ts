@@ -5,7 +5,7 @@ import { rejection } from '../helpers/reject.js';
 import { timed } from '../helpers/timeout.js';
 import { InvalidArgumentError, Redlock, runOnce, type RunOnceOutcome } from '../../src/index.js';
 
-// Seed 000's job guard: once per window, retried after a crash or a failure, at most K times.
+// The run-once job guard: once per window, retried after a crash or a failure, at most K times.
 const test = mastersSuite('run-once', { count: 5, flushEach: true });
 
 const runners: Redlock[] = [];

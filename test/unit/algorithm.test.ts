@@ -1,7 +1,7 @@
 import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { decide, LOST, quorumSize, UNDECIDED, WON } from '../../src/quorum.js';
+import { answeredByQuorum, decide, decideComplete, decideRelease, lostOnQuorum, LOST, quorumSize, quorumUnreachable, UNDECIDED, WON, type Tally } from '../../src/quorum.js';
 import { drift, validUntil } from '../../src/validity.js';
 import { createToken, TOKEN_BYTES } from '../../src/token.js';
 import { mayRetry, retryWait } from '../../src/retry.js';
@@ -12,13 +12,37 @@ test('quorum is floor(n/2)+1', () => {
   assert.equal([1, 2, 3, 4, 5, 6, 7].map(quorumSize), [1, 2, 2, 3, 3, 4, 4]);
 });
 
-test('decided as early as it is decided, both ways (n=5, q=3)', () => {
-  assert.is(decide(2, 2, 5, 3), UNDECIDED);
-  assert.is(decide(3, 0, 5, 3), WON);
-  assert.is(decide(3, 2, 5, 3), WON);
-  assert.is(decide(0, 3, 5, 3), LOST);
-  assert.is(decide(2, 3, 5, 3), LOST);
-  assert.is(decide(1, 2, 5, 3), UNDECIDED);
+/** A tally of five masters (quorum 3): for, against, unreachable, stalled. */
+const t = (votesFor: number, votesAgainst: number, votesUnreachable = 0, votesStalled = 0): Tally => ({ size: 5, quorum: 3, votesFor, votesAgainst, votesUnreachable, votesStalled });
+
+test('decided as early as it is decided, both ways (n=5, q=3): against, unreachable and stalled all count against', () => {
+  assert.is(decide(t(2, 2)), UNDECIDED);
+  assert.is(decide(t(3, 0)), WON);
+  assert.is(decide(t(3, 2)), WON);
+  assert.is(decide(t(0, 3)), LOST);
+  assert.is(decide(t(2, 3)), LOST);
+  assert.is(decide(t(1, 2)), UNDECIDED);
+  assert.is(decide(t(2, 1, 1, 1)), LOST);
+  assert.is(decide(t(2, 0, 1, 1)), UNDECIDED);
+});
+
+test('release: settled by a quorum for or a quorum against; failures never decide it early', () => {
+  assert.is(decideRelease(t(3, 0)), WON);
+  assert.is(decideRelease(t(0, 3)), LOST);
+  assert.is(decideRelease(t(2, 2, 1)), UNDECIDED);
+  assert.is(decideRelease(t(0, 0, 5)), UNDECIDED);
+  assert.is(decideRelease(t(1, 2, 0, 2)), UNDECIDED, 'stalled masters are waited for');
+});
+
+test('what else a tally says: lost on a quorum, answered by a quorum, quorum unreachable', () => {
+  assert.ok(lostOnQuorum(t(0, 3)));
+  assert.not.ok(lostOnQuorum(t(0, 2, 3)));
+  assert.ok(answeredByQuorum(t(1, 2, 2)));
+  assert.not.ok(answeredByQuorum(t(1, 1, 3)));
+  assert.ok(quorumUnreachable(t(0, 0, 3)));
+  assert.not.ok(quorumUnreachable(t(0, 3, 2)), 'three answered against: held, not unreachable');
+  assert.is(decideComplete(t(3, 2)), WON);
+  assert.is(decideComplete(t(2, 2, 1)), LOST);
 });
 
 test('drift = duration × driftFactor + 2 ms; validity = start + duration − drift', () => {

@@ -2,7 +2,8 @@ import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { AGAINST, Attempt, FAILED, FOR, PENDING, TIMEOUT } from '../../src/attempt.js';
-import { Deadlines } from '../../src/deadlines.js';
+import { mock } from 'node:test';
+import { Deadlines, type Expiring } from '../../src/deadlines.js';
 import { Heap } from '../../src/heap.js';
 import { LOST, UNDECIDED, WON } from '../../src/quorum.js';
 import { OP_ACQUIRE, OP_RELEASE } from '../../src/scripts.js';
@@ -61,10 +62,17 @@ test('a discounted master that answers in time counts: it can complete the quoru
   assert.is(a.decision, WON);
 });
 
-test('discounting alone decides when too many masters are stalled; cleanup (needAll) still waits for all', () => {
+test('stalled masters are written off early only while a minority; a quorum of flags waits for their votes; cleanup (needAll) still waits for all', () => {
   const a = make();
-  for (const node of [0, 1, 2]) a.discount(node);
+  for (const node of [0, 1]) a.discount(node);
+  a.settle(2, new Error('refused'));
   assert.is(a.decision, LOST);
+  // Three of five flagged (one stall of the whole machine flags them all): no early loss.
+  const b = make();
+  for (const node of [0, 1, 2]) b.discount(node);
+  assert.is(b.decision, UNDECIDED);
+  for (const node of [0, 1, 3]) b.settle(node, 2);
+  assert.is(b.decision, WON);
   const undo = make(true);
   for (const node of [0, 1, 2]) undo.discount(node);
   undo.settle(3, 2);
@@ -100,6 +108,36 @@ test('release (needAll) decides only when every master answered', async () => {
   assert.ok(complete);
 });
 
+test('release as release() sends it (needAll false): decided at a quorum for or against, not by failures', async () => {
+  const release = (): Attempt => new Attempt(OP_RELEASE, ['a', 'b'], 'tok', '0', 3, 0, 50, false, 5);
+  const won = release();
+  won.settle(0, 2);
+  won.settle(1, new Error('down'));
+  won.settle(2, 2);
+  assert.is(won.decision, UNDECIDED);
+  won.settle(3, 2);
+  assert.is(won.decision, WON, 'a quorum confirmed the delete: the fifth master is not waited for');
+  assert.is(await won.done, won);
+  assert.is(won.pending, 1);
+
+  const expired = release();
+  expired.settle(0, 0);
+  expired.settle(1, 1); // one key of two: not all of it was ours
+  expired.settle(2, 2);
+  assert.is(expired.decision, UNDECIDED);
+  expired.settle(3, 0);
+  assert.is(expired.decision, LOST, 'a quorum said it was no longer held');
+
+  const failing = release();
+  failing.settle(0, new Error('down'));
+  failing.settle(1, new Error('down'));
+  failing.settle(2, new Error('down'));
+  assert.is(failing.decision, UNDECIDED, 'failures alone never decide a release: acquire would have lost here');
+  failing.expire();
+  assert.is(failing.decision, LOST);
+  assert.equal(failing.votes, [FAILED, FAILED, FAILED, TIMEOUT, TIMEOUT]);
+});
+
 test('a second reply from the same master is ignored', () => {
   const a = make();
   a.settle(0, 2);
@@ -108,31 +146,57 @@ test('a second reply from the same master is ignored', () => {
   assert.is(a.pending, 4);
 });
 
-test('deadlines: one timer, armed for the earliest deadline a master reports, re-armed from expire()', async () => {
-  const calls: number[] = [];
-  let next = Infinity;
-  const d = new Deadlines((now) => {
-    calls.push(now);
-    return next;
+test('deadlines: run(now) scans every master with the same now; clear() expires everything', () => {
+  const seen: [string, number][] = [];
+  const member = (name: string, next: number): Expiring => ({
+    expire: (now) => {
+      seen.push([name, now]);
+      return next;
+    },
   });
-  const soon = performance.now() + 20;
-  d.watch(soon + 1000);
-  d.watch(soon); // earlier: re-armed
-  d.watch(soon + 500); // later: ignored
-  next = performance.now() + 40;
-  await new Promise((resolve) => setTimeout(resolve, 35));
-  assert.is(calls.length, 1);
-  // Node's timers run on libuv's millisecond loop clock, which may lag performance.now(): a timer
-  // can ring up to 1 ms early by it (Alarm re-arms for the rest). It rang for the earliest deadline,
-  // not for the later ones.
-  assert.ok(calls[0]! >= soon - 1 && calls[0]! < soon + 500, `rang at ${calls[0]! - soon} ms from the earliest deadline`);
-  next = Infinity;
-  await new Promise((resolve) => setTimeout(resolve, 40));
-  assert.is(calls.length, 2, 'the deadline returned by expire() was watched');
-  await new Promise((resolve) => setTimeout(resolve, 30));
-  assert.is(calls.length, 2, 'nothing left to watch: no more firings');
+  const d = new Deadlines([member('a', Infinity), member('b', Infinity)]);
+  d.run(100);
+  assert.equal(seen, [['a', 100], ['b', 100]]);
+  seen.length = 0;
   d.clear();
-  assert.is(calls.at(-1), Infinity, 'clear() expires everything');
+  assert.equal(seen, [['a', Infinity], ['b', Infinity]]);
+});
+
+test('deadlines: one timer, armed for the earliest deadline reported, re-armed for what expire() answers (mocked timers)', () => {
+  mock.timers.enable({ apis: ['setTimeout', 'setImmediate'] });
+  try {
+    const calls: number[] = [];
+    /** What the master answers: its next deadline this many ms after the scan (undefined: none). */
+    let nextIn: number | undefined;
+    const d = new Deadlines([{
+      expire: (now) => {
+        calls.push(now);
+        return nextIn === undefined ? Infinity : performance.now() + nextIn;
+      },
+    }, {
+      expire: () => Infinity, // a second master with nothing due: the earliest of the two is watched
+    }]);
+    const t0 = performance.now();
+    d.watch(t0 + 1000);
+    d.watch(t0 + 20); // earlier: re-armed
+    d.watch(t0 + 500); // later: ignored
+    nextIn = 40;
+    mock.timers.tick(19);
+    assert.is(calls.length, 0, 'not before the earliest deadline');
+    mock.timers.tick(2);
+    assert.is(calls.length, 1, 'rang once, for the earliest deadline, not for the later ones');
+    nextIn = undefined;
+    mock.timers.tick(39);
+    assert.is(calls.length, 1);
+    mock.timers.tick(2);
+    assert.is(calls.length, 2, 'the deadline returned by expire() was watched');
+    mock.timers.tick(10_000);
+    assert.is(calls.length, 2, 'nothing left to watch: no more firings');
+    d.clear();
+    assert.is(calls.at(-1), Infinity, 'clear() expires everything');
+  } finally {
+    mock.timers.reset();
+  }
 });
 
 test('heap pops in key order under random pushes and pops', () => {

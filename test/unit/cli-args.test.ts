@@ -18,7 +18,7 @@ function usage(fn: () => unknown): UsageError {
 }
 
 test('report merge: files, --json and --html', () => {
-  assert.equal(parseReportArgs(['merge', 'a.json', 'b.json', '--json', 'all.json']), { files: ['a.json', 'b.json'], json: 'all.json', html: undefined });
+  assert.equal(parseReportArgs(['merge', 'a.json', 'b.json', '--json', 'all.json']), { files: ['a.json', 'b.json'], json: 'all.json', html: undefined, allowDisjoint: false });
   assert.is(parseReportArgs(['--help']), 'help');
   assert.is(parseReportArgs(['merge', '--help']), 'help');
 });

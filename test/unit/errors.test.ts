@@ -19,6 +19,7 @@ const TABLE: [new (...args: never[]) => Error, () => Error, string, string, (new
   [pipelock.NodeUnavailableError, () => new pipelock.NodeUnavailableError('h:1'), 'NodeUnavailableError', 'ERR_PIPELOCK_NODE_UNAVAILABLE', [pipelock.PipelockError]],
   [pipelock.NodeTimeoutError, () => new pipelock.NodeTimeoutError('h:1', 50), 'NodeTimeoutError', 'ERR_PIPELOCK_NODE_TIMEOUT', [pipelock.PipelockError]],
   [pipelock.UnexpectedReplyError, () => new pipelock.UnexpectedReplyError('h:1', 'x'), 'UnexpectedReplyError', 'ERR_PIPELOCK_UNEXPECTED_REPLY', [pipelock.PipelockError]],
+  [pipelock.OverloadedError, () => new pipelock.OverloadedError(10, 500, 250), 'OverloadedError', 'ERR_PIPELOCK_OVERLOADED', [pipelock.ExecutionError, pipelock.PipelockError]],
 ];
 
 for (const [Class, make, name, code, parents] of TABLE) {
@@ -46,6 +47,16 @@ test('LockAbortedError keeps the signal reason as cause; extend-expired keeps no
   const reason = new Error('stop');
   assert.is(new pipelock.LockAbortedError(reason).cause, reason);
   assert.is(new pipelock.LockExpiredError().message, 'Cannot extend an already-expired lock.');
+});
+
+test('OverloadedError says how deep the queue is, how long the wait and the budget, and that nothing was sent', () => {
+  const error = new pipelock.OverloadedError(12_345, 812.4, 250);
+  assert.is(error.queueDepth, 12_345);
+  assert.is(error.waitMs, 812.4);
+  assert.is(error.budgetMs, 250);
+  assert.equal(error.nodes, []);
+  assert.equal(error.attempts, []);
+  assert.match(error.message, /overloaded: 12345 operation\(s\) queued ahead .* about 812 ms .* allows 250 ms; nothing was sent/);
 });
 
 test.run();

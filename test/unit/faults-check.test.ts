@@ -2,7 +2,7 @@ import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { check, type LogState } from '../../bench/faults/check.js';
-import { Ledger, WRITE_ACCEPTED, WRITE_NONE, WRITE_REJECTED, type LedgerRow } from '../../src/load/ledger.js';
+import { Ledger, WRITE_ACCEPTED, WRITE_NONE, WRITE_REJECTED, type LedgerRow } from '../../bench/faults/safety/ledger.js';
 
 // The checker must catch what it claims to catch: each test feeds it evidence with a known flaw.
 const test = suite('faults checker');

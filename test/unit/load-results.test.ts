@@ -69,7 +69,7 @@ test('merging runs is exact: histograms add bucket by bucket, counts and through
   assert.equal(merged.errors, { ERR_A: 1, ERR_B: 2 });
   assert.equal({ ...merged.operations.acquire, histogram: '' }, { ...summarize(together), histogram: '' });
   assert.equal(merged.workers.map((w) => [w.run, w.worker]), [[0, 0], [1, 0], [1, 1]]);
-  assert.equal(merged.timeline, [{ second: 1, cycles: 6, errors: 0, warmup: false }]);
+  assert.equal(merged.timeline, [{ second: 1, cycles: 6, errors: 0, warmup: false, partial: false }]);
   assert.is(merged.hosts.length, 2);
   // …and merging merged results again stays exact.
   const again = mergeResults([merged, a]);

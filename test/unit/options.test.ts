@@ -2,14 +2,14 @@ import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { throwsInvalid } from '../helpers/reject.js';
-import { kDefaults, resolveCallSettings, resolveSettings, validateDuration, validateResources } from '../../src/options.js';
+import { kDefaults, plainCall, resolveCall, resolveSettings, validateDuration, validateResources } from '../../src/options.js';
 
 const test = suite('options');
 
 test('defaults are node-redlock v5 defaults, frozen', () => {
   assert.equal(
     { ...kDefaults },
-    { driftFactor: 0.01, retryCount: 10, retryDelay: 200, retryJitter: 100, automaticExtensionThreshold: 500, nodeTimeout: 250, maxExtensions: Infinity, maxHoldTime: Infinity, renewalWindow: 25, chunkSize: 256, coalesce: true },
+    { driftFactor: 0.01, retryCount: 10, retryDelay: 200, retryJitter: 100, automaticExtensionThreshold: 500, nodeTimeout: 250, maxExtensions: Infinity, maxHoldTime: Infinity, renewalWindow: 25, chunkSize: 256, acquireTimeout: Infinity, coalesce: true },
   );
   assert.ok(Object.isFrozen(kDefaults));
   assert.is(resolveSettings(undefined), kDefaults);
@@ -55,10 +55,29 @@ test('settings must be an object', () => {
 });
 
 test('per-call settings: allowed keys only, signal must be an AbortSignal', () => {
-  const s = resolveCallSettings(kDefaults, { retryCount: 0, signal: new AbortController().signal });
-  assert.is(s.retryCount, 0);
-  throwsInvalid(() => resolveCallSettings(kDefaults, { chunkSize: 5 }), 'settings.chunkSize');
-  throwsInvalid(() => resolveCallSettings(kDefaults, { signal: {} }), 'settings.signal');
+  const plain = plainCall(kDefaults);
+  const signal = new AbortController().signal;
+  const call = resolveCall(kDefaults, plain, { retryCount: 0, signal });
+  assert.is(call.settings.retryCount, 0);
+  assert.is(call.signal, signal);
+  throwsInvalid(() => resolveCall(kDefaults, plain, { chunkSize: 5 }), 'settings.chunkSize');
+  throwsInvalid(() => resolveCall(kDefaults, plain, { signal: {} }), 'settings.signal');
+  throwsInvalid(() => resolveCall(kDefaults, plain, { fencing: 'yes' }), 'settings.fencing');
+  throwsInvalid(() => resolveCall(kDefaults, plain, { onLockLost: 1 }), 'settings.onLockLost');
+});
+
+test('per-call settings are resolved once, and the numbers copied only when a call overrides one', () => {
+  const plain = plainCall(kDefaults);
+  assert.is(resolveCall(kDefaults, plain, undefined), plain);
+  const onLockLost = (): void => undefined;
+  const flags = resolveCall(kDefaults, plain, { signal: new AbortController().signal, autoExtend: true, fencing: true, onLockLost, retryCount: undefined });
+  assert.is(flags.settings, kDefaults, 'flags and a signal alone reuse the instance settings');
+  assert.equal([flags.autoExtend, flags.fencing, flags.onLockLost], [true, true, onLockLost]);
+  const numbers = resolveCall(kDefaults, plain, { nodeTimeout: 50 });
+  assert.is.not(numbers.settings, kDefaults);
+  assert.is(numbers.settings.nodeTimeout, 50);
+  assert.is(numbers.settings.retryCount, kDefaults.retryCount);
+  assert.equal([numbers.autoExtend, numbers.fencing, numbers.onLockLost], [false, false, undefined]);
 });
 
 test('resources: non-empty array of distinct non-empty strings', () => {

@@ -30,7 +30,7 @@ test('extend with an already-aborted signal: LockAbortedError, as acquire, and n
   const redlock = new Redlock(kNowhere);
   try {
     const now = performance.now();
-    const lock = new Lock(redlock, ['a'], 'token', [], now + 10_000, 0, now);
+    const lock = new Lock(redlock, redlock.masters, ['a'], 'token', [], now + 10_000, 0, now);
     const controller = new AbortController();
     controller.abort(new Error('gave up'));
     const error = await rejection(lock.extend(1000, { signal: controller.signal }), LockAbortedError);

@@ -1,18 +1,37 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Lock } from '../index.js';
-import type { CycleContext, Timings } from './cycles.js';
-import { release } from './cycles.js';
-import type { FencedLog } from './fenced-log.js';
-import type { Ledger } from './ledger.js';
-import { attemptsOf } from './meter.js';
+import type { Lock } from '../../../src/index.js';
+import { release, type CycleContext, type CustomCycleFactory, type Timings } from '../../../src/load/cycle.js';
+import { attemptsOf } from '../../../src/load/meter.js';
+import { FencedLog } from './fenced-log.js';
+import { Ledger } from './ledger.js';
 
-/** What a safety run adds to a worker's cycle context. */
-export interface SafetyContext {
+/** What the fault benchmark hands each load worker (CustomTask data). */
+export interface SafetyData {
+  readonly ledger: SharedArrayBuffer;
+  readonly logUrl: string;
+}
+
+/** A worker's share of a safety run. */
+interface Safety {
   readonly ledger: Ledger;
   readonly log: FencedLog;
   readonly worker: number;
   readonly prefix: string;
 }
+
+/** The load worker's entry: every cycle of a safety run is a critical section (see below). */
+const factory: CustomCycleFactory = async (data, { index, prefix }) => {
+  const { ledger, logUrl } = data as SafetyData;
+  const log = await FencedLog.connect(logUrl);
+  const safety: Safety = { ledger: new Ledger(ledger), log, worker: index, prefix };
+  return {
+    cycle: (context, resources, start, out) => criticalSection(safety, context, resources, start, out),
+    close: () => {
+      log.close();
+    },
+  };
+};
+export default factory;
 
 /**
  * critical-section: acquire with a fencing token, record the entry in the shared ledger, write to
@@ -21,8 +40,7 @@ export interface SafetyContext {
  * first write, and the log must reject it. When a stall is pending, this holder takes it and
  * blocks its whole thread first (a stop-the-world GC pause): its write then arrives late.
  */
-export async function criticalSection(context: CycleContext, resources: readonly string[], start: number, out: Timings): Promise<void> {
-  const safety = context.safety!;
+export async function criticalSection(safety: Safety, context: CycleContext, resources: readonly string[], start: number, out: Timings): Promise<void> {
   const { ledger } = safety;
   let lock: Lock;
   try {

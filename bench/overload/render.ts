@@ -1,0 +1,130 @@
+import { hostLine, type Host } from '../lib/host.js';
+
+export const OVERLOAD_CONTENDERS: readonly string[] = ['pipelock', 'redis-semaphore', 'node-redlock'];
+
+/** One burst (bench/overload/one.ts), or why it produced none. */
+export interface OverloadRow {
+  readonly contender: string;
+  readonly n: number;
+  readonly retryCount: number;
+  readonly error?: string;
+  readonly acquired?: number;
+  readonly failed?: number;
+  readonly errors?: Readonly<Record<string, number>>;
+  readonly firstError?: string;
+  readonly issuedMs?: number;
+  readonly elapsedMs?: number;
+  readonly usPerLock?: number | null;
+  readonly commands?: number;
+  readonly commandsPerLock?: number | null;
+  readonly heapUsedPeakMB?: number;
+  readonly heapTotalPeakMB?: number;
+  readonly heapBytesPerAcquisition?: number;
+}
+
+export interface OverloadResult {
+  readonly kind: 'pipelock-bench-overload';
+  readonly host: Host;
+  readonly masters: number;
+  readonly ttl: number;
+  readonly rows: readonly OverloadRow[];
+  readonly finished: string;
+  readonly loadavgEnd: number;
+}
+
+interface Done extends OverloadRow {
+  readonly acquired: number;
+  readonly errors: Readonly<Record<string, number>>;
+  readonly elapsedMs: number;
+  readonly heapUsedPeakMB: number;
+  readonly heapTotalPeakMB: number;
+}
+
+const int = (v: number): string => Math.round(v).toLocaleString('en-US');
+const done = (row: OverloadRow | undefined): row is Done => row !== undefined && row.error === undefined && row.acquired !== undefined;
+/** The uncontended figure: one SET NX per master and lock (coalesced calls add one EVALSHA per batch). */
+export const kCommandsPerLockFloor = 5;
+
+function find(rows: readonly OverloadRow[], contender: string, n: number, retryCount: number): OverloadRow | undefined {
+  return rows.find((r) => r.contender === contender && r.n === n && r.retryCount === retryCount);
+}
+
+/** The issue's "Done means" figures for pipelock, judged from the rows. */
+export function overloadTargets(result: OverloadResult): { text: string; figure: string; met: boolean | undefined }[] {
+  const rows = result.rows;
+  const out: { text: string; figure: string; met: boolean | undefined }[] = [];
+  const retries = [...new Set(rows.map((r) => r.retryCount))].sort((a, b) => a - b);
+  for (const n of [20_000, 100_000]) {
+    for (const retry of retries) {
+      const row = find(rows, 'pipelock', n, retry);
+      out.push({
+        text: `burst of ${int(n)}, retryCount ${retry}: every acquisition succeeds`,
+        figure: done(row) ? `${int(row.acquired)} of ${int(n)}` : row?.error ?? 'not run',
+        met: done(row) ? row.acquired === n : undefined,
+      });
+    }
+  }
+  for (const retry of retries) {
+    const small = find(rows, 'pipelock', 10_000, retry);
+    const big = find(rows, 'pipelock', 100_000, retry);
+    const ok = done(small) && done(big) && typeof small.usPerLock === 'number' && typeof big.usPerLock === 'number';
+    out.push({
+      text: `retryCount ${retry}: time per lock at 100,000 within 1.5× of that at 10,000`,
+      figure: ok ? `${big.usPerLock.toFixed(1)} µs vs ${small.usPerLock.toFixed(1)} µs (${(big.usPerLock / small.usPerLock).toFixed(2)}×)` : 'not measured (a burst acquired nothing)',
+      met: ok ? big.usPerLock <= 1.5 * small.usPerLock : done(big) ? false : undefined,
+    });
+  }
+  const mine = rows.filter((r) => r.contender === 'pipelock');
+  const worst = mine.reduce((max, r) => Math.max(max, done(r) ? (r.commandsPerLock ?? Infinity) : Infinity), 0);
+  out.push({
+    text: `Redis commands per lock within 1.5× of ${kCommandsPerLockFloor} at every N`,
+    figure: `worst ${Number.isFinite(worst) ? worst.toFixed(2) : '∞ (a burst acquired nothing)'}`,
+    met: mine.length === 0 ? undefined : worst <= 1.5 * kCommandsPerLockFloor,
+  });
+  const heap = mine.filter((r) => r.n === 100_000 && done(r)) as Done[];
+  const peak = Math.max(...heap.map((r) => r.heapTotalPeakMB));
+  out.push({
+    text: 'a 100,000-acquisition burst stays under 300 MB of heap peak',
+    figure: heap.length === 0 ? 'not measured' : `${peak.toFixed(0)} MB (V8 heap reserved, the bound on what was live; heapUsed sampled: ${Math.max(...heap.map((r) => r.heapUsedPeakMB)).toFixed(0)} MB)`,
+    met: heap.length === 0 ? undefined : peak < 300,
+  });
+  return out;
+}
+
+/** The BENCHMARKS.md section. */
+export function renderOverload(result: OverloadResult): string {
+  const out: string[] = ['## Overload: a burst of acquisitions at once', ''];
+  out.push(
+    `\`npm run bench:overload\`: \`Promise.all\` over N \`acquire([key_i], ${int(result.ttl)})\` on distinct keys, issued in one ` +
+      `synchronous loop, ${result.masters} healthy local masters, nothing contended; each burst in a fresh process (\`--expose-gc\`), ` +
+      'FLUSHALL before each. Time per lock: from the first call to the last settlement ÷ locks acquired. Commands per lock: every ' +
+      'command the masters ran (INFO commandstats deltas summed over the masters, commands run inside scripts included, INFO excluded) ÷ ' +
+      `locks acquired; the uncontended floor is ${kCommandsPerLockFloor}, one SET NX per master. Heap: \`process.memoryUsage()\` sampled every 5 ms; ` +
+      'heapTotal (what V8 reserved) bounds what was live, heapUsed is as sampled. Heap per acquisition: (heapUsed peak − heapUsed ' +
+      'before) ÷ N. Peers: redis-semaphore `RedlockMutex.acquire()` (retryCount + 1 attempts, 200 ms apart, no refresh) and ' +
+      'node-redlock v5 `acquire()` with its defaults and the same retryCount, both on ioredis.',
+    '',
+    hostLine(result.host) + ` (load avg at the end ${result.loadavgEnd.toFixed(2)}; finished ${result.finished})`,
+    '',
+  );
+  out.push('| target | measured | met |', '|---|---|:---:|');
+  for (const t of overloadTargets(result)) out.push(`| ${t.text} | ${t.figure} | ${t.met === undefined ? 'not measured' : t.met ? 'yes' : '**no**'} |`);
+  out.push('');
+  out.push(
+    '| N | retryCount | contender | acquired | failed (by code) | wall s | µs / lock | commands / lock | heap peak MB used / reserved | heap B / acquisition |',
+    '|---:|---:|---|---:|---|---:|---:|---:|---:|---:|',
+  );
+  for (const row of result.rows) {
+    const name = row.contender === 'pipelock' ? '**pipelock**' : row.contender;
+    if (!done(row)) {
+      out.push(`| ${int(row.n)} | ${row.retryCount} | ${name} | ⚠ run failed: ${(row.error ?? '').replace(/\|/g, '/').slice(0, 200)} | | | | | | |`);
+      continue;
+    }
+    const failed = Object.entries(row.errors).map(([code, k]) => `${code} ${int(k)}`).join(', ') || '0';
+    out.push(`| ${int(row.n)} | ${row.retryCount} | ${name} | ${int(row.acquired)} | ${failed} | ${(row.elapsedMs / 1000).toFixed(2)} | ` +
+      `${typeof row.usPerLock === 'number' ? row.usPerLock.toFixed(1) : '–'} | ${typeof row.commandsPerLock === 'number' ? row.commandsPerLock.toFixed(2) : `∞ (${int(row.commands ?? 0)} commands, 0 locks)`} | ` +
+      `${row.heapUsedPeakMB.toFixed(0)} / ${row.heapTotalPeakMB.toFixed(0)} | ${int(row.heapBytesPerAcquisition ?? 0)} |`);
+  }
+  out.push('');
+  return out.join('\n');
+}

@@ -1,0 +1,82 @@
+import type { Comparison, Row, SideValue, Verdict } from '../load/compare.js';
+
+/** "acquire p99", "throughput". */
+export function rowName(row: Row): string {
+  return row.op === null ? row.metric : `${row.op} ${row.metric}`;
+}
+
+function number(value: number, unit: Row['unit']): string {
+  return unit === 'µs' ? String(Math.round(value)) : value.toFixed(1);
+}
+
+/** "1234 (1200–1260)": the value and the range noise could have put it in. */
+function side(value: SideValue, unit: Row['unit']): string {
+  if (value.runs.length === 0) return '-';
+  const v = number(value.value, unit);
+  const low = number(value.low, unit);
+  const high = number(value.high, unit);
+  return low === v && high === v ? v : `${v} (${low}–${high})`;
+}
+
+function change(row: Row): string {
+  if (row.change === null) return '-';
+  const percent = 100 * row.change;
+  return `${percent >= 0 ? '+' : ''}${percent.toFixed(1)}%`;
+}
+
+function limit(row: Row): string {
+  return row.limit === null ? 'off' : `${row.limit}%`;
+}
+
+/** The first line: the verdict and what caused it. */
+export function headline(comparison: Comparison): string {
+  const regressed = comparison.rows.filter((r) => r.verdict === 'regressed');
+  if (regressed.length === 0) return 'no regression beyond the limits';
+  return `REGRESSED: ${regressed.map((r) => `${rowName(r)} ${change(r)} (limit ${limit(r)})`).join(', ')}`;
+}
+
+function files(comparison: Comparison): string {
+  const list = (f: readonly string[]): string => `${f.join(', ')} (${f.length} run${f.length === 1 ? '' : 's'})`;
+  return `base: ${list(comparison.base.files)}\nnew:  ${list(comparison.new.files)}`;
+}
+
+/** The terminal table. */
+export function formatComparison(comparison: Comparison): string {
+  const cells = comparison.rows.map((r) => [`${rowName(r)} (${r.unit})`, side(r.base, r.unit), side(r.new, r.unit), change(r), limit(r), r.verdict]);
+  const head = ['', 'base', 'new', 'change', 'limit', 'verdict'];
+  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  const line = (c: readonly string[]): string => c.map((cell, i) => (i === 0 || i === 5 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ').trimEnd();
+  return [
+    `pipelock report compare: ${headline(comparison)}`,
+    files(comparison),
+    '',
+    line(head),
+    ...cells.map(line),
+    '',
+    `noise: ${comparison.noise}`,
+    ...comparison.notes.map((n) => `note: ${n}`),
+  ].join('\n');
+}
+
+const kMark: Readonly<Record<Verdict, string>> = { regressed: '❌ regressed', improved: '✅ improved', noise: '〰️ noise', ok: 'ok', unjudged: '–', missing: 'missing' };
+
+/** A pull-request comment: the verdict, the table, then how noise was judged, folded. */
+export function markdownComparison(comparison: Comparison): string {
+  const escape = (text: string): string => text.replaceAll('|', '\\|');
+  return [
+    `### pipelock report compare: ${comparison.verdict === 'regressed' ? '❌' : '✅'} ${escape(headline(comparison))}`,
+    '',
+    '| metric | base | new | change | limit | verdict |',
+    '| --- | ---: | ---: | ---: | ---: | --- |',
+    ...comparison.rows.map((r) => `| ${rowName(r)} (${r.unit}) | ${side(r.base, r.unit)} | ${side(r.new, r.unit)} | ${change(r)} | ${limit(r)} | ${kMark[r.verdict]} |`),
+    '',
+    '<details><summary>Runs and noise</summary>',
+    '',
+    ...files(comparison).split('\n').map((l) => `- ${escape(l)}`),
+    `- noise: ${escape(comparison.noise)}`,
+    ...comparison.notes.map((n) => `- note: ${escape(n)}`),
+    '',
+    '</details>',
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,86 @@
+import { runDoctor, type DoctorOptions, type DoctorReport, type Finding } from '../ops/doctor.js';
+import { EXIT, UsageError } from './errors.js';
+import { time } from './flags.js';
+import { parseOpsFlags, usage, type OpsFlag } from './ops-flags.js';
+
+const FLAGS: Readonly<Record<string, OpsFlag>> = {
+  servers: { arg: 'URLS', help: 'comma-separated redis:// or rediss:// URLs of the masters, as your Redlock gets them (required)' },
+  json: { help: 'print the report as JSON (masters, clock readings, findings)' },
+  strict: { help: 'exit 1 on warnings too, not only on hazards' },
+  'clock-interval': { arg: 'TIME', help: 'time between the two TIME samples of each master (default 1s; longer is more precise)' },
+  'drift-factor': { arg: 'F', help: 'your Redlock driftFactor: a clock rate off by more is a hazard (default 0.01)' },
+  'node-timeout': { arg: 'TIME', help: 'your Redlock nodeTimeout: a round trip above half of it is a warning (default 250ms)' },
+  key: { arg: 'KEY', help: 'a key named like your lock keys, for the ACL key-pattern check (default pipelock:doctor)' },
+};
+
+export const DOCTOR_USAGE = usage(
+  `usage: pipelock doctor --servers URLS [flags]
+
+Checks the masters for what breaks Redlock: the same server or replicas listed twice, fewer than
+3 masters, eviction that can drop lock keys, persistence against the delayed-restart rule, cluster
+mode, a replica given as a master, missing ACL permissions, clocks running at different rates
+(TIME sampled twice), slow round trips. Read-only: INFO, CONFIG GET, PING, TIME, SCRIPT EXISTS,
+ACL WHOAMI and ACL DRYRUN (which only asks whether a command would be allowed).`,
+  FLAGS,
+  'Exit codes: 0 no hazard, 1 a hazard (or, with --strict, a warning), 2 bad flags.',
+);
+
+/** `pipelock doctor`: returns the exit code. */
+export async function doctor(args: readonly string[]): Promise<number> {
+  let options: DoctorOptions & { servers: string[]; json: boolean; strict: boolean };
+  try {
+    const parsed = parseOpsFlags('doctor', args, FLAGS, ['json', 'strict']);
+    if (parsed === 'help') {
+      console.log(DOCTOR_USAGE);
+      return EXIT.ok;
+    }
+    const v = parsed.values;
+    const driftFactor = v['drift-factor'] === undefined ? 0.01 : Number(v['drift-factor']);
+    if (!Number.isFinite(driftFactor) || driftFactor <= 0 || driftFactor >= 1) throw new UsageError('--drift-factor', 'must be a number between 0 and 1', String(v['drift-factor']));
+    const key = typeof v.key === 'string' ? v.key : 'pipelock:doctor';
+    if (key === '') throw new UsageError('--key', 'must not be empty');
+    options = {
+      servers: parsed.servers,
+      json: v.json === true,
+      strict: v.strict === true,
+      clockIntervalMs: typeof v['clock-interval'] === 'string' ? time('--clock-interval', v['clock-interval'], 's', 100) : 1000,
+      nodeTimeoutMs: typeof v['node-timeout'] === 'string' ? time('--node-timeout', v['node-timeout'], 'ms', 1) : 250,
+      driftFactor,
+      key,
+    };
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`pipelock doctor: ${error.message}\nTry pipelock doctor --help.`);
+    return EXIT.usage;
+  }
+  const report = await runDoctor(options.servers, options);
+  console.log(options.json ? JSON.stringify(report, null, 2) : formatDoctor(report));
+  return report.hazards > 0 || (options.strict && report.warnings > 0) ? EXIT.failed : EXIT.ok;
+}
+
+export function formatDoctor(report: DoctorReport): string {
+  const lines = [`pipelock doctor: ${report.masters.length} master(s)`, ''];
+  const header = ['master', 'version', 'role', 'rtt ms', 'clock rate', 'offset ms', 'persistence', 'eviction'];
+  const rows = report.masters.map((m) => {
+    const clock = report.clocks.find((c) => c.master === m.url);
+    if (!m.reachable) return [m.url, 'unreachable', '', '', '', '', '', ''];
+    const c = m.config;
+    const persistence = c === undefined ? '?' : c.appendonly === 'yes' ? `aof ${c.appendfsync ?? '?'}` : c.save === '' ? 'none' : 'rdb';
+    const eviction = c === undefined ? '?' : Number(c.maxmemory ?? '0') > 0 ? (c['maxmemory-policy'] ?? '?') : 'no maxmemory';
+    return [m.url, m.version ?? '?', m.clusterEnabled === true ? 'cluster' : (m.role ?? '?'), m.rttMs?.toFixed(2) ?? '?', clock?.rate.toFixed(4) ?? '?', clock === undefined ? '?' : signed(Math.round(clock.offsetMs)), persistence, eviction];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  for (const row of [header, ...rows]) lines.push(row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
+  lines.push('');
+  for (const f of report.findings) lines.push(...formatFinding(f));
+  lines.push(`${report.hazards} hazard(s), ${report.warnings} warning(s)`);
+  return lines.join('\n');
+}
+
+function formatFinding(f: Finding): string[] {
+  return [`${f.severity.toUpperCase().padEnd(8)}${f.check}: ${f.message}`, `        consequence: ${f.consequence}`, `        fix: ${f.fix}`, ''];
+}
+
+function signed(n: number): string {
+  return n > 0 ? `+${n}` : String(n);
+}

@@ -1,0 +1,187 @@
+import type { HostLine } from './host.js';
+import { median, percentileInterval, separationChance, throughputInterval, type Interval } from './noise.js';
+import { OP_NAMES, type OpName, type RunResult } from './result.js';
+
+/** What `report compare` judges: throughput (higher is better), latency percentiles (lower is better). */
+export const METRICS = ['throughput', 'p50', 'p90', 'p99', 'p99.9'] as const;
+export type Metric = (typeof METRICS)[number];
+const kPercentile: Readonly<Record<Exclude<Metric, 'throughput'>, number>> = { p50: 50, p90: 90, p99: 99, 'p99.9': 99.9 };
+
+/**
+ * Largest tolerated worsening, in percent, by `metric` or `op.metric` (the latter wins); null: shown, not judged.
+ * The tail gets more room by default: p99.9 of a 10 s run rests on a few hundred values.
+ */
+export type Thresholds = Readonly<Record<string, number | null>>;
+export const kDefaultThresholds: Thresholds = Object.freeze({ throughput: 5, p50: 10, p90: 10, p99: 15, 'p99.9': 25 });
+
+/**
+ * regressed: worse by more than the limit and beyond the noise; improved: the same the other way;
+ * noise: past the limit but inside the noise; ok: within the limit; unjudged: no limit; missing: no values on a side.
+ */
+export type Verdict = 'regressed' | 'improved' | 'noise' | 'ok' | 'unjudged' | 'missing';
+
+export interface SideValue extends Interval {
+  /** The value of each run of the side, in the order given. */
+  readonly runs: readonly number[];
+}
+
+export interface Row {
+  /** null for throughput, which is per cycle. */
+  readonly op: OpName | null;
+  readonly metric: Metric;
+  readonly unit: 'cycles/s' | 'µs';
+  readonly base: SideValue;
+  readonly new: SideValue;
+  /** new / base − 1; null when base is 0 or a side has no values. */
+  readonly change: number | null;
+  readonly limit: number | null;
+  readonly verdict: Verdict;
+}
+
+export interface Side {
+  readonly files: readonly string[];
+  readonly results: readonly RunResult[];
+}
+
+export interface Comparison {
+  readonly format: 'pipelock-compare';
+  readonly version: 1;
+  readonly verdict: 'regressed' | 'ok';
+  readonly base: { readonly files: readonly string[] };
+  readonly new: { readonly files: readonly string[] };
+  /** How noise was told apart from change, in words. */
+  readonly noise: string;
+  readonly rows: readonly Row[];
+  /** Differences that do not stop the comparison but a reader should know (hardware, versions, durations). */
+  readonly notes: readonly string[];
+}
+
+/**
+ * The runs cannot be compared (different load settings, a stopped run, different numbers of merged
+ * machines): exit code 2. Names the file and the setting.
+ */
+export class IncomparableError extends Error {
+  override readonly name = 'IncomparableError';
+  readonly code = 'ERR_PIPELOCK_INCOMPARABLE';
+  readonly file: string;
+  readonly setting: string;
+
+  constructor(file: string, setting: string, message: string) {
+    super(message);
+    this.file = file;
+    this.setting = setting;
+  }
+}
+
+/** The load settings two runs must share to be compared, with the flag that sets each. */
+const kSettings: readonly (readonly [string, string])[] = [
+  ['operation', '--operation'], ['masterCount', '--masters/--servers'], ['workers', '--workers'], ['concurrency', '--concurrency'],
+  ['rate', '--rate'], ['keys', '--keys'], ['holdMs', '--hold'], ['lockMs', '--lock-duration'],
+  ['retryCount', '--retry-count'], ['retryDelayMs', '--retry-delay'], ['retryJitterMs', '--retry-jitter'],
+];
+
+function setting(host: HostLine, key: string): string {
+  const f = host.flags;
+  if (key === 'masterCount') return String(Array.isArray(f.servers) && f.servers.length > 0 ? f.servers.length : f.masters);
+  return String(f[key]);
+}
+
+/** Throws IncomparableError unless every run of both sides was made under the same load; returns notes on what differs harmlessly. */
+export function checkComparable(base: Side, next: Side): string[] {
+  const all = [...base.files.map((file, i) => ({ file, result: base.results[i]! })), ...next.files.map((file, i) => ({ file, result: next.results[i]! }))];
+  const first = all[0]!;
+  for (const { file, result } of all) {
+    if (result.interrupted) throw new IncomparableError(file, 'interrupted', `${file} is a run stopped before its end (interrupted): its figures cover a different window`);
+    if (result.runs !== first.result.runs) {
+      throw new IncomparableError(file, 'runs', `${file} merges ${result.runs} run(s) and ${first.file} ${first.result.runs}: summed throughput is comparable only over the same number of load generators`);
+    }
+    for (const host of result.hosts) {
+      for (const [key, flag] of kSettings) {
+        const want = setting(first.result.hosts[0]!, key);
+        const got = setting(host, key);
+        if (got !== want) throw new IncomparableError(file, flag, `${file} ran with ${flag} ${got}, ${first.file} with ${want}: compare runs made under the same load`);
+      }
+    }
+  }
+  const notes: string[] = [];
+  const differing = (label: string, of: (h: HostLine) => string): void => {
+    const seen = new Set(all.flatMap(({ result }) => result.hosts.map(of)));
+    if (seen.size > 1) notes.push(`${label} differs between runs: ${[...seen].join(' | ')}`);
+  };
+  differing('CPU', (h) => `${h.cpu} ×${h.cores}`);
+  differing('node', (h) => h.node);
+  differing('redis', (h) => h.redis.join('/'));
+  differing('pipelock', (h) => h.pipelock);
+  differing('measured duration', (h) => `${Number(h.flags.durationMs) / 1000}s`);
+  return notes;
+}
+
+/** Compares the sides metric by metric; throws IncomparableError when they are not runs of the same load. */
+export function compare(base: Side, next: Side, thresholds: Thresholds = kDefaultThresholds): Comparison {
+  const notes = checkComparable(base, next);
+  const rows: Row[] = [row(null, 'throughput', base, next, limitOf(thresholds, null, 'throughput'))];
+  for (const op of OP_NAMES) {
+    if (base.results.every((r) => r.operations[op].count === 0) && next.results.every((r) => r.operations[op].count === 0)) continue;
+    for (const metric of METRICS) if (metric !== 'throughput') rows.push(row(op, metric, base, next, limitOf(thresholds, op, metric)));
+  }
+  return {
+    format: 'pipelock-compare',
+    version: 1,
+    verdict: rows.some((r) => r.verdict === 'regressed') ? 'regressed' : 'ok',
+    base: { files: [...base.files] },
+    new: { files: [...next.files] },
+    noise: describeNoise(base.results.length, next.results.length),
+    rows,
+    notes,
+  };
+}
+
+function limitOf(thresholds: Thresholds, op: OpName | null, metric: Metric): number | null {
+  const specific = op === null ? undefined : thresholds[`${op}.${metric}`];
+  if (specific !== undefined) return specific;
+  return thresholds[metric] ?? null;
+}
+
+function row(op: OpName | null, metric: Metric, base: Side, next: Side, limit: number | null): Row {
+  const b = sideValue(base, op, metric);
+  const n = sideValue(next, op, metric);
+  const unit = metric === 'throughput' ? 'cycles/s' : 'µs';
+  if (b === undefined || n === undefined) {
+    const none: SideValue = { value: 0, low: 0, high: 0, runs: [] };
+    return { op, metric, unit, base: b ?? none, new: n ?? none, change: null, limit, verdict: 'missing' };
+  }
+  const change = b.value === 0 ? null : n.value / b.value - 1;
+  // Worse is up for latency, down for throughput; `worse` > 0 means the new side is worse.
+  const sign = metric === 'throughput' ? -1 : 1;
+  const worse = change === null ? 0 : sign * change;
+  const apart = sign > 0 ? { worse: n.low > b.high, better: n.high < b.low } : { worse: n.high < b.low, better: n.low > b.high };
+  let verdict: Verdict;
+  if (limit === null) verdict = 'unjudged';
+  else if (Math.abs(worse) * 100 <= limit) verdict = 'ok';
+  else if (worse > 0) verdict = apart.worse ? 'regressed' : 'noise';
+  else verdict = apart.better ? 'improved' : 'noise';
+  return { op, metric, unit, base: b, new: n, change, limit, verdict };
+}
+
+/**
+ * One run: its value and its sampling interval. Several: the median, and the range the runs spread over,
+ * which is what repetitions show of run-to-run noise.
+ */
+function sideValue(side: Side, op: OpName | null, metric: Metric): SideValue | undefined {
+  if (op !== null && side.results.some((r) => r.operations[op].count === 0)) return undefined;
+  const intervals = side.results.map((r) => (op === null || metric === 'throughput' ? throughputInterval(r) : percentileInterval(r, op, kPercentile[metric])));
+  const runs = intervals.map((i) => i.value);
+  if (intervals.length === 1) return { ...intervals[0]!, runs };
+  return { value: median(runs), low: Math.min(...runs), high: Math.max(...runs), runs };
+}
+
+function describeNoise(n: number, m: number): string {
+  const rule = 'a change fails only when it passes its limit and the two sides\' noise ranges do not overlap';
+  if (n >= 2 && m >= 2) {
+    const chance = separationChance(n, m);
+    return `${rule}; each side is the median of its runs (base ${n}, new ${m}) and its range is theirs, so a regression means every new run was worse than every base run ` +
+      `(with no real change that happens by chance ${(100 * chance).toPrecision(2)}% of the time)`;
+  }
+  return `${rule}; a side with one run has only its sampling range (95 %: order statistics for percentiles, per-second spread for throughput), ` +
+    `which knows nothing of run-to-run noise: run each side 3 or more times (--base A1.json --base A2.json … --new …) to compare medians against the spread of repetitions`;
+}

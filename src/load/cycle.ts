@@ -1,0 +1,54 @@
+/** The shape of a load cycle and what it runs with (types and helpers shared by every cycle). */
+import type { CallSettings, Lock, Redlock } from '../index.js';
+
+/** What a cycle needs besides its key; one per worker. */
+export interface CycleContext {
+  readonly redlock: Redlock;
+  readonly lockMs: number;
+  readonly holdMs: number;
+  /** Carries the worker's stop signal: a stop cancels waiting and retrying. */
+  readonly call: CallSettings;
+  /** Resolves when the run ends (renew-hold holds its locks until then). */
+  readonly stopped: Promise<void>;
+  /** Read lock.attempts only when retries are possible: it builds a promise per attempt. */
+  readonly countAttempts: boolean;
+}
+
+/** A cycle's measurements, in ms; written into an object its loop reuses. */
+export interface Timings {
+  acquireMs: number;
+  /** −1 when the operation does not extend. */
+  extendMs: number;
+  releaseMs: number;
+  /** Acquire attempts the cycle took (1 when not counted). */
+  attempts: number;
+}
+
+/** One cycle from `start` (its intended start in an open loop); throws what pipelock threw. */
+export type Cycle = (context: CycleContext, resources: readonly string[], start: number, out: Timings) => Promise<void>;
+
+/** A release that found the lock gone is a failed cycle too: the hold was not protected to its end. */
+export class ReleasedExpiredError extends Error {
+  override readonly name = 'ReleasedExpiredError';
+  readonly code = 'ERR_LOAD_RELEASED_EXPIRED';
+
+  constructor() {
+    super('release found the lock already expired (is --hold close to --lock-duration?)');
+  }
+}
+
+export async function release(lock: Lock, out: Timings): Promise<void> {
+  const releasing = performance.now();
+  const result = await lock.release();
+  out.releaseMs = performance.now() - releasing;
+  if (result.expired) throw new ReleasedExpiredError();
+}
+
+/** A cycle a worker builds from a CustomTask's module, and what to close when the worker ends. */
+export interface CustomCycle {
+  readonly cycle: Cycle;
+  close(): void | Promise<void>;
+}
+
+/** The default export of a CustomTask's module: builds the cycle in a worker from the task's data. */
+export type CustomCycleFactory = (data: unknown, worker: { readonly index: number; readonly prefix: string }) => Promise<CustomCycle>;

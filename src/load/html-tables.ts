@@ -1,0 +1,87 @@
+import type { Comparison, Row } from './compare.js';
+import type { HostLine } from './host.js';
+import { OP_NAMES, type RunResult } from './result.js';
+
+/** One run (or a merge of runs) drawn in a report, under its label. */
+export interface Series {
+  readonly label: string;
+  readonly result: RunResult;
+}
+
+export function escapeHtml(text: string): string {
+  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
+}
+
+function table(id: string, head: readonly string[], rows: readonly (readonly string[])[]): string {
+  const cells = (tag: string, row: readonly string[]): string => `<tr>${row.map((c) => `<${tag}>${c}</${tag}>`).join('')}</tr>`;
+  return `<table id="${id}">${cells('th', head.map(escapeHtml))}${rows.map((r) => cells('td', r)).join('')}</table>`;
+}
+
+/** Flags as typed on the command line, in --help's order; times shown with their unit. */
+const kFlagRows: readonly (readonly [string, string, 'ms' | 's' | '' | 'list'])[] = [
+  ['operation', '--operation', ''], ['servers', '--servers', 'list'], ['masters', '--masters', ''], ['workers', '--workers', ''],
+  ['concurrency', '--concurrency', ''], ['rate', '--rate', ''], ['durationMs', '--duration', 's'], ['warmupMs', '--warmup', 's'],
+  ['keys', '--keys', ''], ['holdMs', '--hold', 'ms'], ['lockMs', '--lock-duration', 'ms'], ['retryCount', '--retry-count', ''],
+  ['retryDelayMs', '--retry-delay', 'ms'], ['retryJitterMs', '--retry-jitter', 'ms'], ['startAt', '--start-at', ''],
+];
+
+function flagValue(value: HostLine['flags'][string] | undefined, unit: (typeof kFlagRows)[number][2]): string {
+  if (value === undefined || value === null) return '–';
+  if (unit === 'list') return Array.isArray(value) && value.length > 0 ? value.join('<br>') : '– (embedded)';
+  if (unit === 's') return `${Number(value) / 1000}s`;
+  if (unit === 'ms') return `${String(value)}ms`;
+  return escapeHtml(String(value));
+}
+
+/** Settings and machine, one column per run (a merged result contributes one column per machine). */
+export function settingsTable(series: readonly Series[]): string {
+  const columns = series.flatMap((s) => s.result.hosts.map((host, i) => ({ head: s.result.hosts.length > 1 ? `${s.label} #${i + 1}` : s.label, host, window: s.result.windows?.[i] })));
+  const rows: string[][] = kFlagRows
+    .filter(([key]) => columns.some((c) => c.host.flags[key] !== undefined))
+    .map(([key, flag, unit]) => [`<code>${flag}</code>`, ...columns.map((c) => flagValue(c.host.flags[key], unit))]);
+  const host = (label: string, of: (h: HostLine) => string): string[] => [label, ...columns.map((c) => escapeHtml(of(c.host)))];
+  rows.push(
+    host('host', (h) => h.hostname), host('CPU', (h) => `${h.cpu}, ${h.cores} cores, ${h.memoryGiB} GiB`), host('OS', (h) => h.os),
+    host('node', (h) => h.node), host('redis', (h) => h.redis.join(', ') || '?'), host('pipelock', (h) => h.pipelock), host('started', (h) => h.startedAt),
+    ['measured window', ...columns.map((c) => (c.window === undefined ? '–' : `${escapeHtml(c.window.from)} →<br>${escapeHtml(c.window.to)}`))],
+  );
+  return table('settings', ['setting', ...columns.map((c) => c.head)], rows);
+}
+
+/** Per run: throughput, errors by code, contention; then the latency percentiles per operation. */
+export function summaryTable(series: readonly Series[]): string {
+  const rows: string[][] = [];
+  for (const { label, result } of series) {
+    const errors = Object.entries(result.errors).sort(([, a], [, b]) => b - a).map(([code, n]) => `${escapeHtml(code)} ${n}`).join('<br>') || 'none';
+    rows.push([`<b>${escapeHtml(label)}</b>`, `${result.throughput.toFixed(1)} cycles/s (${result.cycles} cycles in ${result.measuredSeconds.toFixed(1)} s${result.interrupted ? ', interrupted' : ''})`,
+      `${result.contendedAcquires} acquires lost ${result.lostAttempts} attempts`, errors]);
+  }
+  const latency: string[][] = [];
+  for (const { label, result } of series) {
+    for (const op of OP_NAMES) {
+      const s = result.operations[op];
+      if (s.count > 0) latency.push([escapeHtml(label), op, ...[s.count, s.p50, s.p90, s.p99, s.p999, s.max].map(String)]);
+    }
+  }
+  return table('summary', ['run', 'throughput', 'contention', 'failed cycles by code'], rows) +
+    table('latency-table', ['run', 'operation', 'count', 'p50 µs', 'p90 µs', 'p99 µs', 'p99.9 µs', 'max µs'], latency);
+}
+
+const kVerdictClass: Readonly<Record<Row['verdict'], string>> = { regressed: 'bad', improved: 'good', noise: 'meh', ok: '', unjudged: '', missing: 'meh' };
+
+/** The comparison: one row per metric with both sides, their noise ranges, the change and the verdict. */
+export function comparisonTable(comparison: Comparison): string {
+  const side = (v: Row['base'], unit: Row['unit']): string => {
+    if (v.runs.length === 0) return '–';
+    const f = (n: number): string => (unit === 'µs' ? String(Math.round(n)) : n.toFixed(1));
+    return `${f(v.value)} <small>(${f(v.low)}–${f(v.high)})</small>`;
+  };
+  const rows = comparison.rows.map((r) => [
+    `${r.op === null ? '' : `${r.op} `}${r.metric} (${r.unit})`, side(r.base, r.unit), side(r.new, r.unit),
+    r.change === null ? '–' : `${r.change >= 0 ? '+' : ''}${(100 * r.change).toFixed(1)}%`, r.limit === null ? 'off' : `${r.limit}%`,
+    `<span class="${kVerdictClass[r.verdict]}">${r.verdict}</span>`,
+  ]);
+  return `<p class="verdict ${comparison.verdict === 'regressed' ? 'bad' : 'good'}">${comparison.verdict === 'regressed' ? 'regressed' : 'no regression beyond the limits'}</p>` +
+    table('comparison', ['metric', 'base', 'new', 'change', 'limit', 'verdict'], rows) +
+    `<p><small>noise: ${escapeHtml(comparison.noise)}</small></p>${comparison.notes.map((n) => `<p><small>note: ${escapeHtml(n)}</small></p>`).join('')}`;
+}

@@ -1,0 +1,189 @@
+import type { EventEmitter } from 'node:events';
+import type { RedisClientOptions } from '@redis/client';
+import { kMaxTimerMs } from './alarm.js';
+import { Attempt } from './attempt.js';
+import type { MasterClient } from './redis-client.js';
+import { Deadlines } from './deadlines.js';
+import { publishNodeError } from './diagnostics.js';
+import { InvalidArgumentError, QuorumUnreachableError, RedlockClosedError, ResourceLockedError, type ExecutionStats, type NodeOutcome } from './errors.js';
+import { Node } from './node.js';
+import { describeOutcomes, mayHold, outcomesOf, statsOf } from './outcomes.js';
+import { quorumSize } from './quorum.js';
+import { OP_RELEASE, type OpCode } from './scripts.js';
+import type { Transport } from './transport.js';
+import { IoredisTransport, isIoredisClient } from './transport-ioredis.js';
+import { RedisTransport } from './transport-redis.js';
+
+/** The settings the masters run with (a ResolvedSettings fits). */
+export interface MasterSettings {
+  readonly nodeTimeout: number;
+  readonly chunkSize: number;
+  readonly coalesce: boolean;
+}
+
+/**
+ * The masters of one Redlock: the connections it opened (and owns) or was given, one Node per
+ * master, the one timer of their per-attempt deadlines, and the forward half of the data path:
+ * an operation becomes one Attempt queued on every master in one synchronous loop. Redlock, the
+ * renewal scheduler, fencing, run-once and release results all send through here.
+ */
+export class MasterSet {
+  readonly nodes: readonly Node[];
+  readonly quorum: number;
+  /** The clients as given (URLs: the clients opened from them), in order. */
+  readonly clients: Set<MasterClient>;
+  /** The clients' key prefix (ioredis `keyPrefix`; one for all), put before every lock key. */
+  readonly #prefix: string;
+  readonly #settings: MasterSettings;
+  readonly #events: EventEmitter;
+  readonly #deadlines: Deadlines;
+  #closed = false;
+
+  /** `events` hears node-redlock's 'error' event (only when someone listens to it). */
+  constructor(entries: readonly (MasterClient | string)[], settings: MasterSettings, clientOptions: RedisClientOptions | undefined, events: EventEmitter) {
+    this.#settings = settings;
+    this.#events = events;
+    const nodes: Node[] = [];
+    this.#deadlines = new Deadlines(nodes);
+    for (const [index, entry] of entries.entries()) {
+      // Connections pipelock opens (from URLs, or beside an ioredis client) have no other listener;
+      // an unheard 'error' event would crash the process.
+      const onError = (error: Error): void => {
+        this.#onNodeError(nodes[index]!, error);
+      };
+      let transport: Transport;
+      if (typeof entry === 'string') {
+        transport = RedisTransport.open(entry, index, clientOptions, onError);
+      } else if (isIoredisClient(entry)) {
+        transport = new IoredisTransport(entry, index);
+        transport.onError(onError);
+      } else {
+        transport = new RedisTransport(entry, index);
+      }
+      nodes.push(new Node(index, transport, transport.client, typeof entry === 'string', settings.chunkSize, settings.coalesce, this.#onNodeError, this.#deadlines));
+    }
+    this.nodes = nodes;
+    this.#prefix = nodes[0]!.transport.keyPrefix;
+    this.clients = new Set(nodes.map((node) => node.client));
+    this.quorum = quorumSize(nodes.length);
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  assertOpen(): void {
+    if (this.#closed) throw new RedlockClosedError();
+  }
+
+  /** Resolves once a quorum of masters is connected (see Redlock.ready). */
+  async ready(timeoutMs: number): Promise<void> {
+    if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs < 0) throw new InvalidArgumentError('timeoutMs', 'must be a number of ms ≥ 0', timeoutMs);
+    const deadline = performance.now() + timeoutMs;
+    const nodes = this.nodes;
+    for (;;) {
+      // Closed connections never become ready: say so rather than wait out the timeout.
+      this.assertOpen();
+      const ready = nodes.filter((node) => node.transport.isReady).length;
+      if (ready >= this.quorum) return;
+      if (performance.now() >= deadline) {
+        const outcomes = nodes.map((n): NodeOutcome => ({ node: n.index, name: n.name, vote: n.transport.isReady ? 'for' : 'error', ...(n.lastError ? { error: n.lastError } : {}) }));
+        throw new QuorumUnreachableError(`only ${ready} of ${nodes.length} masters connected within ${timeoutMs} ms: ${describeOutcomes(outcomes)}`, [], outcomes);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  /** An attempt over these masters, started now (its validity and deadline count from here); not yet sent. */
+  attempt(opcode: OpCode, keys: readonly string[], token: string, ttlArg: string, budget: number, needAll: boolean): Attempt {
+    const prefix = this.#prefix;
+    if (prefix !== '') keys = keys.map((key) => prefix + key);
+    return new Attempt(opcode, keys, token, ttlArg, this.quorum, performance.now(), budget, needAll, this.nodes.length);
+  }
+
+  /** One operation sent to every master, with its own quorum tally. */
+  execute(opcode: OpCode, keys: readonly string[], token: string, ttlArg: string, budget: number, target = 0): Attempt {
+    this.assertOpen();
+    const attempt = this.attempt(opcode, keys, token, ttlArg, budget, false);
+    attempt.target = target;
+    this.dispatch(attempt);
+    return attempt;
+  }
+
+  dispatch(attempt: Attempt): void {
+    const nodes = this.nodes;
+    for (let i = 0; i < nodes.length; i++) nodes[i]!.enqueue(attempt);
+  }
+
+  /** Owner-checked delete of a failed attempt's keys on every master that may have set them. */
+  async cleanup(attempt: Attempt, resources: readonly string[]): Promise<void> {
+    const nodes = this.nodes;
+    const undo = this.attempt(OP_RELEASE, resources, attempt.token, '0', attempt.budget, true);
+    for (let i = 0; i < nodes.length; i++) {
+      if (mayHold(attempt, i)) nodes[i]!.enqueue(undo);
+      else undo.skip(i);
+    }
+    if (undo.pending === 0) return;
+    await undo.done;
+  }
+
+  /** Best-effort owner-checked delete of a lost lock's keys on every master, so the resource frees before its TTL. */
+  discard(resources: readonly string[], token: string): void {
+    this.dispatch(this.attempt(OP_RELEASE, resources, token, '0', this.#settings.nodeTimeout, true));
+  }
+
+  /** Every master's part in one attempt (cold path: built on demand). */
+  outcomes(attempt: Attempt): NodeOutcome[] {
+    return outcomesOf(attempt, this.nodes);
+  }
+
+  /** node-redlock's stats promises, built only when someone reads them. */
+  stats(attempts: readonly Attempt[]): ReadonlyArray<Promise<ExecutionStats>> {
+    return attempts.map((attempt) => statsOf(attempt, this.nodes));
+  }
+
+  /**
+   * node-redlock v5's 'error' event for every master that voted against an attempt (its README's
+   * listener filters them out by class), emitted once every master of the attempt has answered, with
+   * the same errors as the attempt's stats. Nothing is built unless someone listens.
+   */
+  reportRefusals(attempt: Attempt): void {
+    if (this.#events.listenerCount('error') === 0) return;
+    void statsOf(attempt, this.nodes).then((stats) => {
+      for (const error of stats.votesAgainst.values()) if (error instanceof ResourceLockedError) this.report(error);
+    });
+  }
+
+  /** Reports an error that has no caller to throw to (node-redlock's 'error' event, only if someone listens). */
+  report(error: unknown): void {
+    if (this.#events.listenerCount('error') > 0) this.#events.emit('error', error);
+  }
+
+  /** From now on nothing is sent (RedlockClosedError); answers false when already closed. */
+  shut(): boolean {
+    if (this.#closed) return false;
+    this.#closed = true;
+    return true;
+  }
+
+  /**
+   * After shut(): stops the deadline timer and every master; closes the connections pipelock opened
+   * and, unless `keepClients`, the clients it was given (node-redlock v5's quit() quits them all).
+   */
+  async close(keepClients: boolean): Promise<void> {
+    this.#deadlines.clear();
+    const closing: Promise<unknown>[] = [];
+    const graceMs = Math.min(kMaxTimerMs, Math.max(250, 2 * this.#settings.nodeTimeout));
+    for (const node of this.nodes) {
+      node.detach();
+      closing.push(node.transport.close(graceMs, keepClients && !node.owned));
+    }
+    await Promise.allSettled(closing);
+  }
+
+  readonly #onNodeError = (node: Node, error: Error): void => {
+    node.lastError = error;
+    publishNodeError(node.index, node.name, error);
+    this.report(error);
+  };
+}

@@ -1,0 +1,144 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import {
+  ACQUIRE_RETRY_CHANNEL, LOCK_LOST_CHANNEL, NODE_CALL_CHANNEL, NODE_ERROR_CHANNEL,
+  type AcquireRetryMessage, type LockLostMessage, type NodeCallMessage, type NodeErrorMessage,
+} from '../diagnostics.js';
+import { ACQUIRE_CHANNEL, EXTEND_CHANNEL, RELEASE_CHANNEL, RENEWAL_CHANNEL, type OperationContext, type RenewalMessage } from '../lifecycle.js';
+import { InvalidArgumentError } from '../errors.js';
+import { Lock } from '../lock.js';
+
+/** The label value of a successful operation in `code`. */
+export const OK = 'OK';
+
+/** Where the collector's observations go: one implementation per metrics library. */
+export interface MetricsSink {
+  /** An acquire, extend or release ended: `code` is OK or the error's code. */
+  operation(operation: OperationContext['operation'], code: string, seconds: number, resource: string | undefined): void;
+  acquireRetry(resource: string | undefined): void;
+  renewal(renewed: boolean): void;
+  lockLost(code: string, resource: string | undefined): void;
+  masterError(master: string, code: string): void;
+  masterCall(master: string, seconds: number, failed: boolean): void;
+}
+
+/** Maps a lock's resources to one label value; opt-in, since every distinct value is a time series. */
+export type ResourceLabel = (resources: readonly string[]) => string;
+
+/** What the adapters' `resourceLabel` option accepts: `true` joins the resources with ','. */
+export function resolveResourceLabel(option: unknown, argument: string): ResourceLabel | undefined {
+  if (option === undefined || option === false) return undefined;
+  if (option === true) return (resources) => resources.join(',');
+  if (typeof option === 'function') return option as ResourceLabel;
+  throw new InvalidArgumentError(argument, 'must be a boolean or a function (resources) => label', option);
+}
+
+/**
+ * Subscribes to pipelock's channels and turns the events into sink calls, and keeps the locks this
+ * process holds for the gauges. A lock leaves the set when it is released, replaced by an extension,
+ * lost, or its validity ran out unreleased (checked when the gauges are read, so an expiry needs
+ * no timer).
+ */
+export class Collector {
+  readonly #sink: MetricsSink;
+  readonly #label: ResourceLabel | undefined;
+  readonly #held = new Set<Lock>();
+  readonly #unsubscribe: (() => void)[] = [];
+  /** Prune expired locks every this many additions, so a process that never reads the gauges stays bounded. */
+  #pruneAt = 1024;
+
+  constructor(sink: MetricsSink, label: ResourceLabel | undefined) {
+    this.#sink = sink;
+    this.#label = label;
+    // asyncEnd alone: it comes after success and failure alike, with `result` or `error` set.
+    for (const name of [ACQUIRE_CHANNEL, EXTEND_CHANNEL, RELEASE_CHANNEL]) this.#on(`tracing:${name}:asyncEnd`, this.#ended);
+    this.#on(ACQUIRE_RETRY_CHANNEL, (m: AcquireRetryMessage) => {
+      sink.acquireRetry(this.#resource(m.resources));
+    });
+    this.#on(RENEWAL_CHANNEL, (m: RenewalMessage) => {
+      sink.renewal(m.renewed);
+    });
+    this.#on(LOCK_LOST_CHANNEL, (m: LockLostMessage) => {
+      sink.lockLost(codeOf(m.error), this.#resource(m.resources));
+    });
+    this.#on(NODE_ERROR_CHANNEL, (m: NodeErrorMessage) => {
+      sink.masterError(m.name, codeOf(m.error));
+    });
+    this.#on(NODE_CALL_CHANNEL, (m: NodeCallMessage) => {
+      sink.masterCall(m.name, m.durationMs / 1000, m.error !== undefined);
+    });
+  }
+
+  /** Locks held by this process now, and how many of them are auto-extended, by resource label when opted in. */
+  held(): { held: Map<string | undefined, number>; autoExtended: Map<string | undefined, number> } {
+    const held = new Map<string | undefined, number>();
+    const autoExtended = new Map<string | undefined, number>();
+    this.#prune();
+    for (const lock of this.#held) {
+      const label = this.#resource(lock.resources);
+      held.set(label, (held.get(label) ?? 0) + 1);
+      if (lock.signal !== undefined) autoExtended.set(label, (autoExtended.get(label) ?? 0) + 1);
+    }
+    return { held, autoExtended };
+  }
+
+  close(): void {
+    for (const unsubscribe of this.#unsubscribe.splice(0)) unsubscribe();
+    this.#held.clear();
+  }
+
+  #on(name: string, listener: (message: never) => void): void {
+    const onMessage = listener as (message: unknown) => void;
+    subscribe(name, onMessage);
+    this.#unsubscribe.push(() => {
+      unsubscribe(name, onMessage);
+    });
+  }
+
+  readonly #ended = (message: unknown): void => {
+    const context = message as OperationContext;
+    const failed = 'error' in context;
+    const code = failed ? codeOf(context.error) : OK;
+    const seconds = (performance.now() - context.start) / 1000;
+    this.#sink.operation(context.operation, code, seconds, this.#resource(context.resources));
+    if (context.lock !== undefined) this.#held.delete(context.lock);
+    // A released lock is gone whatever the release said; a failed extension leaves the lock as it was.
+    if (context.operation === 'release') return;
+    if (failed) {
+      if (context.lock !== undefined && context.lock.validity > 0) this.#held.add(context.lock);
+      return;
+    }
+    if (context.result instanceof Lock) this.#add(context.result);
+  };
+
+  #add(lock: Lock): void {
+    this.#held.add(lock);
+    if (this.#held.size >= this.#pruneAt) {
+      this.#prune();
+      this.#pruneAt = Math.max(1024, 2 * this.#held.size);
+    }
+  }
+
+  #prune(): void {
+    for (const lock of this.#held) if (lock.validity <= 0) this.#held.delete(lock);
+  }
+
+  #resource(resources: readonly string[]): string | undefined {
+    if (this.#label === undefined) return undefined;
+    return this.#label(Array.isArray(resources) ? resources : []);
+  }
+}
+
+/**
+ * A bounded label for an error: pipelock's and Node's `code` (ERR_PIPELOCK_…, ECONNREFUSED), else the
+ * Redis error's leading word (NOSCRIPT, READONLY, NOPERM), else the class name.
+ */
+export function codeOf(error: unknown): string {
+  if (typeof error !== 'object' || error === null) return 'UNKNOWN';
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && /^[A-Z][A-Z0-9_]{1,63}$/.test(code)) return code;
+  const message = (error as { message?: unknown }).message;
+  const word = typeof message === 'string' ? /^([A-Z][A-Z_]{1,31})\s/.exec(message)?.[1] : undefined;
+  if (word !== undefined) return word;
+  const name = (error as { name?: unknown }).name;
+  return typeof name === 'string' && /^\w{1,64}$/.test(name) ? name : 'UNKNOWN';
+}

@@ -1,0 +1,10 @@
+/** `pipelock/metrics`: pipelock's diagnostics_channel events as Prometheus or OpenTelemetry metrics. */
+export { prometheusMetrics, PROMETHEUS_METRICS, type PrometheusMetricsOptions, type PrometheusRegistry, type MetricsHandle } from './prometheus.js';
+export { openTelemetryMetrics, OPENTELEMETRY_METRICS, type OpenTelemetryMetricsOptions, type OpenTelemetryMeter } from './opentelemetry.js';
+export { WAIT_BUCKETS, CALL_BUCKETS } from './buckets.js';
+export type { ResourceLabel } from './collector.js';
+export {
+  ACQUIRE_RETRY_CHANNEL, NODE_CALL_CHANNEL, NODE_ERROR_CHANNEL, LOCK_LOST_CHANNEL,
+  type AcquireRetryMessage, type NodeCallMessage, type NodeErrorMessage, type LockLostMessage,
+} from '../diagnostics.js';
+export { ACQUIRE_CHANNEL, EXTEND_CHANNEL, RELEASE_CHANNEL, RENEWAL_CHANNEL, type OperationContext, type RenewalMessage } from '../lifecycle.js';

@@ -1,0 +1,103 @@
+import type * as OTelApi from '@opentelemetry/api';
+import { InvalidArgumentError } from '../errors.js';
+import { isObject } from '../options.js';
+import { CALL_BUCKETS, WAIT_BUCKETS } from './buckets.js';
+import { Collector, OK, resolveResourceLabel, type MetricsSink, type ResourceLabel } from './collector.js';
+import { loadPeer } from './peer.js';
+import type { MetricsHandle } from './prometheus.js';
+
+/** The part of an OpenTelemetry Meter the adapter uses (structural: this package's types need no @opentelemetry/api). */
+export interface OpenTelemetryMeter {
+  createHistogram(name: string, options?: object): unknown;
+  createCounter(name: string, options?: object): unknown;
+  createObservableUpDownCounter(name: string, options?: object): unknown;
+  addBatchObservableCallback(callback: never, observables: never[]): void;
+  removeBatchObservableCallback(callback: never, observables: never[]): void;
+}
+
+export interface OpenTelemetryMetricsOptions {
+  /** The meter to record on. @default `metrics.getMeter('pipelock')` of @opentelemetry/api (the global MeterProvider) */
+  readonly meter?: OpenTelemetryMeter;
+  /** Adds a `pipelock.resource` attribute; as in PrometheusMetricsOptions, opt-in for cardinality. @default false */
+  readonly resourceLabel?: boolean | ResourceLabel;
+}
+
+/** The instrument names, after the OpenTelemetry semantic conventions (dotted, unit in `unit`, `error.type` on failures). */
+export const OPENTELEMETRY_METRICS = Object.freeze({
+  lockWait: 'pipelock.lock.wait.duration',
+  operationDuration: 'pipelock.operation.duration',
+  operations: 'pipelock.operations',
+  acquireRetries: 'pipelock.acquire.retries',
+  held: 'pipelock.lock.held',
+  autoExtended: 'pipelock.lock.auto_extended',
+  renewals: 'pipelock.renewals',
+  lost: 'pipelock.lock.lost',
+  masterErrors: 'pipelock.master.errors',
+  masterCall: 'pipelock.master.call.duration',
+});
+
+/**
+ * Records pipelock's events on OpenTelemetry instruments. Needs `@opentelemetry/api` installed
+ * unless a `meter` is given; it is loaded now, not when `pipelock/metrics` is imported.
+ */
+export function openTelemetryMetrics(options: OpenTelemetryMetricsOptions = {}): MetricsHandle {
+  if (!isObject(options)) throw new InvalidArgumentError('options', 'must be an object', options);
+  const label = resolveResourceLabel(options.resourceLabel, 'options.resourceLabel');
+  let meter = options.meter as OTelApi.Meter | undefined;
+  if (meter === undefined) meter = (loadPeer('@opentelemetry/api', 'openTelemetryMetrics()') as typeof OTelApi).metrics.getMeter('pipelock');
+  else if (typeof (meter as Partial<OTelApi.Meter> | null)?.createHistogram !== 'function') throw new InvalidArgumentError('options.meter', 'must be an OpenTelemetry Meter', options.meter);
+  const n = OPENTELEMETRY_METRICS;
+  const wait = meter.createHistogram(n.lockWait, { unit: 's', description: 'Time from acquire() to the lock or the failure', advice: { explicitBucketBoundaries: [...WAIT_BUCKETS] } });
+  const duration = meter.createHistogram(n.operationDuration, { unit: 's', description: 'Duration of extend() and release()', advice: { explicitBucketBoundaries: [...WAIT_BUCKETS] } });
+  const operations = meter.createCounter(n.operations, { unit: '{operation}', description: 'acquire(), extend() and release() calls; failures carry error.type' });
+  const retries = meter.createCounter(n.acquireRetries, { unit: '{attempt}', description: 'Acquire attempts lost and retried after a wait' });
+  const renewals = meter.createCounter(n.renewals, { unit: '{renewal}', description: 'Renewals of auto-extended locks (pipelock.renewal.result renewed or failed)' });
+  const lost = meter.createCounter(n.lost, { unit: '{lock}', description: 'Auto-extended locks lost' });
+  const masterErrors = meter.createCounter(n.masterErrors, { unit: '{error}', description: 'Failures of one master (connection, script, reply)' });
+  const masterCall = meter.createHistogram(n.masterCall, { unit: 's', description: 'Round trip of one coalesced script call to a master', advice: { explicitBucketBoundaries: [...CALL_BUCKETS] } });
+  const held = meter.createObservableUpDownCounter(n.held, { unit: '{lock}', description: 'Locks this process holds (acquired, not yet released, lost or expired)' });
+  const autoExtended = meter.createObservableUpDownCounter(n.autoExtended, { unit: '{lock}', description: 'Held locks kept alive by the renewal scheduler' });
+
+  const attributes = (base: OTelApi.Attributes, code: string, resource: string | undefined): OTelApi.Attributes => {
+    if (code !== OK) base['error.type'] = code;
+    if (resource !== undefined) base['pipelock.resource'] = resource;
+    return base;
+  };
+  const sink: MetricsSink = {
+    operation(operation, code, seconds, resource) {
+      operations.add(1, attributes({ 'pipelock.operation': operation }, code, resource));
+      if (operation === 'acquire') wait.record(seconds, attributes({}, code, resource));
+      else duration.record(seconds, attributes({ 'pipelock.operation': operation }, code, resource));
+    },
+    acquireRetry(resource) {
+      retries.add(1, attributes({}, OK, resource));
+    },
+    renewal(renewed) {
+      renewals.add(1, { 'pipelock.renewal.result': renewed ? 'renewed' : 'failed' });
+    },
+    lockLost(code, resource) {
+      lost.add(1, attributes({}, code, resource));
+    },
+    masterError(master, code) {
+      masterErrors.add(1, { 'pipelock.master': master, 'error.type': code });
+    },
+    masterCall(master, seconds, failed) {
+      masterCall.record(seconds, failed ? { 'pipelock.master': master, 'error.type': 'error' } : { 'pipelock.master': master });
+    },
+  };
+  const collector = new Collector(sink, label);
+  const observe: OTelApi.BatchObservableCallback = (result) => {
+    const counts = collector.held();
+    if (label === undefined && counts.held.size === 0) result.observe(held, 0);
+    if (label === undefined && counts.autoExtended.size === 0) result.observe(autoExtended, 0);
+    for (const [resource, count] of counts.held) result.observe(held, count, resource === undefined ? {} : { 'pipelock.resource': resource });
+    for (const [resource, count] of counts.autoExtended) result.observe(autoExtended, count, resource === undefined ? {} : { 'pipelock.resource': resource });
+  };
+  meter.addBatchObservableCallback(observe, [held, autoExtended]);
+  return {
+    close() {
+      collector.close();
+      meter.removeBatchObservableCallback(observe, [held, autoExtended]);
+    },
+  };
+}

@@ -1,0 +1,130 @@
+import type * as PromClient from 'prom-client';
+import { InvalidArgumentError } from '../errors.js';
+import { isObject } from '../options.js';
+import { CALL_BUCKETS, WAIT_BUCKETS } from './buckets.js';
+import { Collector, resolveResourceLabel, type MetricsSink, type ResourceLabel } from './collector.js';
+import { loadPeer } from './peer.js';
+
+/** The part of a prom-client Registry the adapter uses (structural, so that the types of this package need no prom-client). */
+export interface PrometheusRegistry {
+  registerMetric(metric: never): void;
+  removeSingleMetric(name: string): void;
+}
+
+export interface PrometheusMetricsOptions {
+  /** Where the metrics are registered. @default prom-client's global `register` */
+  readonly registry?: PrometheusRegistry;
+  /**
+   * Adds a `resource` label: `true` for the lock's resources joined by ',', or a function mapping
+   * them to a bounded value (e.g. `(r) => r[0].split(':')[0]`). Every distinct value is a time
+   * series of every labelled metric, so leave it off for per-entity keys. @default false
+   */
+  readonly resourceLabel?: boolean | ResourceLabel;
+}
+
+/** What the adapters return: stop listening and unregister. */
+export interface MetricsHandle {
+  close(): void;
+}
+
+/** The metric names, for dashboards and the README. */
+export const PROMETHEUS_METRICS = Object.freeze({
+  lockWait: 'pipelock_lock_wait_seconds',
+  operationDuration: 'pipelock_operation_duration_seconds',
+  operations: 'pipelock_operations_total',
+  acquireRetries: 'pipelock_acquire_retries_total',
+  held: 'pipelock_held_locks',
+  autoExtended: 'pipelock_auto_extended_locks',
+  renewals: 'pipelock_renewals_total',
+  lost: 'pipelock_locks_lost_total',
+  masterErrors: 'pipelock_master_errors_total',
+  masterCall: 'pipelock_master_call_duration_seconds',
+});
+
+/**
+ * Exports pipelock's events as prom-client metrics (names and units after the Prometheus naming
+ * guide: base unit seconds, `_total` counters). Needs `prom-client` installed; it is loaded now,
+ * not when `pipelock/metrics` is imported.
+ */
+export function prometheusMetrics(options: PrometheusMetricsOptions = {}): MetricsHandle {
+  if (!isObject(options)) throw new InvalidArgumentError('options', 'must be an object', options);
+  const label = resolveResourceLabel(options.resourceLabel, 'options.resourceLabel');
+  const prom = loadPeer('prom-client', 'prometheusMetrics()') as typeof PromClient;
+  const registry = (options.registry ?? prom.register) as PromClient.Registry;
+  if (typeof (registry as Partial<PromClient.Registry> | null)?.registerMetric !== 'function') {
+    throw new InvalidArgumentError('options.registry', 'must be a prom-client Registry', options.registry);
+  }
+  const r = label === undefined ? [] : ['resource'] as const;
+  const registers = [registry];
+  const m = PROMETHEUS_METRICS;
+  const wait = new prom.Histogram({
+    name: m.lockWait, help: 'Time from acquire() to the lock or the failure, in seconds, by outcome code (OK or the error code)',
+    labelNames: ['code', ...r], buckets: [...WAIT_BUCKETS], registers,
+  });
+  const duration = new prom.Histogram({
+    name: m.operationDuration, help: 'Duration of extend() and release(), in seconds, by operation and outcome code',
+    labelNames: ['operation', 'code', ...r], buckets: [...WAIT_BUCKETS], registers,
+  });
+  const operations = new prom.Counter({ name: m.operations, help: 'acquire(), extend() and release() calls by outcome code (OK or the error code)', labelNames: ['operation', 'code', ...r], registers });
+  const retries = new prom.Counter({ name: m.acquireRetries, help: 'Acquire attempts lost and retried after a wait', labelNames: [...r], registers });
+  const renewals = new prom.Counter({ name: m.renewals, help: 'Renewals of auto-extended locks by result (renewed, failed: retried until the lock is lost)', labelNames: ['result'], registers });
+  const lost = new prom.Counter({ name: m.lost, help: 'Auto-extended locks lost, by error code', labelNames: ['code', ...r], registers });
+  const masterErrors = new prom.Counter({ name: m.masterErrors, help: 'Failures of one master (connection, script, reply), by master and error code', labelNames: ['master', 'code'], registers });
+  const masterCall = new prom.Histogram({
+    name: m.masterCall, help: 'Round trip of one coalesced script call to a master, in seconds',
+    labelNames: ['master', 'result'], buckets: [...CALL_BUCKETS], registers,
+  });
+  let collector: Collector | undefined;
+  const gauge = (name: string, help: string, pick: 'held' | 'autoExtended'): PromClient.Gauge => new prom.Gauge({
+    name, help, labelNames: [...r], registers,
+    collect() {
+      this.reset();
+      if (collector === undefined) return;
+      const counts = collector.held()[pick];
+      // With no lock held the unlabelled gauge still reads 0 rather than vanishing.
+      if (label === undefined && counts.size === 0) this.set(0);
+      for (const [resource, n] of counts) {
+        if (resource === undefined) this.set(n);
+        else this.set({ resource }, n);
+      }
+    },
+  });
+  gauge(m.held, 'Locks this process holds (acquired, not yet released, lost or expired)', 'held');
+  gauge(m.autoExtended, 'Held locks kept alive by the renewal scheduler (autoExtend, using())', 'autoExtended');
+
+  const withResource = (labels: Record<string, string>, resource: string | undefined): Record<string, string> => {
+    if (resource !== undefined) labels.resource = resource;
+    return labels;
+  };
+  const sink: MetricsSink = {
+    operation(operation, code, seconds, resource) {
+      operations.inc(withResource({ operation, code }, resource));
+      if (operation === 'acquire') wait.observe(withResource({ code }, resource), seconds);
+      else duration.observe(withResource({ operation, code }, resource), seconds);
+    },
+    acquireRetry(resource) {
+      retries.inc(withResource({}, resource));
+    },
+    renewal(renewed) {
+      renewals.inc({ result: renewed ? 'renewed' : 'failed' });
+    },
+    lockLost(code, resource) {
+      lost.inc(withResource({ code }, resource));
+    },
+    masterError(master, code) {
+      masterErrors.inc({ master, code });
+    },
+    masterCall(master, seconds, failed) {
+      masterCall.observe({ master, result: failed ? 'error' : 'ok' }, seconds);
+    },
+  };
+  collector = new Collector(sink, label);
+  return {
+    close() {
+      collector?.close();
+      collector = undefined;
+      for (const name of Object.values(m)) registry.removeSingleMetric(name);
+    },
+  };
+}
+

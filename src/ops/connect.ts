@@ -1,0 +1,69 @@
+import { RedisClient } from '@redis/client';
+import { redactUrl } from '../load/servers.js';
+
+const kConnectTimeoutMs = 3_000;
+
+/** A read-only operator connection: no reconnects, so a dead master fails the command instead of queueing it. */
+export interface OpsClient {
+  sendCommand(args: readonly string[]): Promise<unknown>;
+}
+
+export interface Connection {
+  /** The URL as given, credentials redacted, for reports. */
+  readonly url: string;
+  readonly client: OpsClient | undefined;
+  /** Why it could not connect. */
+  readonly error: Error | undefined;
+}
+
+let factory: ReturnType<typeof RedisClient.factory> | undefined;
+
+/** Connects to every URL at once; a master that cannot be reached is reported, not thrown. */
+export async function connectAll(urls: readonly string[]): Promise<{ connections: Connection[]; close: () => void }> {
+  factory ??= RedisClient.factory();
+  const clients = urls.map((url) => {
+    // TLS (rediss://) and AUTH (user:password@) come from the URL itself.
+    const client = factory!({ url, socket: { connectTimeout: kConnectTimeoutMs, reconnectStrategy: false } });
+    let failure: unknown;
+    client.on('error', (error: unknown) => {
+      failure ??= error;
+    });
+    return { client, failure: () => failure };
+  });
+  const connections = await Promise.all(clients.map(async ({ client, failure }, i): Promise<Connection> => {
+    const url = redactUrl(urls[i]!);
+    try {
+      await client.connect();
+      return { url, client: client as unknown as OpsClient, error: undefined };
+    } catch (error) {
+      const cause = failure() ?? error;
+      return { url, client: undefined, error: cause instanceof Error ? cause : new Error(String(cause)) };
+    }
+  }));
+  return {
+    connections,
+    close: () => {
+      for (const { client } of clients) if (client.isOpen) client.destroy();
+    },
+  };
+}
+
+/** The reply of a command, or the Error it failed with (an ACL denial is an answer worth reporting). */
+export async function attempt(client: OpsClient, args: readonly string[]): Promise<unknown> {
+  try {
+    return await client.sendCommand(args);
+  } catch (error) {
+    return error instanceof Error ? error : new Error(String(error));
+  }
+}
+
+/** `field:value` lines of an INFO section as a map. */
+export function parseInfo(text: unknown): Map<string, string> {
+  const out = new Map<string, string>();
+  if (typeof text !== 'string') return out;
+  for (const line of text.split(/\r?\n/)) {
+    const colon = line.indexOf(':');
+    if (colon > 0 && !line.startsWith('#')) out.set(line.slice(0, colon), line.slice(colon + 1).trim());
+  }
+  return out;
+}

@@ -1,0 +1,247 @@
+import { quorumSize } from '../quorum.js';
+import { connectAll } from './connect.js';
+import { gatherFacts, median, sampleClocks, type ClockSample, type MasterFacts } from './facts.js';
+
+/** `hazard`: breaks Redlock's safety or liveness (non-zero exit); `warning`: safe only under a condition doctor cannot see. */
+export type Severity = 'hazard' | 'warning' | 'info';
+
+export interface Finding {
+  readonly severity: Severity;
+  /** A stable name for the check, for --json consumers. */
+  readonly check: string;
+  /** The master it concerns (URL, credentials redacted), or none for the whole set. */
+  readonly master?: string;
+  readonly message: string;
+  readonly consequence: string;
+  readonly fix: string;
+}
+
+export interface ClockReading {
+  readonly master: string;
+  /** Server seconds per second of this host's monotonic clock, over the sampling interval. */
+  readonly rate: number;
+  /** Server wall clock minus this host's, ms. */
+  readonly offsetMs: number;
+  /** How far `rate` may be off from the sampling alone (half of each round trip over the interval). */
+  readonly uncertainty: number;
+}
+
+export interface DoctorReport {
+  readonly masters: readonly MasterFacts[];
+  readonly clocks: readonly ClockReading[];
+  readonly findings: readonly Finding[];
+  readonly hazards: number;
+  readonly warnings: number;
+}
+
+export interface DoctorOptions {
+  /** Time between the two TIME samples, ms. */
+  readonly clockIntervalMs: number;
+  /** The driftFactor the application uses: a clock rate further than this from 1 is a hazard. */
+  readonly driftFactor: number;
+  /** The nodeTimeout the application uses, ms: a round trip above half of it is a warning. */
+  readonly nodeTimeoutMs: number;
+  /** A key like the application's lock keys, for the ACL key-pattern check. */
+  readonly key: string;
+}
+
+/** Connects to every master, reads what Redlock's safety depends on, and judges it. Read-only. */
+export async function runDoctor(urls: readonly string[], options: DoctorOptions): Promise<DoctorReport> {
+  const { connections, close } = await connectAll(urls);
+  try {
+    const first = await sampleClocks(connections);
+    const masters = await Promise.all(connections.map((connection) => gatherFacts(connection, options.key)));
+    const elapsed = performance.now() - Math.min(...first.map((s) => s?.mono ?? Infinity));
+    if (elapsed < options.clockIntervalMs) await new Promise((resolve) => setTimeout(resolve, options.clockIntervalMs - elapsed));
+    const second = await sampleClocks(connections);
+    const clocks = masters.flatMap((m, i) => {
+      const reading = clockReading(m.url, first[i], second[i]);
+      return reading === undefined ? [] : [reading];
+    });
+    return judge(masters, clocks, options);
+  } finally {
+    close();
+  }
+}
+
+export function clockReading(master: string, a: ClockSample | undefined, b: ClockSample | undefined): ClockReading | undefined {
+  if (a === undefined || b === undefined || b.mono <= a.mono) return undefined;
+  const interval = b.mono - a.mono;
+  return { master, rate: (b.server - a.server) / interval, offsetMs: b.server - b.wall, uncertainty: (a.errorMs + b.errorMs) / interval };
+}
+
+/** The findings for a set of masters: pure, so every rule is unit-testable on made-up facts. */
+export function judge(masters: readonly MasterFacts[], clocks: readonly ClockReading[], options: Pick<DoctorOptions, 'driftFactor' | 'nodeTimeoutMs'>): DoctorReport {
+  const findings: Finding[] = [];
+  const add = (finding: Finding): void => {
+    findings.push(finding);
+  };
+  const n = masters.length;
+  const quorum = quorumSize(n);
+  const reachable = masters.filter((m) => m.reachable);
+
+  if (n < 3) {
+    add({
+      severity: 'hazard', check: 'master-count', message: `${n} master${n === 1 ? '' : 's'} given`,
+      consequence: n === 1 ? 'one server is a single point of failure: when it fails or restarts empty, locks are lost or unavailable' : 'quorum is 2 of 2: one master down stops all locking',
+      fix: 'run at least 3 independent masters (5 tolerate 2 failures)',
+    });
+  } else if (n % 2 === 0) {
+    add({ severity: 'info', check: 'master-count', message: `${n} masters: quorum ${quorum} tolerates ${n - quorum} failure(s), as ${n - 1} would`, consequence: 'an even count adds load but no fault tolerance', fix: `use ${n - 1} or ${n + 1} masters` });
+  }
+  for (const m of masters) {
+    if (!m.reachable) {
+      add({ severity: 'hazard', check: 'reachable', master: m.url, message: `cannot reach ${m.url}: ${m.error ?? 'unknown error'}`, consequence: 'its vote is lost: fewer failures are tolerated', fix: 'check the address, credentials, TLS and firewall' });
+    }
+  }
+  if (reachable.length < quorum) {
+    add({ severity: 'hazard', check: 'quorum', message: `only ${reachable.length} of ${n} masters reachable, quorum is ${quorum}`, consequence: 'no lock can be acquired', fix: 'bring masters back' });
+  }
+  sameServers(reachable, add);
+  for (const m of reachable) perMaster(m, options, add);
+  clockFindings(clocks, options.driftFactor, add);
+
+  const order: Record<Severity, number> = { hazard: 0, warning: 1, info: 2 };
+  findings.sort((a, b) => order[a.severity] - order[b.severity]);
+  return {
+    masters, clocks, findings,
+    hazards: findings.filter((f) => f.severity === 'hazard').length,
+    warnings: findings.filter((f) => f.severity === 'warning').length,
+  };
+}
+
+/** Two URLs that are one server (same run_id), or a replica and its master (same replication id). */
+function sameServers(masters: readonly MasterFacts[], add: (f: Finding) => void): void {
+  // A server listed twice is reported once, as such; its relations are those of its first listing.
+  const repeated = new Set<number>();
+  for (let i = 0; i < masters.length; i++) {
+    if (repeated.has(i)) continue;
+    for (let j = i + 1; j < masters.length; j++) {
+      if (repeated.has(j)) continue;
+      const a = masters[i]!;
+      const b = masters[j]!;
+      if (a.runId !== undefined && a.runId === b.runId) {
+        repeated.add(j);
+        add({
+          severity: 'hazard', check: 'same-server', master: b.url, message: `${a.url} and ${b.url} are the same server (run_id ${a.runId.slice(0, 8)}…)`,
+          consequence: 'one server votes twice: a quorum can be reached with fewer independent masters than counted, and one crash takes two votes',
+          fix: 'list each server once',
+        });
+      } else if (a.replid !== undefined && a.replid === b.replid) {
+        add({
+          severity: 'hazard', check: 'replicas', master: b.url, message: `${a.url} and ${b.url} share replication id ${a.replid.slice(0, 8)}…: one replicates the other`,
+          consequence: 'replication is asynchronous: a lock written to the master may be missing on the replica, and both count as votes',
+          fix: 'use independent masters with no replication between them',
+        });
+      } else if (a.replid !== undefined && (a.replid === b.replid2 || a.replid2 === b.replid)) {
+        add({
+          severity: 'warning', check: 'replicas', master: b.url, message: `${a.url} and ${b.url} share replication history (one was promoted from the other)`,
+          consequence: 'locks held at the promotion exist on both: they are not independent copies of nothing',
+          fix: 'use masters that never replicated from each other, or flush the promoted one before use',
+        });
+      }
+    }
+  }
+}
+
+function perMaster(m: MasterFacts, options: Pick<DoctorOptions, 'nodeTimeoutMs'>, add: (f: Finding) => void): void {
+  const master = m.url;
+  if (m.mode === 'sentinel') {
+    add({ severity: 'hazard', check: 'sentinel', master, message: `${master} is a Sentinel, not a Redis server`, consequence: 'it cannot hold locks', fix: 'give the masters\' addresses, not Sentinel\'s' });
+    return;
+  }
+  if (m.clusterEnabled === true || m.mode === 'cluster') {
+    add({
+      severity: 'hazard', check: 'cluster', master, message: `${master} runs in cluster mode`,
+      consequence: 'a multi-resource lock\'s keys hash to different slots (CROSSSLOT), and a cluster fails over to asynchronous replicas: it is one replicated store, not independent masters',
+      fix: 'use standalone servers (cluster-enabled no) as Redlock masters',
+    });
+  }
+  if (m.role === 'slave') {
+    add({
+      severity: 'hazard', check: 'replica-as-master', master, message: `${master} is a replica of ${m.masterOf ?? 'another server'}`,
+      consequence: 'writes are refused (READONLY) or, on a writable replica, lost at the next resync: this master never votes for a lock',
+      fix: 'give the master\'s address, or REPLICAOF NO ONE on a server meant to be independent',
+    });
+  } else if ((m.replicas ?? 0) > 0) {
+    add({
+      severity: 'warning', check: 'has-replicas', master, message: `${master} has ${m.replicas} connected replica(s)`,
+      consequence: 'if a failover (Sentinel, a managed service) promotes a replica, locks not yet replicated are lost while their holders still run',
+      fix: 'no automatic failover on Redlock masters; a replaced master must stay out for longer than the longest lock TTL',
+    });
+  }
+  if (m.config === undefined) {
+    add({
+      severity: 'warning', check: 'config', master, message: `cannot read the configuration of ${master}: ${m.configError ?? 'CONFIG GET failed'}`,
+      consequence: 'persistence and eviction were not checked',
+      fix: 'run doctor as a user allowed CONFIG GET (+config|get), or check appendfsync and maxmemory-policy by hand',
+    });
+  } else {
+    const c = m.config;
+    const policy = c['maxmemory-policy'] ?? 'noeviction';
+    if (Number(c.maxmemory ?? '0') > 0 && policy !== 'noeviction') {
+      add({
+        severity: 'hazard', check: 'eviction', master, message: `${master}: maxmemory ${c.maxmemory} with maxmemory-policy ${policy}`,
+        consequence: policy.startsWith('volatile')
+          ? 'lock keys all carry a TTL, so volatile-* eviction picks them: a held lock can vanish under memory pressure'
+          : 'any key may be evicted under memory pressure, held locks included',
+        fix: 'maxmemory-policy noeviction on lock masters (writes then fail loudly instead of dropping locks)',
+      });
+    }
+    if (c.appendonly === 'yes' && c.appendfsync === 'always') {
+      add({ severity: 'info', check: 'persistence', master, message: `${master}: appendonly yes, appendfsync always`, consequence: 'every acknowledged lock survives a crash', fix: 'none needed' });
+    } else {
+      const what = c.appendonly === 'yes' ? `appendonly yes with appendfsync ${c.appendfsync ?? '?'}` : `appendonly no${c.save === '' || c.save === undefined ? ', no snapshots' : `, snapshots (save ${c.save})`}`;
+      add({
+        severity: 'warning', check: 'persistence', master, message: `${master}: ${what}`,
+        consequence: c.appendonly === 'yes'
+          ? 'a power loss may drop the last second of lock writes: a restarted master may grant a lock another client still holds'
+          : 'a restarted master comes back without the locks it held: another client can take a lock that is still held',
+        fix: 'restart a crashed master only after the longest lock TTL has passed (delayed restart), or set appendonly yes and appendfsync always',
+      });
+    }
+  }
+  if (m.aclDenied !== undefined && m.aclDenied.length > 0) {
+    add({
+      severity: 'hazard', check: 'acl', master, message: `${master}: user ${m.aclUser ?? '?'} may not run ${m.aclDenied.join(', ')}`,
+      consequence: 'every lock operation on this master fails with NOPERM: it never votes',
+      fix: `grant them, e.g. ACL SETUSER ${m.aclUser ?? '<user>'} +${m.aclDenied.map((c) => c.toLowerCase().replace(' ', '|')).join(' +')} with a key pattern covering the lock keys`,
+    });
+  } else if (m.aclNote !== undefined) {
+    add({ severity: 'info', check: 'acl', master, message: `${master}: ${m.aclNote}`, consequence: 'a missing permission would show as NOPERM errors per master', fix: 'run doctor as an admin user to check all commands' });
+  }
+  if (m.rttMs !== undefined && m.rttMs > options.nodeTimeoutMs / 2) {
+    add({
+      severity: 'warning', check: 'latency', master, message: `${master}: round trip ${m.rttMs.toFixed(1)} ms, more than half of nodeTimeout ${options.nodeTimeoutMs} ms`,
+      consequence: 'calls time out under load and the master stops counting toward the quorum; the validity left after acquiring shrinks by the round trip',
+      fix: 'place masters close to the clients, or raise nodeTimeout (the Redlock paper: a few ms to tens of ms for a 10 s TTL)',
+    });
+  }
+  if (m.scriptCached === false) {
+    add({ severity: 'info', check: 'script', master, message: `${master}: pipelock's script is not cached (no client connected since its last restart or SCRIPT FLUSH)`, consequence: 'none: pipelock loads it on connect and after NOSCRIPT', fix: 'none needed' });
+  }
+}
+
+function clockFindings(clocks: readonly ClockReading[], driftFactor: number, add: (f: Finding) => void): void {
+  for (const c of clocks) {
+    // Only what the sampling cannot explain counts: a slow round trip widens the bound, not the verdict.
+    if (Math.abs(c.rate - 1) - c.uncertainty > driftFactor) {
+      add({
+        severity: 'hazard', check: 'clock-rate', master: c.master, message: `${c.master}: its clock ran ${(c.rate * 100).toFixed(2)}% (± ${(c.uncertainty * 100).toFixed(2)}) of this host's rate while sampled`,
+        consequence: `Redlock assumes clocks run at nearly the same rate (driftFactor ${driftFactor}); a faster or jumping clock expires locks early, so two clients can hold one`,
+        fix: 'run ntpd/chrony in slew mode (no steps) on every master and client; find why this clock is off',
+      });
+    }
+  }
+  if (clocks.length >= 2) {
+    const offsets = clocks.map((c) => c.offsetMs);
+    const spread = Math.max(...offsets) - Math.min(...offsets);
+    if (spread > 1000) {
+      add({
+        severity: 'info', check: 'clock-offset', message: `master wall clocks differ by up to ${Math.round(spread)} ms (median offset to this host ${Math.round(median(offsets))} ms)`,
+        consequence: 'none for Redlock itself (it needs equal rates, not equal times), but a sign of missing time synchronisation, which does lead to steps',
+        fix: 'synchronise the clocks (NTP)',
+      });
+    }
+  }
+}

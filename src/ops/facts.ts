@@ -1,0 +1,174 @@
+import { BATCH_SHA } from '../scripts.js';
+import { attempt, parseInfo, type Connection, type OpsClient } from './connect.js';
+
+/** What `pipelock doctor` learns of one master, read-only (INFO, CONFIG GET, PING, TIME, SCRIPT EXISTS, ACL DRYRUN). */
+export interface MasterFacts {
+  readonly url: string;
+  readonly reachable: boolean;
+  readonly error?: string;
+  readonly version?: string;
+  readonly runId?: string;
+  /** redis_mode: standalone, cluster or sentinel. */
+  readonly mode?: string;
+  readonly clusterEnabled?: boolean;
+  readonly role?: string;
+  /** For a replica: its master's host:port. */
+  readonly masterOf?: string;
+  readonly replid?: string;
+  readonly replid2?: string;
+  readonly replicas?: number;
+  readonly tcpPort?: number;
+  /** CONFIG GET results, or why they could not be read. */
+  readonly config?: Readonly<Record<string, string>>;
+  readonly configError?: string;
+  /** Median PING round trip, ms. */
+  readonly rttMs?: number;
+  readonly scriptCached?: boolean;
+  /** The ACL user, and the commands pipelock needs that it may not run (undefined: not checkable). */
+  readonly aclUser?: string;
+  readonly aclDenied?: readonly string[];
+  readonly aclNote?: string;
+}
+
+/** Two TIME readings of one master against this process's monotonic and wall clocks. */
+export interface ClockSample {
+  /** Server TIME in ms (epoch). */
+  readonly server: number;
+  /** performance.now() at the midpoint of the round trip. */
+  readonly mono: number;
+  /** Date.now() at the midpoint. */
+  readonly wall: number;
+  /** Half the round trip: how far from `mono` the server may have read its clock. */
+  readonly errorMs: number;
+}
+
+const kConfig = ['appendonly', 'appendfsync', 'save', 'maxmemory', 'maxmemory-policy'];
+const kPings = 5;
+
+/**
+ * The commands pipelock sends (SET NX PX for a lone key, EVALSHA and SCRIPT LOAD for the batch
+ * script) and those its script calls, which Redis 7 also checks against the user's ACL.
+ */
+export function neededCommands(key: string): string[][] {
+  return [
+    ['SET', key, 'x', 'NX', 'PX', '1000'],
+    ['EVALSHA', BATCH_SHA, '1', key],
+    ['SCRIPT', 'LOAD', 'return 1'],
+    ['GET', key],
+    ['EXISTS', key],
+    ['DEL', key],
+    ['PEXPIRE', key, '1000'],
+    ['INCR', key],
+    ['TIME'],
+  ];
+}
+
+export async function gatherFacts(connection: Connection, key: string): Promise<MasterFacts> {
+  const { url, client } = connection;
+  if (client === undefined) return { url, reachable: false, error: connection.error?.message ?? 'not connected' };
+  const info = parseInfo(await attempt(client, ['INFO', 'server']));
+  const replication = parseInfo(await attempt(client, ['INFO', 'replication']));
+  const cluster = parseInfo(await attempt(client, ['INFO', 'cluster']));
+  const config = await readConfig(client);
+  const cached = await attempt(client, ['SCRIPT', 'EXISTS', BATCH_SHA]);
+  const acl = await checkAcl(client, key);
+  const role = replication.get('role');
+  return {
+    url,
+    reachable: true,
+    version: info.get('redis_version'),
+    runId: info.get('run_id'),
+    mode: info.get('redis_mode'),
+    tcpPort: numberOr(info.get('tcp_port')),
+    clusterEnabled: cluster.get('cluster_enabled') === '1',
+    role,
+    masterOf: role === 'slave' ? `${replication.get('master_host') ?? '?'}:${replication.get('master_port') ?? '?'}` : undefined,
+    replid: replication.get('master_replid'),
+    replid2: replication.get('master_replid2'),
+    replicas: numberOr(replication.get('connected_slaves')),
+    ...config,
+    rttMs: await roundTrip(client),
+    scriptCached: Array.isArray(cached) ? cached[0] === 1 : undefined,
+    ...acl,
+  };
+}
+
+async function readConfig(client: OpsClient): Promise<{ config?: Record<string, string>; configError?: string }> {
+  const reply = await attempt(client, ['CONFIG', 'GET', ...kConfig]);
+  if (reply instanceof Error) return { configError: reply.message };
+  const config: Record<string, string> = {};
+  // RESP2 answers a flat [name, value, …] list; RESP3 a map.
+  if (Array.isArray(reply)) for (let i = 0; i + 1 < reply.length; i += 2) config[String(reply[i])] = String(reply[i + 1]);
+  else if (reply instanceof Map) for (const [k, v] of reply) config[String(k)] = String(v);
+  else if (typeof reply === 'object' && reply !== null) for (const [k, v] of Object.entries(reply)) config[k] = String(v);
+  return { config };
+}
+
+async function roundTrip(client: OpsClient): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < kPings; i++) {
+    const start = performance.now();
+    await client.sendCommand(['PING']);
+    times.push(performance.now() - start);
+  }
+  return median(times);
+}
+
+/**
+ * ACL DRYRUN (Redis ≥ 7) asks the server whether our user may run each command on `key` without
+ * running it. Where DRYRUN itself is not allowed or not known, EVALSHA with no keys and no arguments
+ * is tried instead: the script then does nothing, and NOPERM answers the question for EVALSHA.
+ */
+async function checkAcl(client: OpsClient, key: string): Promise<{ aclUser?: string; aclDenied?: string[]; aclNote?: string }> {
+  const who = await attempt(client, ['ACL', 'WHOAMI']);
+  if (who instanceof Error) return { aclNote: `ACL WHOAMI failed (${who.message}): permissions not checked` };
+  const user = String(who);
+  const denied: string[] = [];
+  for (const command of neededCommands(key)) {
+    const reply = await attempt(client, ['ACL', 'DRYRUN', user, ...command]);
+    if (reply === 'OK') continue;
+    if (reply instanceof Error) {
+      const probe = await attempt(client, ['EVALSHA', BATCH_SHA, '0']);
+      if (probe instanceof Error && probe.message.startsWith('NOPERM')) return { aclUser: user, aclDenied: ['EVALSHA'], aclNote: `ACL DRYRUN unavailable (${reply.message}); only EVALSHA was checked` };
+      return { aclUser: user, aclNote: `ACL DRYRUN unavailable (${reply.message}); only EVALSHA was checked, and it is allowed` };
+    }
+    denied.push(command[0] === 'SCRIPT' ? 'SCRIPT LOAD' : command[0]!);
+  }
+  return { aclUser: user, aclDenied: denied };
+}
+
+const kTimeTries = 3;
+
+/**
+ * TIME on every reachable master at once; undefined where it failed. Each master is asked a few
+ * times and the reading with the shortest round trip is kept: the server read its clock somewhere
+ * inside that round trip, so half of it bounds the error of placing the reading at its midpoint.
+ */
+export async function sampleClocks(connections: readonly Connection[]): Promise<(ClockSample | undefined)[]> {
+  return Promise.all(connections.map(async ({ client }) => {
+    if (client === undefined) return undefined;
+    let best: ClockSample | undefined;
+    for (let i = 0; i < kTimeTries; i++) {
+      const before = performance.now();
+      const wallBefore = Date.now();
+      const reply = await attempt(client, ['TIME']);
+      const after = performance.now();
+      if (!Array.isArray(reply)) return undefined;
+      const server = Number(reply[0]) * 1000 + Number(reply[1]) / 1000;
+      const sample = { server, mono: (before + after) / 2, wall: wallBefore + (after - before) / 2, errorMs: (after - before) / 2 };
+      if (best === undefined || sample.errorMs < best.errorMs) best = sample;
+    }
+    return best;
+  }));
+}
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+function numberOr(value: string | undefined): number | undefined {
+  const n = Number(value);
+  return value === undefined || !Number.isFinite(n) ? undefined : n;
+}

@@ -1,0 +1,205 @@
+import { LockAbortedError, OverloadedError, type ExecutionStats } from './errors.js';
+
+/** Keys a window starts with: one coalesced call of 256 keys per master (then slow start). */
+export const kInitialWindowKeys = 256;
+/**
+ * Never above this (16 coalesced calls per master): a full window must stay a small fraction of a
+ * budget even on a slow master, and it is what one stall of the machine can time out at once.
+ */
+export const kMaxWindowKeys = 4096;
+/** Never below this, so a busy machine still moves a chunk per round trip. */
+export const kMinWindowKeys = 256;
+
+interface Waiter {
+  readonly keys: number;
+  /** performance.now() by when the caller must have its answer (Infinity: no deadline). */
+  readonly deadline: number;
+  readonly resolve: () => void;
+  readonly reject: (error: Error) => void;
+  signal: AbortSignal | undefined;
+  onAbort: (() => void) | undefined;
+  /** Left the queue (aborted): skipped when its turn comes. */
+  gone: boolean;
+}
+
+/**
+ * The admission window of a Redlock's acquisitions: at most `limit` keys of acquisition attempts
+ * are sent and undecided at once; the rest wait here, in the client, in arrival order.
+ *
+ * Why: every attempt goes to every master, and a master answers its calls in order. Sending a
+ * burst of 100,000 acquisitions at once put 100,000 keys in each master's queue; every call past
+ * what a master answers within the per-attempt budget timed out, each timeout queued its cleanup
+ * behind the rest, and each retry queued the burst again — congestion collapse (Jacobson,
+ * "Congestion Avoidance and Control", SIGCOMM 1988; the same lesson in gRPC's and Envoy's
+ * concurrency limits). Bounding what is in flight keeps the masters busy only with work that can
+ * still succeed; the queue absorbs the rest at the cost of latency, not of errors.
+ *
+ * The window is in keys, as the masters' cost is per key (one SET each), and it is shared by the
+ * masters: an acquisition is sent to all of them at once, so each master has at most `limit` keys
+ * of this client's acquisitions in flight. An attempt leaves the window when it is decided (a
+ * quorum answered, or its budget ran out), so a stalled minority does not hold the window shut.
+ * Releases, extensions, renewals and the cleanup of failed attempts do not wait here: they finish
+ * work already admitted (and a renewal that waited could lose its lock), and their number is
+ * bounded by the acquisitions admitted.
+ *
+ * The limit adapts as TCP's window does (RFC 5681): it starts at one coalesced call and doubles
+ * per round trip (slow start) while attempts are decided within an eighth of their budget; when
+ * one took more than a quarter of its budget — queueing on the masters is eating the budget — it
+ * halves, at most once per round trip, and from there grows by about one call per round trip.
+ * Starting small matters on a busy machine: the first window's attempts are the ones a too-large
+ * start would time out, and with retryCount 0 a timed-out attempt is a failed acquisition.
+ */
+export class AdmissionWindow {
+  #limit = kInitialWindowKeys;
+  /** Slow start's threshold: below it the limit doubles per round trip, above it grows by a call. */
+  #threshold = kMaxWindowKeys;
+  #inflight = 0;
+  readonly #queue: (Waiter | undefined)[] = [];
+  #head = 0;
+  #queuedKeys = 0;
+  /** EWMA of the time from sending an attempt to its decision, ms; 0 until the first sample. */
+  #latency = 0;
+  /** Admissions so far, and the count when the limit was last cut: one cut per round trip. */
+  #admitted = 0;
+  #cutAt = 0;
+  /** The limit held someone back since the window was last empty: only then does it grow. */
+  #pressed = false;
+
+  get limit(): number {
+    return this.#limit;
+  }
+
+  get inflight(): number {
+    return this.#inflight;
+  }
+
+  /** Keys waiting for their turn. */
+  get queued(): number {
+    return this.#queuedKeys;
+  }
+
+  /**
+   * Admits at once when there is room and nobody is waiting (the uncontended path: no promise).
+   * One attempt larger than the whole window is admitted alone.
+   */
+  tryEnter(keys: number): boolean {
+    if (this.#head !== this.#queue.length || (this.#inflight + keys > this.#limit && this.#inflight !== 0)) {
+      this.#pressed = true;
+      return false;
+    }
+    this.#inflight += keys;
+    this.#admitted++;
+    return true;
+  }
+
+  /**
+   * Waits for room. Rejects without sending anything: with OverloadedError when `deadline` would
+   * pass before this attempt's turn (estimated from the masters' observed decision time), or
+   * when it passes while waiting; with LockAbortedError when `signal` aborts while waiting.
+   * `attempts` is handed to LockAbortedError (the caller's earlier attempts).
+   */
+  enter(keys: number, deadline: number, signal: AbortSignal | undefined, attempts: () => ReadonlyArray<Promise<ExecutionStats>>): Promise<void> {
+    const now = performance.now();
+    const wait = this.estimateWait(keys);
+    if (now + wait > deadline) return Promise.reject(new OverloadedError(this.#queuedKeys, wait, Math.max(0, deadline - now)));
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = { keys, deadline, resolve, reject, signal: undefined, onAbort: undefined, gone: false };
+      if (signal !== undefined) {
+        waiter.signal = signal;
+        waiter.onAbort = () => {
+          this.#leaveQueue(waiter);
+          reject(new LockAbortedError(signal.reason, attempts));
+        };
+        signal.addEventListener('abort', waiter.onAbort, { once: true });
+      }
+      this.#queue.push(waiter);
+      this.#queuedKeys += keys;
+    });
+  }
+
+  /**
+   * An admitted attempt was decided `latency` ms after it was sent, within a budget of `budget` ms.
+   * Frees its room, adapts the limit, admits whoever now fits.
+   */
+  leave(keys: number, latency: number, budget: number): void {
+    this.#inflight -= keys;
+    this.#latency = this.#latency === 0 ? latency : 0.9 * this.#latency + 0.1 * latency;
+    if (latency > budget / 4) {
+      if (this.#admitted > this.#cutAt) {
+        this.#limit = Math.max(kMinWindowKeys, Math.floor(this.#limit / 2));
+        this.#threshold = this.#limit;
+        // Attempts admitted before this cut were sent under the old limit: their late answers must not cut again.
+        this.#cutAt = this.#admitted + Math.ceil(this.#inflight / Math.max(1, keys));
+      }
+    } else if (latency < budget / 8 && this.#pressed) {
+      const growth = this.#limit < this.#threshold ? keys : Math.max(1, Math.floor((kMinWindowKeys * keys) / this.#limit));
+      this.#limit = Math.min(kMaxWindowKeys, this.#limit + growth);
+    }
+    this.#pump();
+    if (this.#head === this.#queue.length && this.#inflight === 0) this.#pressed = false;
+  }
+
+  /** Estimated ms until an attempt of `keys` keys queued now is sent: the queue ahead drained at limit keys per decision time. */
+  estimateWait(keys: number): number {
+    if (this.#head === this.#queue.length && this.#inflight + keys <= this.#limit) return 0;
+    return this.#latency === 0 ? 0 : ((this.#queuedKeys + keys) / this.#limit) * this.#latency;
+  }
+
+  #pump(): void {
+    const queue = this.#queue;
+    const now = performance.now();
+    while (this.#head < queue.length) {
+      const waiter = queue[this.#head]!;
+      if (waiter.gone) {
+        queue[this.#head++] = undefined;
+        continue;
+      }
+      if (this.#inflight + waiter.keys > this.#limit && this.#inflight !== 0) break;
+      queue[this.#head++] = undefined;
+      this.#queuedKeys -= waiter.keys;
+      this.#unlisten(waiter);
+      if (now > waiter.deadline) {
+        // Its deadline passed while it waited: nothing of it was sent, nothing is left anywhere.
+        waiter.reject(new OverloadedError(this.#queuedKeys, now - waiter.deadline, 0));
+        continue;
+      }
+      this.#inflight += waiter.keys;
+      this.#admitted++;
+      waiter.resolve();
+    }
+    // Compact once the consumed head dominates, so a long burst does not keep a 100k-slot array.
+    if (this.#head === queue.length) {
+      queue.length = 0;
+      this.#head = 0;
+    } else if (this.#head > 1024 && this.#head * 2 > queue.length) {
+      queue.splice(0, this.#head);
+      this.#head = 0;
+    }
+  }
+
+  #leaveQueue(waiter: Waiter): void {
+    waiter.gone = true;
+    this.#queuedKeys -= waiter.keys;
+    this.#unlisten(waiter);
+  }
+
+  #unlisten(waiter: Waiter): void {
+    if (waiter.signal !== undefined && waiter.onAbort !== undefined) waiter.signal.removeEventListener('abort', waiter.onAbort);
+    waiter.signal = undefined;
+    waiter.onAbort = undefined;
+  }
+
+  /** Rejects everything waiting (the Redlock was closed). */
+  close(error: Error): void {
+    const queue = this.#queue;
+    for (let i = this.#head; i < queue.length; i++) {
+      const waiter = queue[i];
+      if (waiter === undefined || waiter.gone) continue;
+      this.#unlisten(waiter);
+      waiter.reject(error);
+    }
+    queue.length = 0;
+    this.#head = 0;
+    this.#queuedKeys = 0;
+  }
+}

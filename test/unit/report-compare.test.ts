@@ -1,0 +1,165 @@
+import '../helpers/setup.js';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { parseCompareArgs, parseThresholds } from '../../src/cli/compare.js';
+import { markdownComparison } from '../../src/cli/compare-format.js';
+import { UsageError } from '../../src/cli/errors.js';
+import { compare, IncomparableError, kDefaultThresholds, type Comparison, type Row } from '../../src/load/compare.js';
+import { percentileInterval, separationChance, throughputInterval } from '../../src/load/noise.js';
+import type { RunResult } from '../../src/load/result.js';
+import { syntheticRun, type RunShape } from '../helpers/results.js';
+
+const test = suite('report compare');
+
+function side(...results: RunResult[]): { files: string[]; results: RunResult[] } {
+  return { files: results.map((_, i) => `run-${i + 1}.json`), results };
+}
+
+function rowOf(c: Comparison, name: string): Row {
+  const found = c.rows.find((r) => (r.op === null ? r.metric : `${r.op} ${r.metric}`) === name);
+  if (found === undefined) throw new Error(`no row ${name}`);
+  return found;
+}
+
+test('the same run on both sides: every metric ok, no change', () => {
+  const c = compare(side(syntheticRun()), side(syntheticRun()));
+  assert.is(c.verdict, 'ok');
+  assert.ok(c.rows.every((r) => r.verdict === 'ok'), JSON.stringify(c.rows.map((r) => r.verdict)));
+  assert.is(rowOf(c, 'acquire p99').change, 0);
+  // extend has no values in acquire-release runs: no rows for it.
+  assert.not.ok(c.rows.some((r) => r.op === 'extend'));
+});
+
+test('one run against one: latency 30% worse with 20,000 values is a regression; within its limit it is not', () => {
+  const c = compare(side(syntheticRun()), side(syntheticRun({ scaleMs: 1.3 })));
+  assert.is(c.verdict, 'regressed');
+  const p99 = rowOf(c, 'acquire p99');
+  assert.is(p99.verdict, 'regressed');
+  assert.ok(Math.abs(p99.change! - 0.3) < 0.01, String(p99.change));
+  const loose = compare(side(syntheticRun()), side(syntheticRun({ scaleMs: 1.3 })), parseThresholds('p50=40%,p90=40%,p99=40%,p99.9=40%'));
+  assert.is(loose.verdict, 'ok');
+});
+
+test('one run against one: past the limit but inside the sampling range is noise, not a regression', () => {
+  // 300 values: p99.9 is the largest one or two, its range spans most of the tail.
+  const c = compare(side(syntheticRun({ samples: 300 })), side(syntheticRun({ samples: 300, scaleMs: 1.3 })), parseThresholds('p50=off,p90=off,p99=off,p99.9=10%'));
+  assert.is(rowOf(c, 'acquire p99.9').verdict, 'noise');
+  assert.is(c.verdict, 'ok');
+});
+
+test('throughput: down more than its limit and beyond the per-second spread regresses; a jittery run is noise', () => {
+  assert.is(rowOf(compare(side(syntheticRun()), side(syntheticRun({ throughput: 900 }))), 'throughput').verdict, 'regressed');
+  assert.is(rowOf(compare(side(syntheticRun()), side(syntheticRun({ throughput: 1100 }))), 'throughput').verdict, 'improved');
+  const jittery = compare(side(syntheticRun({ jitter: 0.5 })), side(syntheticRun({ throughput: 900, jitter: 0.5 })));
+  assert.is(rowOf(jittery, 'throughput').verdict, 'noise');
+});
+
+test('several runs a side: medians compared; overlapping repetitions are noise, separated ones regress', () => {
+  const base = side(syntheticRun({ scaleMs: 1 }), syntheticRun({ scaleMs: 1.1 }), syntheticRun({ scaleMs: 0.95 }));
+  const overlapping = compare(base, side(syntheticRun({ scaleMs: 1.25 }), syntheticRun({ scaleMs: 1.05 }), syntheticRun({ scaleMs: 1.3 })), parseThresholds('p99=10%'));
+  const p99 = rowOf(overlapping, 'acquire p99');
+  assert.is(p99.base.runs.length, 3);
+  assert.ok(Math.abs(p99.change! - 0.25) < 0.01, String(p99.change)); // medians 1.0 → 1.25
+  assert.is(p99.verdict, 'noise');
+  const separated = compare(base, side(syntheticRun({ scaleMs: 1.25 }), syntheticRun({ scaleMs: 1.2 }), syntheticRun({ scaleMs: 1.3 })), parseThresholds('p99=10%'));
+  assert.is(rowOf(separated, 'acquire p99').verdict, 'regressed');
+  assert.ok(separated.noise.includes('5.0%'), separated.noise);
+});
+
+test('limits: op.metric beats metric, off shows without judging, names not given keep their default', () => {
+  const t = parseThresholds('p99=50%,acquire.p99=5%,p99.9=off');
+  assert.is(t.p99, 50);
+  assert.is(t['acquire.p99'], 5);
+  assert.is(t['p99.9'], null);
+  assert.is(t.throughput, kDefaultThresholds.throughput);
+  const c = compare(side(syntheticRun()), side(syntheticRun({ scaleMs: 1.3 })), parseThresholds('p50=off,p90=off,p99=50%,acquire.p99=5%,p99.9=off'));
+  assert.is(rowOf(c, 'acquire p99').verdict, 'regressed');
+  assert.is(rowOf(c, 'release p99').verdict, 'ok');
+  assert.is(rowOf(c, 'cycle p99.9').verdict, 'unjudged');
+});
+
+test('incomparable runs: other load settings, a stopped run, a different number of merged machines', () => {
+  const cases: [RunShape, string][] = [[{ flags: { workers: 4 } }, '--workers'], [{ flags: { operation: 'using' } }, '--operation'],
+    [{ flags: { masters: 3 } }, '--masters/--servers'], [{ flags: { holdMs: 5 } }, '--hold'], [{ interrupted: true }, 'interrupted']];
+  for (const [shape, setting] of cases) {
+    try {
+      compare(side(syntheticRun()), side(syntheticRun(shape)));
+      assert.unreachable(`${setting} should make the runs incomparable`);
+    } catch (error) {
+      assert.instance(error, IncomparableError);
+      assert.is((error as IncomparableError).setting, setting);
+      assert.is((error as IncomparableError).code, 'ERR_PIPELOCK_INCOMPARABLE');
+      assert.ok((error as Error).message.startsWith('run-1.json'), (error as Error).message);
+    }
+  }
+  // A different measured duration is allowed, and said.
+  const notes = compare(side(syntheticRun()), side(syntheticRun({ seconds: 20 }))).notes;
+  assert.ok(notes.some((n) => n.startsWith('measured duration differs')), notes.join('\n'));
+});
+
+test('noise ranges: a percentile range holds the value and narrows as values grow; throughput spread from whole seconds', () => {
+  const small = percentileInterval(syntheticRun({ samples: 1_000 }), 'acquire', 99);
+  const large = percentileInterval(syntheticRun({ samples: 100_000 }), 'acquire', 99);
+  assert.ok(small.low <= small.value && small.value <= small.high);
+  assert.ok((large.high - large.low) / large.value < (small.high - small.low) / small.value, `${JSON.stringify(small)} ${JSON.stringify(large)}`);
+  const steady = throughputInterval(syntheticRun({ jitter: 0 }));
+  assert.equal([steady.low, steady.high], [1000, 1000]);
+  // The trailing stub second (3 cycles) is partial: had it counted, the spread would be huge.
+  assert.ok(throughputInterval(syntheticRun({ jitter: 0.02 })).high < 1020);
+  assert.is(separationChance(3, 3), 1 / 20);
+  assert.is(separationChance(5, 5), 1 / 252);
+});
+
+test('markdown: a verdict line, one table row per metric, pipes escaped', () => {
+  const md = markdownComparison(compare(side(syntheticRun()), side(syntheticRun({ scaleMs: 1.3 }))));
+  assert.ok(md.startsWith('### pipelock report compare: ❌ REGRESSED: acquire p50 +'), md.slice(0, 120));
+  assert.ok(md.includes('| acquire p99 (µs) | 9991 ('), md);
+  assert.is(md.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| metric') && !l.startsWith('| ---')).length, 1 + 3 * 4);
+});
+
+test('arguments: BASE NEW, or --base/--new repeated; outputs to files or - (stdout)', () => {
+  assert.equal(parseCompareArgs(['a.json', 'b.json']), { base: ['a.json'], new: ['b.json'], thresholds: kDefaultThresholds, json: undefined, markdown: undefined, html: undefined });
+  const several = parseCompareArgs(['--base', 'a1', '--base', 'a2', '--new', 'b1', '--markdown', '-', '--max-regression', 'p99=10%']);
+  assert.ok(several !== 'help');
+  assert.equal([several.base, several.new, several.markdown, several.thresholds.p99], [['a1', 'a2'], ['b1'], '-', 10]);
+  assert.is(parseCompareArgs(['--help']), 'help');
+});
+
+// [args, the flag or argument named, a fragment of the message]
+const BAD: [string[], string, string][] = [
+  [[], '--base', 'needs at least one result file'],
+  [['a.json'], 'report compare', 'takes two result files'],
+  [['a.json', 'b.json', 'c.json'], 'report compare', 'takes two result files'],
+  [['a.json', 'b.json', '--new', 'c.json'], 'report compare', 'not both'],
+  [['--base', 'a.json'], '--new', 'needs at least one result file'],
+  [['a.json', 'a.json'], '--new', 'must not name a result file twice'],
+  [['--base', 'a', '--base', 'a', '--new', 'b'], '--base', 'must not name a result file twice'],
+  [['a', 'b', '--max-regression', 'p99'], '--max-regression', 'METRIC=N%'],
+  [['a', 'b', '--max-regression', 'p95=10%'], '--max-regression', 'names a metric that is not one of'],
+  [['a', 'b', '--max-regression', 'lock.p99=10%'], '--max-regression', 'names an operation that is not one of'],
+  [['a', 'b', '--max-regression', 'acquire.throughput=10%'], '--max-regression', 'names a metric'],
+  [['a', 'b', '--max-regression', 'p99=10'], '--max-regression', 'with the %'],
+  [['a', 'b', '--max-regression', 'p99=-5%'], '--max-regression', 'from 0% to 1000%'],
+  [['a', 'b', '--max-regression', 'p99=10%,p99=20%'], '--max-regression', 'names p99 more than once'],
+  [['a', 'b', '--max-regression', 'x', '--max-regression', 'y'], '--max-regression', 'is given more than once'],
+  [['a', 'b', '--json', '-', '--markdown', '-'], '--markdown', 'conflicts with --json: both name stdout'],
+  [['a', 'b', '--html', '-'], '--html', 'must name a file'],
+  [['a', 'b', '--json', ''], '--json', 'must name a file'],
+  [['a', 'b', '--bogus'], '--bogus', 'is not a report compare flag'],
+];
+for (const [args, flag, fragment] of BAD) {
+  test(`report compare ${args.join(' ')} → UsageError naming ${flag}`, () => {
+    try {
+      parseCompareArgs(args);
+    } catch (error) {
+      assert.instance(error, UsageError);
+      assert.is((error as UsageError).flag, flag);
+      assert.ok((error as Error).message.startsWith(flag), (error as Error).message);
+      assert.ok((error as Error).message.includes(fragment), `${(error as Error).message} should include ${fragment}`);
+      return;
+    }
+    assert.unreachable('expected a UsageError');
+  });
+}
+
+test.run();
