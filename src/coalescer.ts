@@ -13,6 +13,8 @@ export interface Batch {
   readonly setNx: boolean;
   /** Already resent once after NOSCRIPT: a second NOSCRIPT is an error. */
   replayed: boolean;
+  /** The master's connection (counted in reconnects) when the batch was handed to it. */
+  connection: number;
 }
 
 /** Where a coalescer's batches go: the master that sends them. */
@@ -95,11 +97,11 @@ export class Coalescer {
     const first = queue[from]!;
     // A lone single-key acquisition needs no script: SET NX PX is the cheapest call Redis has for it.
     if (to - from === 1 && first.opcode === OP_ACQUIRE && first.keys.length === 1) {
-      return { seq: this.#seq++, deadline: first.deadline, ops: [first], args: setNxArgs(first.keys[0]!, first.token, first.ttlArg), setNx: true, replayed: false };
+      return { seq: this.#seq++, deadline: first.deadline, ops: [first], args: setNxArgs(first.keys[0]!, first.token, first.ttlArg), setNx: true, replayed: false, connection: 0 };
     }
     const ops = from === 0 && to === queue.length ? queue : queue.slice(from, to);
     let deadline = Infinity;
     for (const op of ops) if (op.deadline < deadline) deadline = op.deadline;
-    return { seq: this.#seq++, deadline, ops, args: batchArgs(BATCH_SHA, ops, 0, ops.length), setNx: false, replayed: false };
+    return { seq: this.#seq++, deadline, ops, args: batchArgs(BATCH_SHA, ops, 0, ops.length), setNx: false, replayed: false, connection: 0 };
   }
 }

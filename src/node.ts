@@ -1,10 +1,10 @@
-import type { Attempt } from './attempt.js';
+import { Attempt, PENDING } from './attempt.js';
 import type { MasterClient } from './redis-client.js';
 import { Coalescer, type Batch, type Outlet } from './coalescer.js';
 import type { Deadlines } from './deadlines.js';
 import { NodeUnavailableError, UnexpectedReplyError } from './errors.js';
 import { asError, ScriptReplay, type ReplayTarget } from './script-replay.js';
-import { BATCH_SHA, scriptLoadArgs } from './scripts.js';
+import { BATCH_SHA, OP_ACQUIRE, OP_FENCED_ACQUIRE, OP_RELEASE, scriptLoadArgs } from './scripts.js';
 import type { Transport } from './transport.js';
 import { Unanswered } from './unanswered.js';
 import { nodeCallStart, publishNodeCall, publishNodeCallError } from './diagnostics.js';
@@ -29,8 +29,16 @@ export class Node implements Outlet, ReplayTarget {
   readonly #replay: ScriptReplay;
   readonly #onError: NodeErrorListener;
   readonly #unsubscribe: () => void;
+  readonly #unsubscribeDrops: () => void;
   /** Whether the connection was ready once: before that, commands wait in the client's offline queue. */
   #everReady: boolean;
+  /**
+   * Counts the connection's errors (a dropped socket is one): a batch handed over before one and
+   * answered after it was written on a later connection. See #late.
+   */
+  #connection = 0;
+  /** Deletes of late keys (#late) waiting for the connection to be ready. */
+  #afterReady: Attempt[] | undefined;
 
   constructor(
     readonly index: number,
@@ -50,6 +58,11 @@ export class Node implements Outlet, ReplayTarget {
     this.#onError = onError;
     this.#everReady = transport.isReady;
     this.#unsubscribe = transport.onReady(this.#onReady);
+    // Not on 'ready': @redis/client writes what it kept before it emits 'ready', and the replies
+    // can come first. It emits 'error' before it fails the replies it awaited.
+    this.#unsubscribeDrops = transport.onError(() => {
+      this.#connection++;
+    });
     if (transport.isReady) this.#preload();
   }
 
@@ -59,6 +72,7 @@ export class Node implements Outlet, ReplayTarget {
 
   detach(): void {
     this.#unsubscribe();
+    this.#unsubscribeDrops();
   }
 
   enqueue(op: Attempt): void {
@@ -75,6 +89,9 @@ export class Node implements Outlet, ReplayTarget {
     this.#everReady = true;
     this.#unanswered.stalled = false;
     this.#preload();
+    const later = this.#afterReady;
+    this.#afterReady = undefined;
+    if (later !== undefined) for (const op of later) this.enqueue(op);
   };
 
   /** SCRIPT LOAD at connect and at every reconnect, so EVALSHA rarely meets NOSCRIPT. */
@@ -98,6 +115,7 @@ export class Node implements Outlet, ReplayTarget {
       return;
     }
     for (const batch of batches) {
+      batch.connection = this.#connection;
       this.#unanswered.add(batch);
       if (!this.#replay.hold(batch)) this.dispatch(batch);
     }
@@ -134,6 +152,7 @@ export class Node implements Outlet, ReplayTarget {
 
   #onReply(batch: Batch, reply: unknown): void {
     this.#unanswered.answered(batch);
+    if (batch.connection !== this.#connection) this.#late(batch, reply);
     const ops = batch.ops;
     if (batch.setNx) {
       ops[0]!.settle(this.index, reply === 'OK' ? 1 : reply === null ? 0 : this.#unexpected(reply));
@@ -147,6 +166,31 @@ export class Node implements Outlet, ReplayTarget {
     for (let i = 0; i < ops.length; i++) {
       const value: unknown = reply[i];
       ops[i]!.settle(this.index, typeof value === 'number' ? value : this.#unexpected(value));
+    }
+  }
+
+  /**
+   * A batch handed over before a connection error and answered after it: @redis/client keeps a command
+   * it had not yet written when the socket dropped and writes it on the next connection (only the
+   * replies it awaited are failed). An acquisition written that late, after its attempt had timed
+   * this master out and its cleanup had failed here at once (the master was down), set a key
+   * nobody would release. Such a key was never counted in any quorum: deleting it (owner-checked,
+   * on this master only) is safe whatever became of the attempt; an error that dropped nothing
+   * only costs a redundant delete of such keys. Aborting those commands instead
+   * (an AbortSignal per connection) measured 10–20% fewer cycles/s at 64 in flight.
+   */
+  #late(batch: Batch, reply: unknown): void {
+    const ops = batch.ops;
+    for (let i = 0; i < ops.length; i++) {
+      const op = ops[i]!;
+      if (op.votes[this.index] === PENDING || (op.opcode !== OP_ACQUIRE && op.opcode !== OP_FENCED_ACQUIRE)) continue;
+      const value: unknown = batch.setNx ? (reply === 'OK' ? 1 : 0) : Array.isArray(reply) ? reply[i] : 0;
+      if (typeof value !== 'number' || value <= 0) continue;
+      const undo = new Attempt(OP_RELEASE, op.keys, op.token, '0', 1, performance.now(), op.budget, true, op.votes.length);
+      for (let node = 0; node < op.votes.length; node++) if (node !== this.index) undo.skip(node);
+      // The reply can come before 'ready' (see the constructor), when sends still fail at once.
+      if (this.transport.isReady) this.enqueue(undo);
+      else (this.#afterReady ??= []).push(undo);
     }
   }
 

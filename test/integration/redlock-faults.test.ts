@@ -1,4 +1,6 @@
 import '../helpers/setup.js';
+import { readFileSync } from 'node:fs';
+import { setTimeout as delay } from 'node:timers/promises';
 import * as assert from 'uvu/assert';
 import { mastersSuite } from '../helpers/masters.js';
 import { closeAll, connectAll, eventually, valuesOf, type Probe } from '../helpers/redis.js';
@@ -6,7 +8,7 @@ import { rejection } from '../helpers/reject.js';
 import { FaultProxy } from '../helpers/proxy.js';
 import { timed } from '../helpers/timeout.js';
 import { userClients } from '../helpers/client-kinds.js';
-import { ExecutionError, NodeTimeoutError, QuorumUnreachableError, Redlock, ResourceLockedError } from '../../src/index.js';
+import { type Lock, ExecutionError, NodeTimeoutError, QuorumUnreachableError, Redlock, ResourceLockedError } from '../../src/index.js';
 
 // The fault tests run for each kind of client a user may hand pipelock: URLs (connections pipelock
 // opens with @redis/client) and ioredis clients (connections pipelock duplicates from them).
@@ -259,6 +261,40 @@ function faults(kind: 'urls' | 'ioredis'): void {
       await warm.release();
       const after = await redlock.acquire(['after-resume'], 5000);
       assert.is((await (await after.release()).complete()).released, 5, 'the resumed master serves again');
+    });
+  }));
+
+  test('a SET not yet written when its master died leaves no key behind after the restart', timed(10000, async ({ masters }) => {
+    await withRedlock(masters.urls, { retryCount: 0, nodeTimeout: 300 }, async (redlock) => {
+      const master = masters.masters[1]!;
+      // Kill the master, then, before this process has read that its socket closed, acquire: the
+      // SET goes into the client's write queue (written in the check phase) while the close waits
+      // in the poll phase that comes first. @redis/client writes that SET once the master is back,
+      // after the attempt timed the master out and the release failed on it at once.
+      const acquiring = await new Promise<{ lock: Promise<Lock> }>((resolve) => {
+        setTimeout(() => {
+          const pid = master.pid!;
+          process.kill(pid, 'SIGKILL');
+          // The kernel closes its sockets when it exits; the zombie it leaves until reaped says so.
+          while (!readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ')) { /* spin */ }
+          const spun = performance.now() + 20;
+          while (performance.now() < spun) { /* and let the close reach this socket */ }
+          resolve({ lock: redlock.acquire(['stale-set'], 30000) });
+        }, 10);
+      });
+      const lock = await acquiring.lock;
+      const stats = await lock.attempts[0]!;
+      assert.is(stats.votesFor.size, 4);
+      await lock.release();
+      await master.restart();
+      await eventually(() => redlock.masters.nodes[1]!.transport.isReady, 5000, 'pipelock reconnected to the restarted master');
+      await delay(200);
+      const probe = (await connectAll([master.url]))[0]!;
+      try {
+        assert.is(await probe.sendCommand(['EXISTS', 'stale-set']), 0, 'the SET kept across the restart left its key');
+      } finally {
+        await closeAll([probe]);
+      }
     });
   }));
 
