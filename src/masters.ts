@@ -2,7 +2,7 @@ import type { EventEmitter } from 'node:events';
 import type { RedisClientOptions } from '@redis/client';
 import { kMaxTimerMs } from './alarm.js';
 import { Attempt } from './attempt.js';
-import type { MasterClient } from './redis-client.js';
+import type { MasterClient, RedisClient } from './redis-client.js';
 import { Deadlines } from './deadlines.js';
 import { publishNodeError } from './diagnostics.js';
 import { InvalidArgumentError, QuorumUnreachableError, RedlockClosedError, ResourceLockedError, type ExecutionStats, type NodeOutcome } from './errors.js';
@@ -99,6 +99,14 @@ export class MasterSet {
     const prefix = this.#prefix;
     if (prefix !== '') keys = keys.map((key) => prefix + key);
     return new Attempt(opcode, keys, token, ttlArg, this.quorum, performance.now(), budget, needAll, this.nodes.length);
+  }
+
+  /**
+   * Per master, the @redis/client client a watch connection can be duplicated from (waiting woken
+   * by releases, src/waiting/watch.ts); undefined for ioredis masters, which are polled.
+   */
+  watchSources(): (RedisClient | undefined)[] {
+    return this.nodes.map((node) => node.transport instanceof RedisTransport ? node.transport.client : undefined);
   }
 
   /** One operation sent to every master, with its own quorum tally. */

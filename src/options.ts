@@ -40,6 +40,13 @@ export interface Settings {
   readonly acquireTimeout: number;
   /** Coalesce the operations of one tick into one script call per master; `false` sends one call per operation. @default true */
   readonly coalesce: boolean;
+  /**
+   * A refused acquisition sleeps until its keys are released or expire (announced by the masters
+   * on a watch connection of pipelock's own per @redis/client master) instead of only until its
+   * next retry; local callers for the same resources queue behind one network waiter. `false`:
+   * node-redlock's polling only. ioredis masters are always polled. @default true
+   */
+  readonly wakeups: boolean;
 }
 
 /** Per-call settings of acquire / extend / release / using. */
@@ -92,6 +99,7 @@ export const kDefaults: ResolvedSettings = Object.freeze({
   chunkSize: 256,
   acquireTimeout: Infinity,
   coalesce: true,
+  wakeups: true,
 });
 
 type Check = (name: string, value: unknown) => void;
@@ -132,6 +140,9 @@ const RULES: { readonly [K in keyof Settings]: Check } = {
     if (!Number.isSafeInteger(value) || (value as number) < 1 || (value as number) > 100_000) throw new InvalidArgumentError(name, 'must be an integer from 1 to 100000', value);
   },
   coalesce: (name, value) => {
+    if (typeof value !== 'boolean') throw new InvalidArgumentError(name, 'must be a boolean', value);
+  },
+  wakeups: (name, value) => {
     if (typeof value !== 'boolean') throw new InvalidArgumentError(name, 'must be a boolean', value);
   },
 };

@@ -21,9 +21,10 @@ import { OP_ACQUIRE, OP_EXTEND, OP_FENCED_ACQUIRE, OP_RELEASE } from './scripts.
 import { counterKeys, raiseFence } from './fencing.js';
 import { createToken } from './token.js';
 import { validUntil } from './validity.js';
-import { publishAcquireRetry } from './diagnostics.js';
 import { traceAcquire, traceExtend, traceRelease } from './lifecycle.js';
 import { AdmissionWindow } from './window.js';
+import { Pacer } from './waiting/pacer.js';
+import { Waiters } from './waiting/waiters.js';
 
 export interface RedlockOptions extends Partial<Settings> {
   /** Extra @redis/client options for the connections pipelock opens from URLs (TLS, credentials, …). */
@@ -45,6 +46,8 @@ export class Redlock extends EventEmitter {
   readonly #plain: ResolvedCall;
   /** Bounds the acquisition keys in flight; the rest wait in the client (src/window.ts). */
   readonly #window = new AdmissionWindow();
+  /** Refused acquisitions waiting for a release (src/waiting/); undefined with `wakeups: false` or no @redis/client master. */
+  readonly #waiters: Waiters | undefined;
 
   constructor(clients: Iterable<MasterClient | string>, options?: RedlockOptions) {
     super();
@@ -56,6 +59,8 @@ export class Redlock extends EventEmitter {
     this.masters = new MasterSet(checkClients(clients), this.settings, clientOptions, this);
     this.#renewals = new Renewals(this.masters, this.settings.renewalWindow);
     this.#plain = plainCall(this.settings);
+    const sources = this.masters.watchSources();
+    this.#waiters = this.settings.wakeups && sources.some((source) => source !== undefined) ? new Waiters(sources, this.masters.quorum) : undefined;
   }
 
   /** The clients as given; for URLs, the clients pipelock opened from them. */
@@ -99,67 +104,72 @@ export class Redlock extends EventEmitter {
     const keys = counters === undefined ? resources : [...resources, ...counters];
     const deadline = performance.now() + s.acquireTimeout;
     const stats = (): ReadonlyArray<Promise<ExecutionStats>> => this.masters.stats(attempts);
-    for (;;) {
-      // Each attempt waits for its turn in the client (src/window.ts) and fails there, with
-      // nothing sent, when its turn would come after `deadline` or its signal aborts first.
-      if (!this.#window.tryEnter(keys.length)) {
-        await this.#window.enter(keys.length, deadline, signal, stats);
-        this.masters.assertOpen();
-      }
-      // The attempt's clock starts when the coalescer sends it (Attempt.sent): its per-master
-      // budget counts from the send, so the time it waited for its turn is not charged to the
-      // masters (a stalled master is still caught within nodeTimeout of its own silence), and
-      // its validity counts from there too. That is safe: validity must start no later than the
-      // moment the first master could have set a key, and no master can set a key it has not yet
-      // been sent; the clock is read before the write, so validity is, if anything, underestimated.
-      const attempt = this.masters.execute(counters === undefined ? OP_ACQUIRE : OP_FENCED_ACQUIRE, keys, createToken(), ttlArg, s.nodeTimeout);
-      attempts.push(attempt);
-      await attempt.done;
-      if (attempt.pending === 0 || answeredByQuorum(attempt)) {
-        this.#window.leave(keys.length, performance.now() - attempt.start, attempt.budget);
-      } else {
-        // Decided without a quorum of answers (masters timed out, or stalled and discounted): its
-        // commands are still out on the masters. Its room is kept until they answer or its budget
-        // ends, and it counts as a full budget: otherwise attempts lost at once to stalled masters
-        // freed their room at once, and the whole queue went out in one storm.
-        const n = keys.length;
-        void attempt.whenComplete().then(() => {
-          this.#window.leave(n, attempt.budget, attempt.budget);
-        });
-      }
-      let expired = false;
-      const fence = attempt.won && counters !== undefined ? await raiseFence(this.masters, counters, attempt.value, s.nodeTimeout) : undefined;
-      if (attempt.won && (counters === undefined || fence !== undefined)) {
-        const until = validUntil(attempt.start, duration, s.driftFactor);
-        const now = performance.now();
-        if (until > now && !isAborted(signal)) {
-          const lock = new Lock(this, this.masters, resources, attempt.token, attempts, until, 0, now, fence);
-          if (call.autoExtend) this.#renewals.hold(lock, duration, s, call.onLockLost);
-          return lock;
+    const pacer = new Pacer(this.#waiters, resources, s, deadline);
+    try {
+      // Queued behind callers of this process waiting for the same resources (src/waiting/pacer.ts).
+      if (pacer.queued) await pacer.pause(signal, stats);
+      for (;;) {
+        // Each attempt waits for its turn in the client (src/window.ts) and fails there, with
+        // nothing sent, when its turn would come after `deadline` or its signal aborts first.
+        if (!this.#window.tryEnter(keys.length)) {
+          await this.#window.enter(keys.length, deadline, signal, stats);
+          this.masters.assertOpen();
         }
-        expired = until <= now;
-      }
-      this.masters.reportRefusals(attempt);
-      // Undo this attempt wherever it may have written (timed-out masters too). The undo is queued
-      // on every master now, ahead of anything sent later, so a retry does not wait for the slowest
-      // master to confirm it (a slow minority would otherwise cost every lost attempt its round
-      // trip); an error reaches the caller only once the undo is done.
-      const undone = this.masters.cleanup(attempt, resources);
-      // A retry goes through the window like any attempt, so retries add no load faster than the
-      // masters drain it; none starts past the deadline.
-      const wait = retryWait(s.retryDelay, s.retryJitter);
-      if (!isAborted(signal) && mayRetry(attempts.length, s.retryCount) && performance.now() + wait < deadline) {
-        publishAcquireRetry(resources, attempts.length);
-        const aborted = await sleep(wait, signal, stats).then(() => undefined, (error: unknown) => error as LockAbortedError);
-        if (aborted === undefined) continue;
+        // The attempt's clock starts when the coalescer sends it (Attempt.sent): its per-master
+        // budget counts from the send, so the time it waited for its turn is not charged to the
+        // masters (a stalled master is still caught within nodeTimeout of its own silence), and
+        // its validity counts from there too. That is safe: validity must start no later than the
+        // moment the first master could have set a key, and no master can set a key it has not yet
+        // been sent; the clock is read before the write, so validity is, if anything, underestimated.
+        const attempt = this.masters.execute(counters === undefined ? OP_ACQUIRE : OP_FENCED_ACQUIRE, keys, createToken(), ttlArg, s.nodeTimeout);
+        attempts.push(attempt);
+        pacer.attempted(attempt.token);
+        await attempt.done;
+        if (attempt.pending === 0 || answeredByQuorum(attempt)) {
+          this.#window.leave(keys.length, performance.now() - attempt.start, attempt.budget);
+        } else {
+          // Decided without a quorum of answers (masters timed out, or stalled and discounted): its
+          // commands are still out on the masters. Its room is kept until they answer or its budget
+          // ends, and it counts as a full budget: otherwise attempts lost at once to stalled masters
+          // freed their room at once, and the whole queue went out in one storm.
+          const n = keys.length;
+          void attempt.whenComplete().then(() => {
+            this.#window.leave(n, attempt.budget, attempt.budget);
+          });
+        }
+        let expired = false;
+        const fence = attempt.won && counters !== undefined ? await raiseFence(this.masters, counters, attempt.value, s.nodeTimeout) : undefined;
+        if (attempt.won && (counters === undefined || fence !== undefined)) {
+          const until = validUntil(attempt.start, duration, s.driftFactor);
+          const now = performance.now();
+          if (until > now && !isAborted(signal)) {
+            const lock = new Lock(this, this.masters, resources, attempt.token, attempts, until, 0, now, fence);
+            if (call.autoExtend) this.#renewals.hold(lock, duration, s, call.onLockLost);
+            return lock;
+          }
+          expired = until <= now;
+        }
+        this.masters.reportRefusals(attempt);
+        // Undo this attempt wherever it may have written (timed-out masters too). The undo is queued
+        // on every master now, ahead of anything sent later, so a retry does not wait for the slowest
+        // master to confirm it (a slow minority would otherwise cost every lost attempt its round
+        // trip); an error reaches the caller only once the undo is done.
+        const undone = this.masters.cleanup(attempt, resources);
+        // A retry goes through the window like any attempt, so retries add no load faster than the
+        // masters drain it; none starts past the deadline. The pause ends early on a release.
+        const retry = await pacer.pause(signal, stats).catch(async (error: unknown) => {
+          await undone;
+          throw error;
+        });
+        if (retry) continue;
+        // Built after the undo, by when the late masters' votes of this attempt are in too.
         await undone;
-        throw aborted;
+        if (isAborted(signal)) throw new LockAbortedError(signal?.reason, stats);
+        if (expired) throw new LockExpiredError(`the quorum answered after the lock's validity ran out (${duration} ms, driftFactor ${s.driftFactor})`, stats, this.masters.outcomes(attempt));
+        throw this.#quorumError(`could not acquire ${describeResources(resources)} after ${attempts.length} attempt(s)`, attempt, stats);
       }
-      // Built after the undo, by when the late masters' votes of this attempt are in too.
-      await undone;
-      if (isAborted(signal)) throw new LockAbortedError(signal?.reason, stats);
-      if (expired) throw new LockExpiredError(`the quorum answered after the lock's validity ran out (${duration} ms, driftFactor ${s.driftFactor})`, stats, this.masters.outcomes(attempt));
-      throw this.#quorumError(`could not acquire ${describeResources(resources)} after ${attempts.length} attempt(s)`, attempt, stats);
+    } finally {
+      pacer.leave();
     }
   }
 
@@ -280,6 +290,7 @@ export class Redlock extends EventEmitter {
     if (!this.masters.shut()) return;
     this.#renewals.stop(new RedlockClosedError());
     this.#window.close(new RedlockClosedError());
+    this.#waiters?.close();
     await this.masters.close(options?.keepClients === true);
   }
 

@@ -1,0 +1,94 @@
+import { publishAcquireRetry } from '../diagnostics.js';
+import type { ExecutionStats } from '../errors.js';
+import { isAborted, mayRetry, retryWait, sleep } from '../retry.js';
+import type { Ticket, Waiters } from './waiters.js';
+
+/** The settings an acquire call's retries follow (a ResolvedSettings fits). */
+export interface PaceSettings {
+  readonly retryCount: number;
+  readonly retryDelay: number;
+  readonly retryJitter: number;
+}
+
+/**
+ * When one acquire call tries again: node-redlock's retry schedule (`retryCount` slots of
+ * `retryDelay ± retryJitter`, never past the call's deadline), in which a wake-up (src/waiting/
+ * waiters.ts) brings the next attempt forward. An attempt made on a wake-up does not use up a slot:
+ * refused again, the call sleeps out the rest of the same slot. So the total time a call may wait
+ * is what its settings say, and it simply stops sleeping past a release.
+ *
+ * A call queued behind another of its process (not the head) makes no attempt of its own: each
+ * slot that runs out while it waits counts as one, the head's attempts standing in for it. A call
+ * that never got to try makes one attempt when its schedule ends, so its error is a real one.
+ */
+export class Pacer {
+  /** Attempts made or stood in for, as node-redlock counts them against retryCount. */
+  #made = 0;
+  #slotEnd = -Infinity;
+  #woken = false;
+  #tried = false;
+  #ticket: Ticket | undefined;
+  #token: string | undefined;
+
+  constructor(
+    readonly waiters: Waiters | undefined,
+    readonly resources: readonly string[],
+    readonly settings: PaceSettings,
+    readonly deadline: number,
+  ) {
+    // A newcomer queues behind the calls of this process already waiting for the same resources,
+    // instead of racing them to the masters (with retryCount 0 it only ever makes one attempt).
+    if (waiters !== undefined && settings.retryCount !== 0 && waiters.queued(resources)) this.#ticket = waiters.join(resources);
+  }
+
+  /** Whether the call must wait for its turn before its first attempt. */
+  get queued(): boolean {
+    return this.#ticket !== undefined && !this.#ticket.head;
+  }
+
+  /** An attempt went out with `token`. */
+  attempted(token: string): void {
+    this.#tried = true;
+    this.#token = token;
+    if (!this.#woken) this.#made++;
+    this.#woken = false;
+  }
+
+  /**
+   * Waits for the next attempt: true when it is due, false when the schedule has ended (or the
+   * deadline would pass). Rejects with LockAbortedError when `signal` aborts.
+   */
+  async pause(signal: AbortSignal | undefined, stats: () => ReadonlyArray<Promise<ExecutionStats>>): Promise<boolean> {
+    const s = this.settings;
+    if (this.waiters !== undefined && this.#tried) this.#ticket ??= this.waiters.join(this.resources);
+    if (this.#ticket !== undefined) this.#ticket.token = this.#token;
+    for (;;) {
+      const now = performance.now();
+      if (now >= this.#slotEnd) {
+        const wait = retryWait(s.retryDelay, s.retryJitter);
+        if (isAborted(signal) || !mayRetry(Math.max(1, this.#made), s.retryCount) || now + wait >= this.deadline) return !this.#tried && !isAborted(signal);
+        this.#slotEnd = now + wait;
+        publishAcquireRetry(this.resources, this.#made);
+      }
+      const ticket = this.#ticket;
+      if (ticket === undefined) {
+        await sleep(this.#slotEnd - now, signal, stats);
+      } else {
+        this.#woken = await ticket.sleep(this.#slotEnd, signal, stats);
+        if (this.#woken) return true;
+      }
+      // The slot ran out (a timer may ring a little before performance.now() says it is due: the
+      // slot is over all the same, or a quick refusal would get a free attempt in its remainder).
+      this.#slotEnd = -Infinity;
+      if (ticket === undefined || ticket.head) return true;
+      // Behind the head: its attempts stood in for this call's.
+      this.#made++;
+    }
+  }
+
+  /** The call is over (won, failed or aborted): the next in its queue is head. */
+  leave(): void {
+    this.#ticket?.leave();
+    this.#ticket = undefined;
+  }
+}

@@ -1,0 +1,215 @@
+import { kMaxTimerMs } from '../alarm.js';
+import { LockAbortedError, type ExecutionStats } from '../errors.js';
+import type { RedisClient } from '../redis-client.js';
+import { UNKNOWN, Watch } from './watch.js';
+
+/**
+ * The acquire calls of one Redlock that wait for a refused lock, and what wakes them.
+ *
+ * Local waiters for the same resources queue FIFO behind one network waiter, the head: only the
+ * head retries over the network, woken by a release its masters announce (src/waiting/watch.ts) or
+ * by its retry schedule; the others sleep until they are head. So a hot lock sees one contender per
+ * process instead of one per caller, and the order among a process's callers is first come, first
+ * served. Across processes, every head is woken by the same invalidation at the same time: fairness
+ * comes from wake-ups, not from who happened to sleep the shortest.
+ *
+ * A wake-up is a hint: the quorum acquire still decides. Nothing here can make a waiter sleep past
+ * its schedule (Ticket.sleep's timer is set before anything is read), so a master that stops sending
+ * wake-ups — restarted, reconnecting, its tracking table evicted — only costs the polling that
+ * waiting was before.
+ */
+export class Waiters {
+  readonly quorum: number;
+  /** One watch per master that can have one (@redis/client masters; ioredis masters are polled). */
+  readonly watches: readonly (Watch | undefined)[];
+  /** Per set of resources, its waiting calls in arrival order; the first is the head. */
+  readonly #queues = new Map<string, Ticket[]>();
+  /** Per key, the sleeping heads whose read armed it. */
+  readonly #armed = new Map<string, Set<Ticket>>();
+
+  constructor(sources: readonly (RedisClient | undefined)[], quorum: number) {
+    this.quorum = quorum;
+    this.watches = sources.map((source, index) => source === undefined ? undefined : new Watch(index, source, this.#changed, this.#watchReady));
+  }
+
+  /** Whether calls of this process already wait for exactly these resources (a newcomer queues behind them). */
+  queued(resources: readonly string[]): boolean {
+    return this.#queues.size > 0 && this.#queues.has(queueId(resources));
+  }
+
+  join(resources: readonly string[]): Ticket {
+    const id = queueId(resources);
+    let queue = this.#queues.get(id);
+    if (queue === undefined) {
+      queue = [];
+      this.#queues.set(id, queue);
+    }
+    const ticket = new Ticket(this, id, resources);
+    queue.push(ticket);
+    return ticket;
+  }
+
+  isHead(ticket: Ticket): boolean {
+    return this.#queues.get(ticket.id)?.[0] === ticket;
+  }
+
+  leave(ticket: Ticket): void {
+    const queue = this.#queues.get(ticket.id);
+    if (queue === undefined) return;
+    const at = queue.indexOf(ticket);
+    if (at === -1) return;
+    queue.splice(at, 1);
+    this.disarm(ticket);
+    if (queue.length === 0) this.#queues.delete(ticket.id);
+    // The next in line is head from now: if it sleeps, it listens for the release from here on.
+    else if (at === 0) queue[0]!.promoted();
+  }
+
+  /** Registers a sleeping head for its keys' changes and reads them on every watch. */
+  arm(ticket: Ticket): void {
+    for (const key of ticket.keys) {
+      let heads = this.#armed.get(key);
+      if (heads === undefined) {
+        heads = new Set();
+        this.#armed.set(key, heads);
+      }
+      heads.add(ticket);
+    }
+    this.#read(ticket);
+  }
+
+  disarm(ticket: Ticket): void {
+    for (const key of ticket.keys) {
+      const heads = this.#armed.get(key);
+      if (heads === undefined) continue;
+      heads.delete(ticket);
+      if (heads.size === 0) this.#armed.delete(key);
+    }
+  }
+
+  close(): void {
+    for (const watch of this.watches) watch?.close();
+    for (const queue of this.#queues.values()) for (const ticket of queue) ticket.wake();
+    this.#queues.clear();
+  }
+
+  /**
+   * The PTTL of each key on every watch: if every key is gone on a quorum, the release happened
+   * between the refusal and the read (wake now); else the moment every key will have expired on a
+   * quorum sets a timer, since Redis may push an expiry late or never.
+   */
+  #read(ticket: Ticket): void {
+    const sleep = ticket.sleeps;
+    const reads = ticket.keys.map((key) => Promise.all(this.watches.map((watch) => watch === undefined ? Promise.resolve(UNKNOWN) : watch.read(key, ticket.token))));
+    void Promise.all(reads).then((perKey) => {
+      if (ticket.sleeps !== sleep || !ticket.sleeping) return;
+      let freeIn = 0;
+      for (const pttls of perKey) {
+        // Until the key is free on a quorum: absent counts 0, no TTL or unknown never.
+        const remaining = pttls.map((pttl) => pttl === -2 ? 0 : pttl < 0 ? Infinity : pttl).sort((a, b) => a - b);
+        freeIn = Math.max(freeIn, remaining[this.quorum - 1] ?? Infinity);
+      }
+      if (freeIn === 0) ticket.wake();
+      else if (Number.isFinite(freeIn)) ticket.wakeAt(performance.now() + freeIn + 1);
+    });
+  }
+
+  readonly #changed = (_index: number, key: string | null): void => {
+    if (key === null) {
+      for (const heads of [...this.#armed.values()]) for (const ticket of heads) ticket.wake();
+      return;
+    }
+    const heads = this.#armed.get(key);
+    if (heads === undefined) return;
+    for (const ticket of [...heads]) ticket.wake();
+  };
+
+  /** A watch (re)connected: nothing is tracked there; read again for every sleeping head. */
+  readonly #watchReady = (): void => {
+    const heads = new Set<Ticket>();
+    for (const set of this.#armed.values()) for (const ticket of set) heads.add(ticket);
+    for (const ticket of heads) this.#read(ticket);
+  };
+}
+
+/** One acquire call's place in its resources' local queue. */
+export class Ticket {
+  /** Counts sleeps, so a read answered after its sleep ended changes nothing. */
+  sleeps = 0;
+  /** The token of the call's last attempt (its keys are its own, being undone). */
+  token: string | undefined;
+  #resolve: ((woken: boolean) => void) | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #hint: NodeJS.Timeout | undefined;
+  #cleanup: (() => void) | undefined;
+
+  constructor(readonly waiters: Waiters, readonly id: string, readonly keys: readonly string[]) {}
+
+  get head(): boolean {
+    return this.waiters.isHead(this);
+  }
+
+  get sleeping(): boolean {
+    return this.#resolve !== undefined;
+  }
+
+  /**
+   * Sleeps until `until` (false) or a wake-up (true); rejects with LockAbortedError when `signal`
+   * aborts. The head listens for its keys' release; the others wait to be head.
+   */
+  sleep(until: number, signal: AbortSignal | undefined, attempts: () => ReadonlyArray<Promise<ExecutionStats>>): Promise<boolean> {
+    if (signal?.aborted === true) return Promise.reject(new LockAbortedError(signal.reason, attempts));
+    this.sleeps++;
+    return new Promise<boolean>((resolve, reject) => {
+      this.#timer = setTimeout(() => { this.#end(false); }, Math.min(kMaxTimerMs, Math.max(0, until - performance.now())));
+      this.#resolve = resolve;
+      if (signal !== undefined) {
+        const onAbort = (): void => {
+          this.#resolve = () => { reject(new LockAbortedError(signal.reason, attempts)); };
+          this.#end(false);
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+        this.#cleanup = () => { signal.removeEventListener('abort', onAbort); };
+      }
+      if (this.head) this.waiters.arm(this);
+    });
+  }
+
+  wake(): void {
+    this.#end(true);
+  }
+
+  /** Wakes at `at` unless something else wakes it first (a key's expiry, which Redis may not push). */
+  wakeAt(at: number): void {
+    if (!this.sleeping) return;
+    clearTimeout(this.#hint);
+    this.#hint = setTimeout(() => { this.#end(true); }, Math.min(kMaxTimerMs, Math.max(0, at - performance.now())));
+  }
+
+  /** Became head while asleep. */
+  promoted(): void {
+    if (this.sleeping) this.waiters.arm(this);
+  }
+
+  leave(): void {
+    this.#end(false);
+    this.waiters.leave(this);
+  }
+
+  #end(woken: boolean): void {
+    const resolve = this.#resolve;
+    if (resolve === undefined) return;
+    this.#resolve = undefined;
+    clearTimeout(this.#timer);
+    clearTimeout(this.#hint);
+    this.#cleanup?.();
+    this.#cleanup = undefined;
+    this.waiters.disarm(this);
+    resolve(woken);
+  }
+}
+
+/** The queue of a set of resources: the same resources in the same order. */
+function queueId(resources: readonly string[]): string {
+  return resources.length === 1 ? resources[0]! : resources.join('\u0000');
+}

@@ -1,0 +1,117 @@
+import type { RedisClient } from '../redis-client.js';
+
+/** What the watch needs of an @redis/client client beyond the transport's part. */
+interface Duplicable extends RedisClient {
+  duplicate(overrides: Record<string, unknown>): WatchClient;
+}
+
+interface WatchClient {
+  readonly isReady: boolean;
+  connect(): Promise<unknown>;
+  sendCommand(args: readonly string[], options?: { timeout?: number }): Promise<unknown>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  on(event: string, listener: (...args: any[]) => void): unknown;
+  destroy(): void;
+}
+
+/** Told of a change to `key` on master `index` (null: of every key, e.g. a flush or a lost table). */
+export type ChangeListener = (index: number, key: string | null) => void;
+
+/** PTTL's answer when the watch could not read (not connected): nothing is known. */
+export const UNKNOWN = -3;
+
+/**
+ * One master's watch connection: a RESP3 connection of its own with client-side-caching
+ * invalidations on (CLIENT TRACKING in the default mode), opened the first time someone waits.
+ *
+ * Why tracking and a connection of its own (see the README's "Waiting" section): a tracked key costs
+ * nothing until someone reads it on this connection, so the lock path — SET NX and the batch script
+ * on the main connections — is untouched; Redis 7 pushes an invalidation within a millisecond of a
+ * DEL or overwrite by any other connection; and the user's own connections are never switched into
+ * RESP3 or tracking. A read (GET and PTTL) after a refusal both arms tracking (one-shot per read, so it is
+ * read again by each sleep) and says whether the key is already gone — which closes the race between
+ * the refusal and the read. Expiry is pushed late or never under load (redis.io/docs/latest/develop/
+ * reference/client-side-caching), so the PTTL also sets a timer (src/waiting/waiters.ts).
+ * PUBLISH in the release script (Redisson's way) would cost every release, waited on or not.
+ */
+export class Watch {
+  /** Keys read present since their last invalidation: only their change is a release. */
+  readonly present = new Set<string>();
+  #client: WatchClient | undefined;
+  #failed = false;
+
+  constructor(
+    readonly index: number,
+    readonly source: RedisClient,
+    readonly onChange: ChangeListener,
+    /** The watch is (again) connected: nothing is tracked on it yet. */
+    readonly onReady: (index: number) => void,
+  ) {}
+
+  get ready(): boolean {
+    return this.#client?.isReady === true;
+  }
+
+  /**
+   * The key's PTTL on this master, read on the watch connection (which tracks it from then on);
+   * UNKNOWN when the watch is not connected. Never waits for a connection: the offline queue is off.
+   * A key holding `own` (the reader's refused attempt, whose undo is on its way on the main
+   * connection) reads as absent and is not a release when it goes: without that, the undo woke
+   * its own attempt.
+   */
+  async read(key: string, own: string | undefined): Promise<number> {
+    const client = this.#open();
+    if (client === undefined || !client.isReady) return UNKNOWN;
+    try {
+      const [value, pttl] = await Promise.all([client.sendCommand(['GET', key], { timeout: 0 }), client.sendCommand(['PTTL', key], { timeout: 0 })]);
+      if (value === null || value === own) {
+        this.present.delete(key);
+        return -2;
+      }
+      this.present.add(key);
+      return Number(pttl);
+    } catch {
+      // A read that failed (the master dropped) arms nothing; the waiter's schedule still runs.
+      return UNKNOWN;
+    }
+  }
+
+  close(): void {
+    const client = this.#client;
+    this.#client = undefined;
+    this.present.clear();
+    client?.destroy();
+  }
+
+  #open(): WatchClient | undefined {
+    if (this.#client !== undefined || this.#failed) return this.#client;
+    let client: WatchClient;
+    try {
+      // The duplicate keeps the source's URL, TLS and credentials (AUTH/ACL pass through).
+      client = (this.source as Duplicable).duplicate({ RESP: 3, emitInvalidate: true, disableOfflineQueue: true, commandOptions: { timeout: 0 } });
+    } catch {
+      // A client that cannot be duplicated this way (client-side caching on): this master is polled.
+      this.#failed = true;
+      return undefined;
+    }
+    client.on('invalidate', (key: Buffer | null) => {
+      if (key === null) {
+        this.present.clear();
+        this.onChange(this.index, null);
+        return;
+      }
+      const name = key.toString();
+      if (this.present.delete(name)) this.onChange(this.index, name);
+    });
+    client.on('ready', () => {
+      this.onReady(this.index);
+    });
+    client.on('error', () => {
+      // Tracking dies with the socket; the waiters fall back to their schedules until 'ready'.
+      this.present.clear();
+    });
+    client.connect().catch(() => undefined);
+    this.#client = client;
+    return client;
+  }
+}
