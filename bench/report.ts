@@ -1,8 +1,9 @@
 /**
- * `npm run bench:report`: BENCHMARKS.md from bench/results/peers.json, micro.json and (if present) renewal.json and overload.json.
+ * `npm run bench:report`: BENCHMARKS.md from bench/results/peers.json, micro.json and (if present) renewal.json, overload.json and contended.json.
  * Every figure comes from the JSON; nothing here is typed in by hand except the method and the
  * notes on missed targets (bench/notes.ts).
  */
+import { renderContended, type ContendedResult } from './contended/render.js';
 import { renderOverload, type OverloadResult } from './overload/render.js';
 import { renderRenewal, type RenewalResult } from './renewal/render.js';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -94,7 +95,7 @@ function configTable(summary: Summary, config: string, contenders: readonly stri
   return rows.join('\n');
 }
 
-export function renderMarkdown(peers: PeersResult, micro: MicroResult | undefined, renewal?: RenewalResult, overload?: OverloadResult): string {
+export function renderMarkdown(peers: PeersResult, micro: MicroResult | undefined, renewal?: RenewalResult, overload?: OverloadResult, contended?: ContendedResult): string {
   const summary = summarize(peers.runs);
   const plan = peers.plan;
   const targets = judgeTargets(summary);
@@ -142,6 +143,7 @@ export function renderMarkdown(peers: PeersResult, micro: MicroResult | undefine
 
   if (renewal !== undefined) out.push(renderRenewal(renewal));
   if (overload !== undefined) out.push(renderOverload(overload));
+  if (contended !== undefined) out.push(renderContended(contended));
 
   if (micro !== undefined) {
     out.push('## Micro benchmarks (hot path)', '');
@@ -168,6 +170,7 @@ async function readJson<T>(path: string): Promise<T | undefined> {
   const micro = await readJson<MicroResult>(join(ROOT, 'bench', 'results', 'micro.json'));
   const renewal = await readJson<RenewalResult>(join(ROOT, 'bench', 'results', 'renewal.json'));
   const overload = await readJson<OverloadResult>(join(ROOT, 'bench', 'results', 'overload.json'));
-  await writeFile(join(ROOT, 'BENCHMARKS.md'), renderMarkdown(peers, micro, renewal, overload));
+  const contended = await readJson<ContendedResult>(join(ROOT, 'bench', 'results', 'contended.json'));
+  await writeFile(join(ROOT, 'BENCHMARKS.md'), renderMarkdown(peers, micro, renewal, overload, contended));
   console.log('bench:report: wrote BENCHMARKS.md');
 }

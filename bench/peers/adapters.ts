@@ -43,7 +43,7 @@ async function pipelock(clients: readonly string[] | readonly import('ioredis').
   };
 }
 
-async function ioredisClients(urls: readonly string[]): Promise<import('ioredis').Redis[]> {
+export async function ioredisClients(urls: readonly string[]): Promise<import('ioredis').Redis[]> {
   const { Redis } = await import('ioredis');
   // ioredis has no per-command timeout unless asked; its defaults otherwise.
   const clients = urls.map((url) => new Redis(url));
@@ -51,7 +51,7 @@ async function ioredisClients(urls: readonly string[]): Promise<import('ioredis'
   return clients;
 }
 
-function closeIoredis(clients: readonly import('ioredis').Redis[]): Promise<void> {
+export function closeIoredis(clients: readonly import('ioredis').Redis[]): Promise<void> {
   for (const client of clients) client.disconnect();
   return Promise.resolve();
 }
