@@ -37,6 +37,9 @@ export const UNKNOWN = -3;
 export class Watch {
   /** Keys read present since their last invalidation: only their change is a release. */
   readonly present = new Set<string>();
+  /** Reads in flight per key, and the keys changed while one was (see read). */
+  readonly #reading = new Map<string, number>();
+  readonly #changedWhileRead = new Set<string>();
   #client: WatchClient | undefined;
   #failed = false;
 
@@ -62,18 +65,33 @@ export class Watch {
   async read(key: string, own: string | undefined): Promise<number> {
     const client = this.#open();
     if (client === undefined || !client.isReady) return UNKNOWN;
+    this.#reading.set(key, (this.#reading.get(key) ?? 0) + 1);
+    let value: unknown;
+    let pttl: unknown;
     try {
-      const [value, pttl] = await Promise.all([client.sendCommand(['GET', key], { timeout: 0 }), client.sendCommand(['PTTL', key], { timeout: 0 })]);
-      if (value === null || value === own) {
-        this.present.delete(key);
-        return -2;
-      }
-      this.present.add(key);
-      return Number(pttl);
+      [value, pttl] = await Promise.all([client.sendCommand(['GET', key], { timeout: 0 }), client.sendCommand(['PTTL', key], { timeout: 0 })]);
     } catch {
       // A read that failed (the master dropped) arms nothing; the waiter's schedule still runs.
       return UNKNOWN;
+    } finally {
+      const left = this.#reading.get(key)! - 1;
+      if (left === 0) this.#reading.delete(key);
+      else this.#reading.set(key, left);
     }
+    const changed = this.#changedWhileRead.delete(key);
+    if (value === null || value === own) {
+      this.present.delete(key);
+      return -2;
+    }
+    // Another holder's key changed between the GET and this answer (the push came before the
+    // PTTL's reply): it may be gone already, and that is a release to wake for.
+    if (changed) {
+      this.present.delete(key);
+      this.onChange(this.index, key);
+      return UNKNOWN;
+    }
+    this.present.add(key);
+    return Number(pttl);
   }
 
   close(): void {
@@ -101,6 +119,7 @@ export class Watch {
         return;
       }
       const name = key.toString();
+      if (this.#reading.has(name)) this.#changedWhileRead.add(name);
       if (this.present.delete(name)) this.onChange(this.index, name);
     });
     client.on('ready', () => {
@@ -109,6 +128,7 @@ export class Watch {
     client.on('error', () => {
       // Tracking dies with the socket; the waiters fall back to their schedules until 'ready'.
       this.present.clear();
+      this.#changedWhileRead.clear();
     });
     client.connect().catch(() => undefined);
     this.#client = client;
