@@ -72,6 +72,8 @@ export class Watch {
       [value, pttl] = await Promise.all([client.sendCommand(['GET', key], { timeout: 0 }), client.sendCommand(['PTTL', key], { timeout: 0 })]);
     } catch {
       // A read that failed (the master dropped) arms nothing; the waiter's schedule still runs.
+      // A change seen meanwhile must not be charged to the next read.
+      this.#changedWhileRead.delete(key);
       return UNKNOWN;
     } finally {
       const left = this.#reading.get(key)! - 1;
