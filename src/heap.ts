@@ -2,13 +2,19 @@
  * A binary min-heap on a numeric key read through `keyOf`: the renewal scheduler's one timer runs
  * over one of these instead of a timer per lock. (Attempt deadlines do not use it: each master scans
  * its unanswered calls, see unanswered.ts, so a decided attempt is not kept alive until its budget.)
+ *
+ * `placed` is told every item's index whenever it moves (−1 when it leaves), so that an item can be
+ * removed from the middle in O(log n): a released lock leaves at once instead of staying reachable —
+ * its Lock, attempts and AbortController with it — until its renewal would have been due.
  */
 export class Heap<T> {
   readonly #items: T[] = [];
   readonly #keyOf: (item: T) => number;
+  readonly #placed: ((item: T, index: number) => void) | undefined;
 
-  constructor(keyOf: (item: T) => number) {
+  constructor(keyOf: (item: T) => number, placed?: (item: T, index: number) => void) {
     this.#keyOf = keyOf;
+    this.#placed = placed;
   }
 
   get size(): number {
@@ -20,41 +26,67 @@ export class Heap<T> {
   }
 
   push(item: T): void {
-    const items = this.#items;
-    const key = this.#keyOf(item);
-    let i = items.push(item) - 1;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (this.#keyOf(items[parent]!) <= key) break;
-      items[i] = items[parent]!;
-      i = parent;
-    }
-    items[i] = item;
+    this.#up(this.#items.push(item) - 1, item);
   }
 
   pop(): T | undefined {
+    return this.#items.length === 0 ? undefined : this.remove(0);
+  }
+
+  /** Removes the item at `index` (as last told to `placed`) and returns it. */
+  remove(index: number): T | undefined {
     const items = this.#items;
-    const top = items[0];
-    const last = items.pop();
-    if (items.length === 0 || last === undefined) return top;
-    const key = this.#keyOf(last);
+    if (index < 0 || index >= items.length) return undefined;
+    const item = items[index]!;
+    const last = items.pop()!;
+    this.#placed?.(item, -1);
+    if (index < items.length) {
+      // The last item fills the hole, then moves whichever way its key says.
+      if (index > 0 && this.#keyOf(last) < this.#keyOf(items[(index - 1) >> 1]!)) this.#up(index, last);
+      else this.#down(index, last);
+    }
+    return item;
+  }
+
+  /** Removes and returns everything, in no particular order. */
+  drain(): T[] {
+    const items = this.#items.splice(0);
+    if (this.#placed !== undefined) for (const item of items) this.#placed(item, -1);
+    return items;
+  }
+
+  #up(from: number, item: T): void {
+    const items = this.#items;
+    const key = this.#keyOf(item);
+    let i = from;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (this.#keyOf(items[parent]!) <= key) break;
+      this.#put(i, items[parent]!);
+      i = parent;
+    }
+    this.#put(i, item);
+  }
+
+  #down(from: number, item: T): void {
+    const items = this.#items;
+    const key = this.#keyOf(item);
     const n = items.length;
-    let i = 0;
+    let i = from;
     for (;;) {
       const l = 2 * i + 1;
       if (l >= n) break;
       const r = l + 1;
       const child = r < n && this.#keyOf(items[r]!) < this.#keyOf(items[l]!) ? r : l;
       if (this.#keyOf(items[child]!) >= key) break;
-      items[i] = items[child]!;
+      this.#put(i, items[child]!);
       i = child;
     }
-    items[i] = last;
-    return top;
+    this.#put(i, item);
   }
 
-  /** Removes and returns everything, in no particular order. */
-  drain(): T[] {
-    return this.#items.splice(0);
+  #put(index: number, item: T): void {
+    this.#items[index] = item;
+    this.#placed?.(item, index);
   }
 }

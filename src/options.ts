@@ -47,10 +47,18 @@ export interface Settings {
    * node-redlock's polling only. ioredis masters are always polled. @default true
    */
   readonly wakeups: boolean;
+  /**
+   * An auto-extended lock (autoExtend, `using()`) watches its keys on every master's watch
+   * connection and aborts its signal with LockLostError within about a round trip of losing them
+   * on a quorum (deleted, overwritten, expired), instead of at its next renewal. Opt-in: each
+   * renewal rearms the watch with one GET per key per master (see the README's "Waiting").
+   * ioredis masters are not watched. @default false
+   */
+  readonly watchHeld: boolean;
 }
 
 /** Per-call settings of acquire / extend / release / using. */
-export interface CallSettings extends Partial<Pick<Settings, 'driftFactor' | 'retryCount' | 'retryDelay' | 'retryJitter' | 'automaticExtensionThreshold' | 'nodeTimeout' | 'maxExtensions' | 'maxHoldTime' | 'acquireTimeout'>> {
+export interface CallSettings extends Partial<Pick<Settings, 'driftFactor' | 'retryCount' | 'retryDelay' | 'retryJitter' | 'automaticExtensionThreshold' | 'nodeTimeout' | 'maxExtensions' | 'maxHoldTime' | 'acquireTimeout' | 'watchHeld'>> {
   /** Cancels waiting and retrying; a lock won after the signal fired is released, not returned. */
   readonly signal?: AbortSignal | undefined;
   /**
@@ -100,6 +108,7 @@ export const kDefaults: ResolvedSettings = Object.freeze({
   acquireTimeout: Infinity,
   coalesce: true,
   wakeups: true,
+  watchHeld: false,
 });
 
 type Check = (name: string, value: unknown) => void;
@@ -145,9 +154,12 @@ const RULES: { readonly [K in keyof Settings]: Check } = {
   wakeups: (name, value) => {
     if (typeof value !== 'boolean') throw new InvalidArgumentError(name, 'must be a boolean', value);
   },
+  watchHeld: (name, value) => {
+    if (typeof value !== 'boolean') throw new InvalidArgumentError(name, 'must be a boolean', value);
+  },
 };
 
-const CALL_KEYS = new Set<string>(['driftFactor', 'retryCount', 'retryDelay', 'retryJitter', 'automaticExtensionThreshold', 'nodeTimeout', 'maxExtensions', 'maxHoldTime', 'acquireTimeout']);
+const CALL_KEYS = new Set<string>(['driftFactor', 'retryCount', 'retryDelay', 'retryJitter', 'automaticExtensionThreshold', 'nodeTimeout', 'maxExtensions', 'maxHoldTime', 'acquireTimeout', 'watchHeld']);
 /** Per-call keys that are not numbers of ResolvedSettings; checked where they are used. */
 const CALL_EXTRAS = new Set<string>(['signal', 'autoExtend', 'onLockLost', 'fencing']);
 

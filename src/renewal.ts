@@ -11,6 +11,7 @@ import { OP_EXTEND } from './scripts.js';
 import { retryWait } from './retry.js';
 import { validUntil } from './validity.js';
 import { publishRenewal } from './lifecycle.js';
+import type { Guard } from './waiting/guard.js';
 
 /** The settings a held lock is renewed with (a ResolvedSettings fits). */
 export interface HoldSettings {
@@ -21,6 +22,8 @@ export interface HoldSettings {
   readonly automaticExtensionThreshold: number;
   readonly maxExtensions: number;
   readonly maxHoldTime: number;
+  /** Watch the keys for a loss between renewals (src/waiting/guard.ts). */
+  readonly watchHeld: boolean;
 }
 
 /** One auto-extended lock in the scheduler. */
@@ -40,8 +43,10 @@ export interface Held extends Renewing {
   readonly controller: AbortController;
   readonly onLockLost: LockLostHandler | undefined;
   dueAt: number;
-  /** False once released or lost: the heap drops inactive entries when they reach the top. */
+  /** False once released or lost. */
   active: boolean;
+  /** Its index in the scheduler's heap; −1 while out of it (being renewed, released). */
+  slot: number;
   renewing: boolean;
   /** The bound was reached: at `dueAt` (the lock's expiry) the lock is reported lost, not renewed. */
   final: boolean;
@@ -54,7 +59,7 @@ export interface Held extends Renewing {
  * chunk. Each lock still counts its own quorum from its own slots of the replies.
  */
 export class Renewals {
-  readonly #heap = new Heap<Held>((held) => held.dueAt);
+  readonly #heap = new Heap<Held>((held) => held.dueAt, (held, index) => { held.slot = index; });
   readonly #masters: MasterSet;
   readonly #window: number;
   readonly #alarm = new Alarm(() => {
@@ -62,9 +67,13 @@ export class Renewals {
   });
   #active = 0;
 
-  constructor(masters: MasterSet, window: number) {
+  /** Watches the keys of locks held with `watchHeld`; undefined when no master can be watched. */
+  readonly #guard: Guard<Held> | undefined;
+
+  constructor(masters: MasterSet, window: number, guard: Guard<Held> | undefined) {
     this.#masters = masters;
     this.#window = window;
+    this.#guard = guard;
   }
 
   /** Locks currently kept alive. */
@@ -94,12 +103,14 @@ export class Renewals {
       onLockLost,
       dueAt: 0,
       active: true,
+      slot: -1,
       renewing: false,
       final: false,
     };
     lock.held = held;
     this.#active++;
     this.#schedule(held, performance.now());
+    if (s.watchHeld) this.#guard?.add(held);
   }
 
   /** Synchronous, before any I/O of a release: a renewal decided later can no longer touch the lock. */
@@ -107,6 +118,16 @@ export class Renewals {
     if (!held.active) return;
     held.active = false;
     this.#active--;
+    // Out of the heap now, not when it would have been due: nothing keeps a released lock reachable.
+    if (held.slot >= 0) this.#heap.remove(held.slot);
+    this.#guard?.remove(held);
+  }
+
+  /** The guard read the lock's keys gone or another's on more masters than the quorum can spare. */
+  lostOnWatch(held: Held, lostOn: readonly number[]): void {
+    if (!held.active) return;
+    const names = lostOn.map((index) => this.#masters.nodes[index]?.name ?? `master ${index}`);
+    this.#lose(held, new LockLostError(`${held.lock.resources.join(', ')}: deleted or overwritten on ${lostOn.length} of ${this.#masters.nodes.length} masters (${names.join(', ')}), read on their watch connections`));
   }
 
   /** Stops everything (quit): each held lock's signal aborts with `reason`. */

@@ -1,3 +1,4 @@
+import { onAbort } from './on-abort.js';
 import { kMaxTimerMs } from './alarm.js';
 import { LockAbortedError, type ExecutionStats } from './errors.js';
 
@@ -16,15 +17,14 @@ export function sleep(ms: number, signal: AbortSignal | undefined, attempts: () 
   if (signal === undefined) return new Promise((resolve) => setTimeout(resolve, ms));
   if (signal.aborted) return Promise.reject(new LockAbortedError(signal.reason, attempts));
   return new Promise((resolve, reject) => {
-    const onAbort = (): void => {
+    const forget = onAbort(signal, () => {
       clearTimeout(timer);
       reject(new LockAbortedError(signal.reason, attempts));
-    };
+    });
     const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
+      forget();
       resolve();
     }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
   });
 }
 

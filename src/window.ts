@@ -1,4 +1,5 @@
 import { LockAbortedError, OverloadedError, type ExecutionStats } from './errors.js';
+import { onAbort } from './on-abort.js';
 
 /** Keys a window starts with: one coalesced call of 256 keys per master (then slow start). */
 export const kInitialWindowKeys = 256;
@@ -16,8 +17,8 @@ interface Waiter {
   readonly deadline: number;
   readonly resolve: () => void;
   readonly reject: (error: Error) => void;
-  signal: AbortSignal | undefined;
-  onAbort: (() => void) | undefined;
+  /** Stops listening to the caller's signal (src/on-abort.ts). */
+  forget: (() => void) | undefined;
   /** Left the queue (aborted): skipped when its turn comes. */
   gone: boolean;
 }
@@ -38,9 +39,11 @@ interface Waiter {
  * masters: an acquisition is sent to all of them at once, so each master has at most `limit` keys
  * of this client's acquisitions in flight. An attempt leaves the window when it is decided (a
  * quorum answered, or its budget ran out), so a stalled minority does not hold the window shut.
- * Releases, extensions, renewals and the cleanup of failed attempts do not wait here: they finish
- * work already admitted (and a renewal that waited could lose its lock), and their number is
- * bounded by the acquisitions admitted.
+ * Releases wait here too (a batch job releasing 25,000 locks at once sent them all, and the last
+ * ones failed their budget in the masters' queues), but ahead of every queued acquisition: behind
+ * an open loop's queue a release came after its lock had expired. The undo of a lost attempt keeps
+ * that attempt's room until it is answered, as it is work the window admitted. Extensions, renewals and the cleanup of failed attempts do not: a renewal
+ * that waited could lose its lock, and their number is bounded by the locks admitted.
  *
  * The limit adapts as TCP's window does (RFC 5681): it starts at one coalesced call and doubles
  * per round trip (slow start) while attempts are decided within an eighth of their budget; when
@@ -55,6 +58,8 @@ export class AdmissionWindow {
   #threshold = kMaxWindowKeys;
   #inflight = 0;
   readonly #queue: (Waiter | undefined)[] = [];
+  /** Releases waiting for room: admitted before anything in #queue. */
+  readonly #first: { readonly keys: number; readonly resolve: () => void; readonly reject: (error: Error) => void }[] = [];
   #head = 0;
   #queuedKeys = 0;
   /** EWMA of the time from sending an attempt to its decision, ms; 0 until the first sample. */
@@ -83,13 +88,32 @@ export class AdmissionWindow {
    * One attempt larger than the whole window is admitted alone.
    */
   tryEnter(keys: number): boolean {
-    if (this.#head !== this.#queue.length || (this.#inflight + keys > this.#limit && this.#inflight !== 0)) {
+    if (this.#head !== this.#queue.length || this.#first.length > 0 || (this.#inflight + keys > this.#limit && this.#inflight !== 0)) {
       this.#pressed = true;
       return false;
     }
     this.#inflight += keys;
     this.#admitted++;
     return true;
+  }
+
+  /**
+   * A release's admission: ahead of every queued acquisition (finishing work frees what the queue
+   * waits for; behind a queue of 100,000 acquisitions a release came after its lock had expired),
+   * but within the limit, so a burst of releases cannot flood the masters either.
+   */
+  tryEnterFirst(keys: number): boolean {
+    if (this.#first.length > 0 || (this.#inflight + keys > this.#limit && this.#inflight !== 0)) return false;
+    this.#inflight += keys;
+    this.#admitted++;
+    return true;
+  }
+
+  /** Waits for room ahead of the queued acquisitions; rejects only when the Redlock is closed. */
+  enterFirst(keys: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#first.push({ keys, resolve, reject });
+    });
   }
 
   /**
@@ -103,14 +127,13 @@ export class AdmissionWindow {
     const wait = this.estimateWait(keys);
     if (now + wait > deadline) return Promise.reject(new OverloadedError(this.#queuedKeys, wait, Math.max(0, deadline - now)));
     return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = { keys, deadline, resolve, reject, signal: undefined, onAbort: undefined, gone: false };
+      const waiter: Waiter = { keys, deadline, resolve, reject, forget: undefined, gone: false };
       if (signal !== undefined) {
-        waiter.signal = signal;
-        waiter.onAbort = () => {
+        waiter.forget = onAbort(signal, () => {
+          waiter.forget = undefined;
           this.#leaveQueue(waiter);
           reject(new LockAbortedError(signal.reason, attempts));
-        };
-        signal.addEventListener('abort', waiter.onAbort, { once: true });
+        });
       }
       this.#queue.push(waiter);
       this.#queuedKeys += keys;
@@ -146,6 +169,17 @@ export class AdmissionWindow {
   }
 
   #pump(): void {
+    const first = this.#first;
+    let taken = 0;
+    while (taken < first.length && (this.#inflight + first[taken]!.keys <= this.#limit || this.#inflight === 0)) {
+      const waiter = first[taken++]!;
+      this.#inflight += waiter.keys;
+      this.#admitted++;
+      waiter.resolve();
+    }
+    if (taken > 0) first.splice(0, taken);
+    // Acquisitions wait while releases do.
+    if (first.length > 0) return;
     const queue = this.#queue;
     const now = performance.now();
     while (this.#head < queue.length) {
@@ -184,13 +218,13 @@ export class AdmissionWindow {
   }
 
   #unlisten(waiter: Waiter): void {
-    if (waiter.signal !== undefined && waiter.onAbort !== undefined) waiter.signal.removeEventListener('abort', waiter.onAbort);
-    waiter.signal = undefined;
-    waiter.onAbort = undefined;
+    waiter.forget?.();
+    waiter.forget = undefined;
   }
 
   /** Rejects everything waiting (the Redlock was closed). */
   close(error: Error): void {
+    for (const waiter of this.#first.splice(0)) waiter.reject(error);
     const queue = this.#queue;
     for (let i = this.#head; i < queue.length; i++) {
       const waiter = queue[i];

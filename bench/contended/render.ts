@@ -135,7 +135,8 @@ function holdTable(result: ContendedResult, hold: number): string {
       x(run.maxOverFifo),
       x(run.ratioCeiling ?? NaN),
       Number.isFinite(run.jain) ? run.jain.toFixed(4) : '–',
-      run.commandsPerAcquisition.toFixed(2),
+      // Infinity (no acquisition: node-redlock's livelock) is null in the JSON.
+      Number.isFinite(run.commandsPerAcquisition) ? run.commandsPerAcquisition.toFixed(2) : '–',
       int(run.violations),
       codes(run.failures),
     ].join(' | ')} |`);

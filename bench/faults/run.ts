@@ -6,10 +6,12 @@
  * The full run writes bench/results/faults.json and RELIABILITY.md; `--short` (CI) writes neither
  * unless given --json. Exits 1 when a scenario misses what it must meet.
  */
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { defaultSettings } from '../../src/index.js';
 import { startMasters } from '../../src/local/masters.js';
@@ -218,10 +220,22 @@ function line(result: ScenarioResult): string {
     `recovery ${result.recoveryMs === null ? 'never' : `${fmt(result.recoveryMs)} ms`}, ${result.keysLeft} keys left, ${result.keysWithoutTtl} without TTL — ${verdict}`;
 }
 
+/** Scenarios with their own shape of load, each a script run in its own process after the others. */
+const kScripts: readonly { readonly name: string; readonly file: string; readonly fault: string }[] = [
+  { name: 'waiters', file: './waiters.ts', fault: '1,000 callers in 10 Redlocks on one key; every watch connection killed every 300 ms, a master restarted late' },
+  { name: 'burst-paused', file: './burst.ts', fault: 'a burst of acquisitions (retryCount 0) with a master SIGSTOPped after the first lock; beside the same burst unfaulted' },
+];
+
+function runScript(file: string, short: boolean): boolean {
+  const script = fileURLToPath(new URL(file, import.meta.url));
+  const run = spawnSync(process.execPath, ['--import', 'tsx', script, ...(short ? ['--short'] : [])], { stdio: 'inherit' });
+  return run.status === 0;
+}
+
 const USAGE = `usage: npm run faults -- [--short] [--only NAME,…] [--json FILE]
 
   --short      CI's form: every fault ${kShortScale}× as long; writes no file unless --json
-  --only       run these scenarios only (${SCENARIOS.map((s) => s.name).join(', ')}); writes no file unless --json
+  --only       run these scenarios only (${[...SCENARIOS, ...kScripts].map((s) => s.name).join(', ')}); writes no file unless --json
   --json FILE  where to write the results (default for a full run: bench/results/faults.json, and RELIABILITY.md)`;
 
 async function main(): Promise<number> {
@@ -237,7 +251,7 @@ async function main(): Promise<number> {
     return 0;
   }
   const names = values.only?.split(',') ?? [];
-  const unknown = names.filter((name) => !SCENARIOS.some((s) => s.name === name));
+  const unknown = names.filter((name) => !kScripts.some((s) => s.name === name) && !SCENARIOS.some((s) => s.name === name));
   if (unknown.length > 0) {
     console.error(`faults: --only: no scenario named ${unknown.join(', ')}\n\n${USAGE}`);
     return 2;
@@ -265,8 +279,14 @@ async function main(): Promise<number> {
   }
   // RELIABILITY.md shows full runs of every scenario only.
   if (complete) console.log(`faults: wrote ${await renderReliability(result)}`);
-  const failed = results.filter((r) => r.problems.length > 0);
-  console.log(failed.length === 0 ? `faults: all ${results.length} scenarios met their expectations` : `faults: ${failed.length} of ${results.length} scenarios FAILED: ${failed.map((r) => r.name).join(', ')}`);
+  const failed = results.filter((r) => r.problems.length > 0).map((r) => r.name);
+  const scripts = kScripts.filter((script) => names.length === 0 || names.includes(script.name));
+  const total = results.length + scripts.length;
+  for (const [i, script] of scripts.entries()) {
+    console.log(`[${results.length + i + 1}/${total}] ${script.name}: ${script.fault}`);
+    if (!runScript(script.file, short)) failed.push(script.name);
+  }
+  console.log(failed.length === 0 ? `faults: all ${total} scenarios met their expectations` : `faults: ${failed.length} of ${total} scenarios FAILED: ${failed.join(', ')}`);
   return failed.length === 0 ? 0 : 1;
 }
 

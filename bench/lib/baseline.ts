@@ -1,23 +1,41 @@
 /**
- * The CI regression rule: pipelock's throughput as a ratio to the quorum ceiling (raw @redis/client
- * on the same masters, in the same run) may fall at most `tolerance` below the committed baseline
- * ratio. A ratio, not cycles/s, so that a slower or busier CI machine does not fail the build.
+ * The CI regression rule of `npm run bench:ci`: per configuration (c64, c512) a few figures that
+ * do not swing with the machine's neighbours, each judged against bench/baseline.json:
+ *
+ *   max: the figure may not rise above baseline × (1 + tolerance)   (calls, bytes, CPU per cycle)
+ *   min: the figure may not fall below baseline × (1 − tolerance)   (throughput, very loosely)
  */
 
-/** bench/baseline.json: per configuration, pipelock's cycles/s ÷ the quorum ceiling's. */
-export interface Baseline {
+export type Bound = 'max' | 'min';
+
+export interface Rule {
+  readonly bound: Bound;
   readonly tolerance: number;
-  readonly ratios: Readonly<Record<string, number>>;
+}
+
+export interface BaselineFigure extends Rule {
+  readonly baseline: number;
+}
+
+/** metric → value, for one configuration. */
+export type Figures = Readonly<Record<string, number>>;
+/** configuration → metric → value: one run's measurements. */
+export type Run = Readonly<Record<string, Figures>>;
+
+/** bench/baseline.json. */
+export interface Baseline {
+  /** configuration → metric → its baseline and how it is judged. */
+  readonly figures: Readonly<Record<string, Readonly<Record<string, BaselineFigure>>>>;
   readonly measured?: string;
   readonly refresh?: string;
 }
 
-export interface BaselineRow {
+export interface BaselineRow extends BaselineFigure {
   readonly config: string;
+  readonly metric: string;
   readonly measured: number | undefined;
-  readonly baseline: number;
-  /** baseline × (1 − tolerance): the lowest ratio that passes. */
-  readonly floor: number;
+  /** The worst value that still passes. */
+  readonly limit: number;
   readonly ok: boolean;
 }
 
@@ -26,28 +44,70 @@ export interface BaselineVerdict {
   readonly rows: readonly BaselineRow[];
 }
 
+function checkRule(name: string, rule: Rule): void {
+  // The rule may come from a hand-edited JSON file.
+  const bound: string = rule.bound;
+  if (bound !== 'max' && bound !== 'min') throw new RangeError(`${name}: bound must be max or min, got ${bound}`);
+  if (!(rule.tolerance >= 0 && rule.tolerance < 1)) throw new RangeError(`${name}: tolerance must be in [0, 1), got ${rule.tolerance}`);
+}
+
+export function limitOf(figure: BaselineFigure): number {
+  return figure.bound === 'max' ? figure.baseline * (1 + figure.tolerance) : figure.baseline * (1 - figure.tolerance);
+}
+
 /**
- * Every configuration in the baseline must have been measured and reach its floor; a configuration
- * measured but absent from the baseline is not judged. A missing or non-finite measurement fails.
+ * Every figure of the baseline must have been measured and be within its limit; figures measured
+ * but absent from the baseline are not judged. A missing or non-finite measurement fails, and so
+ * does a baseline that names nothing.
  */
-export function compareToBaseline(measured: Readonly<Record<string, number>>, baseline: Baseline): BaselineVerdict {
-  if (!(baseline.tolerance >= 0 && baseline.tolerance < 1)) throw new RangeError(`baseline tolerance must be in [0, 1), got ${baseline.tolerance}`);
+export function compareToBaseline(measured: Run, baseline: Baseline): BaselineVerdict {
   const rows: BaselineRow[] = [];
-  for (const [config, base] of Object.entries(baseline.ratios)) {
-    const value = measured[config];
-    const floor = base * (1 - baseline.tolerance);
-    const ok = value !== undefined && Number.isFinite(value) && value >= floor;
-    rows.push({ config, measured: value, baseline: base, floor, ok });
+  for (const [config, figures] of Object.entries(baseline.figures)) {
+    for (const [metric, figure] of Object.entries(figures)) {
+      checkRule(`${config} ${metric}`, figure);
+      const value = measured[config]?.[metric];
+      const limit = limitOf(figure);
+      const ok = value !== undefined && Number.isFinite(value) && (figure.bound === 'max' ? value <= limit : value >= limit);
+      rows.push({ config, metric, ...figure, measured: value, limit, ok });
+    }
   }
   return { ok: rows.length > 0 && rows.every((row) => row.ok), rows };
 }
 
-/** One line per configuration, for the CI log. */
+/**
+ * A baseline's figures from several runs: for each figure that has a rule, the most lenient value
+ * seen (the highest under a max bound, the lowest under a min bound), so that every run of the
+ * same code that the baseline was made from passes it.
+ */
+export function baselineFigures(runs: readonly Run[], ruleOf: (config: string, metric: string) => Rule | undefined): Baseline['figures'] {
+  const out: Record<string, Record<string, BaselineFigure>> = {};
+  for (const run of runs) {
+    for (const [config, figures] of Object.entries(run)) {
+      for (const [metric, value] of Object.entries(figures)) {
+        const rule = ruleOf(config, metric);
+        if (rule === undefined) continue;
+        checkRule(`${config} ${metric}`, rule);
+        if (!Number.isFinite(value)) throw new RangeError(`${config} ${metric}: cannot make a baseline of ${value}`);
+        const seen = (out[config] ??= {})[metric]?.baseline;
+        const baseline = seen === undefined ? value : rule.bound === 'max' ? Math.max(seen, value) : Math.min(seen, value);
+        out[config][metric] = { baseline, bound: rule.bound, tolerance: rule.tolerance };
+      }
+    }
+  }
+  return out;
+}
+
+function show(value: number): string {
+  return Math.abs(value) >= 100 ? value.toFixed(1) : value.toPrecision(4);
+}
+
+/** One line per figure, for the CI log. */
 export function formatVerdict(verdict: BaselineVerdict): string {
   const lines = verdict.rows.map((row) => {
-    const got = row.measured === undefined ? 'not measured' : `${row.measured.toFixed(3)}×`;
-    return `${row.ok ? 'ok  ' : 'FAIL'} ${row.config}: pipelock ÷ quorum ceiling = ${got}; baseline ${row.baseline.toFixed(3)}×, floor ${row.floor.toFixed(3)}×`;
+    const got = row.measured === undefined ? 'not measured' : show(row.measured);
+    const change = row.measured === undefined || row.baseline === 0 ? '' : ` (${row.measured >= row.baseline ? '+' : ''}${(((row.measured - row.baseline) / row.baseline) * 100).toFixed(1)}%)`;
+    return `${row.ok ? 'ok  ' : 'FAIL'} ${row.config} ${row.metric} = ${got}${change}; baseline ${show(row.baseline)}, ${row.bound === 'max' ? 'at most' : 'at least'} ${show(row.limit)}`;
   });
-  if (verdict.rows.length === 0) lines.push('FAIL the baseline names no configuration');
+  if (verdict.rows.length === 0) lines.push('FAIL the baseline names no figure');
   return lines.join('\n');
 }

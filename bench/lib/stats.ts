@@ -14,6 +14,16 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/** The q-quantile (0 ≤ q ≤ 1) by linear interpolation between order statistics; NaN for no samples. */
+export function quantile(values: readonly number[], q: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = q * (sorted.length - 1);
+  const lo = Math.floor(at);
+  const hi = Math.ceil(at);
+  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (at - lo);
+}
+
 export function spread(values: readonly number[]): Spread {
   if (values.length === 0) return { median: NaN, min: NaN, max: NaN, n: 0 };
   return { median: median(values), min: Math.min(...values), max: Math.max(...values), n: values.length };

@@ -22,10 +22,15 @@ export async function openContender(id: string, urls: readonly string[]): Promis
 }
 
 async function pipelock(clients: readonly string[] | readonly import('ioredis').Redis[], coalesce: boolean): Promise<Contender> {
-  const { Redlock, ResourceLockedError } = await import('../../src/index.js');
-  type Lock = import('../../src/index.js').Lock;
+  const { Redlock } = await import('../../src/index.js');
   // quit() also quits the ioredis clients it was handed, as node-redlock v5 does.
-  const redlock = new Redlock(clients, { retryCount: 0, coalesce });
+  return pipelockContender(new Redlock(clients, { retryCount: 0, coalesce }));
+}
+
+/** A Redlock as a contender, through its public API: a refusal is REFUSED, any other error throws. */
+export async function pipelockContender(redlock: import('../../src/index.js').Redlock): Promise<Contender> {
+  const { ResourceLockedError } = await import('../../src/index.js');
+  type Lock = import('../../src/index.js').Lock;
   await redlock.ready();
   return {
     async acquire(key) {

@@ -4,7 +4,15 @@ export interface Contender {
   acquire(key: string): Promise<unknown>;
   release(lock: unknown): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Resolves once every reply to what was sent before has been read (bench:ci): a release returns
+   * at the quorum, while the slowest masters' replies, and on a busy machine a backlog of them,
+   * are still to come.
+   */
+  drain?(): Promise<void>;
 }
+
+export type DrainableContender = Contender & { drain(): Promise<void> };
 
 export const REFUSED: unique symbol = Symbol('refused');
 

@@ -14,7 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import { RedisClient as RedisClientClass } from '@redis/client';
-import { REFUSED, type Contender } from './contender.js';
+import { REFUSED, type DrainableContender } from './contender.js';
 
 const NO_TIMEOUT = Object.freeze({ timeout: 0 });
 
@@ -42,6 +42,11 @@ interface Client {
   connect(): Promise<unknown>;
   destroy(): void;
   on(event: 'error', listener: (error: Error) => void): unknown;
+}
+
+/** A PING on every connection: its reply comes after the replies to everything sent before it. */
+async function drainAll(clients: readonly Client[]): Promise<void> {
+  await Promise.all(clients.map((client) => client.sendCommand(['PING'], NO_TIMEOUT)));
 }
 
 async function connectAll(urls: readonly string[]): Promise<Client[]> {
@@ -96,7 +101,7 @@ interface Held {
 }
 
 /** raw-all and raw-quorum: one command per lock per master. */
-export async function rawPerCommand(urls: readonly string[], ttlMs: number, all: boolean): Promise<Contender> {
+export async function rawPerCommand(urls: readonly string[], ttlMs: number, all: boolean): Promise<DrainableContender> {
   const clients = await connectAll(urls);
   const n = clients.length;
   const need = (n >>> 1) + 1;
@@ -138,6 +143,7 @@ export async function rawPerCommand(urls: readonly string[], ttlMs: number, all:
       for (const client of clients) client.destroy();
       return Promise.resolve();
     },
+    drain: () => drainAll(clients),
   };
 }
 
@@ -153,7 +159,7 @@ interface Op {
  * (a microtask when nothing is in flight on the master, else setImmediate, which gathers every
  * continuation of the replies just read). No chunking: at most 2 × concurrency keys per call.
  */
-export async function rawCoalesced(urls: readonly string[], ttlMs: number): Promise<Contender> {
+export async function rawCoalesced(urls: readonly string[], ttlMs: number): Promise<DrainableContender> {
   const clients = await connectAll(urls);
   const n = clients.length;
   const need = (n >>> 1) + 1;
@@ -227,5 +233,6 @@ export async function rawCoalesced(urls: readonly string[], ttlMs: number): Prom
       for (const client of clients) client.destroy();
       return Promise.resolve();
     },
+    drain: () => drainAll(clients),
   };
 }

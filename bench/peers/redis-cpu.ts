@@ -8,11 +8,21 @@ export function parseInfoCpu(info: string): number {
   return Number(sys[1]) + Number(user[1]);
 }
 
-interface InfoClient {
+/** A plain connection to a master for reading INFO beside a benchmark, never on its hot path. */
+export interface InfoClient {
   connect(): Promise<unknown>;
   sendCommand(args: readonly string[], options?: { timeout?: number }): Promise<unknown>;
   destroy(): void;
   on(event: 'error', listener: (error: Error) => void): unknown;
+}
+
+/** One connected InfoClient per URL, in order. */
+export async function openInfoClients(urls: readonly string[]): Promise<InfoClient[]> {
+  const factory = RedisClientClass.factory({}) as unknown as (options: object) => InfoClient;
+  const clients = urls.map((url) => factory({ url }));
+  for (const client of clients) client.on('error', () => undefined);
+  await Promise.all(clients.map((client) => client.connect()));
+  return clients;
 }
 
 /** Reads the masters' CPU time (seconds, summed over all of them) on connections of its own. */
@@ -24,11 +34,7 @@ export class RedisCpu {
   }
 
   static async open(urls: readonly string[]): Promise<RedisCpu> {
-    const factory = RedisClientClass.factory({}) as unknown as (options: object) => InfoClient;
-    const clients = urls.map((url) => factory({ url }));
-    for (const client of clients) client.on('error', () => undefined);
-    await Promise.all(clients.map((client) => client.connect()));
-    return new RedisCpu(clients);
+    return new RedisCpu(await openInfoClients(urls));
   }
 
   async seconds(): Promise<number> {

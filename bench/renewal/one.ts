@@ -1,7 +1,7 @@
 /**
  * One renewal measurement in a fresh process (run with --expose-gc): hold N locks for a window
  * and count what keeping them alive costs. Prints one JSON line.
- *   --contender pipelock|node-redlock --locks N --duration MS --window MS --urls a,b,…
+ *   --contender pipelock|pipelock-watch|node-redlock --locks N --duration MS --window MS --urls a,b,…
  */
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
@@ -23,8 +23,8 @@ const count = Number(values.locks);
 const duration = Number(values.duration);
 const windowMs = Number(values.window);
 const urls = (values.urls ?? '').split(',');
-if (!['pipelock', 'node-redlock'].includes(contender) || !(count > 0) || !(duration > 0) || !(windowMs > 0) || urls.length === 0) {
-  console.error('usage: one.ts --contender pipelock|node-redlock --locks N --duration MS --window MS --urls a,b,…');
+if (!['pipelock', 'pipelock-watch', 'node-redlock'].includes(contender) || !(count > 0) || !(duration > 0) || !(windowMs > 0) || urls.length === 0) {
+  console.error('usage: one.ts --contender pipelock|pipelock-watch|node-redlock --locks N --duration MS --window MS --urls a,b,…');
   process.exit(2);
 }
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -39,7 +39,7 @@ const probes = await Promise.all(urls.map(async (url) => {
 }));
 
 interface Counters {
-  /** Commands sent by clients. While locks are only held, both contenders send nothing but EVALSHA/EVAL. */
+  /** Commands sent by clients. While locks are only held, the contenders send nothing but EVALSHA/EVAL (and GET with watchHeld). */
   sent: number;
   /** Every command run, including those run inside scripts (commandstats counts both), INFO excluded. */
   executed: number;
@@ -54,7 +54,8 @@ async function counters(): Promise<Counters> {
     for (const m of info.matchAll(/cmdstat_([a-z|]+):calls=(\d+)/g)) {
       if (m[1] === 'info') continue;
       out.executed += Number(m[2]);
-      if (m[1] === 'evalsha' || m[1] === 'eval') out.sent += Number(m[2]);
+      // MGET: pipelock-watch's reads on its watch connections (watchHeld), one per master per batch of renewals.
+      if (m[1] === 'evalsha' || m[1] === 'eval' || m[1] === 'mget') out.sent += Number(m[2]);
     }
     for (const m of info.matchAll(/used_cpu_(?:user|sys):([\d.]+)/g)) out.redisCpu += Number(m[1]);
   }
@@ -68,9 +69,9 @@ let release: () => Promise<void>;
 gc();
 const heapBefore = process.memoryUsage().heapUsed;
 const acquireStart = performance.now();
-if (contender === 'pipelock') {
+if (contender.startsWith('pipelock')) {
   // Retries on: taking 100k locks while the first ones already renew can exceed a budget on a busy VM.
-  const redlock = new Redlock(urls, { retryCount: 3, retryDelay: 50, automaticExtensionThreshold: 0, nodeTimeout: 2000 });
+  const redlock = new Redlock(urls, { retryCount: 3, retryDelay: 50, automaticExtensionThreshold: 0, nodeTimeout: 2000, watchHeld: contender === 'pipelock-watch' });
   await redlock.ready();
   const locks: Lock[] = [];
   for (let i = 0; i < count; i += 1000) {

@@ -28,10 +28,13 @@ const int = (n: number): string => Math.round(n).toLocaleString('en-US');
 /** The BENCHMARKS.md section: each size, pipelock beside node-redlock v5's using(), with ratios. */
 export function renderRenewal(result: RenewalResult): string {
   const out: string[] = ['## Renewal: many held locks kept alive', ''];
+  const watch = result.rows.some((r) => r.contender === 'pipelock-watch')
+    ? ' pipelock-watch: the same with `watchHeld: true` (the lost-lock signal: each renewal rearms the watch: one MGET per master per batch, counted as sent);'
+    : '';
   out.push(
     `\`npm run bench:renewal\`: N locks acquired and held on 5 local masters with a ${result.duration} ms duration, then ` +
       `${int(result.windowMs)} ms measured; figures per lock duration. pipelock: \`acquire(…, { autoExtend: true })\` (one scheduler, ` +
-      'renewals coalesced per master); node-redlock v5: `using()` (a timer and an extend round per lock). "Sent" counts the ' +
+      `renewals coalesced per master);${watch} node-redlock v5: \`using()\` (a timer and an extend round per lock). "Sent" counts the ` +
       'commands clients sent (both send only EVALSHA while holding); "run" counts every command Redis ran, those inside ' +
       'scripts too. Each contender runs in a fresh process with `--expose-gc`.',
     '',

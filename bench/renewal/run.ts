@@ -21,7 +21,7 @@ const masters = await startMasters({ count: 5 });
 const rows: unknown[] = [];
 try {
   for (const locks of sizes) {
-    for (const contender of ['pipelock', 'node-redlock']) {
+    for (const contender of ['pipelock', 'pipelock-watch', 'node-redlock']) {
       await Promise.all(masters.masters.map((m) => m.flush()));
       const out = execFileSync(process.execPath, [
         '--expose-gc', '--max-old-space-size=8192', '--import', 'tsx', join(ROOT, 'bench/renewal/one.ts'),

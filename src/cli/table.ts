@@ -1,5 +1,7 @@
 import { describeHost, type HostLine } from '../load/host.js';
+import type { LatencySummary } from '../load/histogram.js';
 import { OP_NAMES, type RunResult } from '../load/result.js';
+import { contended, contentionLines } from './contention-format.js';
 
 const kLockLost = 'ERR_PIPELOCK_LOCK_LOST';
 const kStillAcquiring = 'ERR_LOAD_STILL_ACQUIRING';
@@ -14,12 +16,18 @@ export function formatResult(result: RunResult): string {
   lines.push(`measured ${result.measuredSeconds.toFixed(1)} s${result.interrupted ? ' (interrupted: stopped early)' : ''}`, '');
 
   lines.push(['latency (µs)'.padEnd(14), ...kColumns.map((c) => c.padStart(10))].join(''));
+  const row = (name: string, s: LatencySummary): string => [name.padEnd(14), ...[s.count, s.p50, s.p90, s.p99, s.p999, s.max].map((v) => String(v).padStart(10))].join('');
   let rows = 0;
   for (const op of OP_NAMES) {
     const s = result.operations[op];
     if (s.count === 0) continue;
     rows++;
-    lines.push([op.padEnd(14), ...[s.count, s.p50, s.p90, s.p99, s.p999, s.max].map((v) => String(v).padStart(10))].join(''));
+    lines.push(row(op, s));
+    // The acquisitions split in two: those that lost to a holder and retried, and those that won
+    // with their first attempt (which may still have queued behind this process's own callers).
+    if (op === 'acquire' && result.waits !== undefined && contended(result)) {
+      lines.push(row('  retried', result.waits.retried), row('  1st attempt', result.waits.firstAttempt));
+    }
   }
   if (rows === 0) lines.push('(no completed cycles)');
   lines.push('');
@@ -30,11 +38,7 @@ export function formatResult(result: RunResult): string {
   }
   const errors = Object.entries(result.errors).sort(([, a], [, b]) => b - a);
   lines.push(`errors        ${errors.length === 0 ? 'none' : errors.map(([code, n]) => `${code} ${n}`).join(', ')}`);
-  if (result.runs === 1 && result.hosts[0]?.flags.operation === 'using') {
-    lines.push('contention    not observable through using(), which hides its Lock (ResourceLocked failures show under errors)');
-  } else {
-    lines.push(`contention    ${result.contendedAcquires} acquires lost ${result.lostAttempts} attempts to another holder`);
-  }
+  lines.push(...contentionLines(result));
   for (const note of result.notes ?? []) lines.push(`note          ${note}`);
   if (result.clamped > 0) lines.push(`clamped       ${result.clamped} latencies above 60 s recorded as 60 s`);
   for (const cpu of result.cpu) {

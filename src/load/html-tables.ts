@@ -1,4 +1,5 @@
 import type { Comparison, Row } from './compare.js';
+import { ATTEMPT_LABELS } from './contention.js';
 import type { HostLine } from './host.js';
 import { OP_NAMES, type RunResult } from './result.js';
 
@@ -61,10 +62,40 @@ export function summaryTable(series: readonly Series[]): string {
     for (const op of OP_NAMES) {
       const s = result.operations[op];
       if (s.count > 0) latency.push([escapeHtml(label), op, ...[s.count, s.p50, s.p90, s.p99, s.p999, s.max].map(String)]);
+      // The acquisitions that retried and those that won with their first attempt, as in the text report.
+      if (op === 'acquire' && result.waits !== undefined && result.waits.retried.count > 0) {
+        for (const [name, w] of [['acquire, retried', result.waits.retried], ['acquire, 1st attempt', result.waits.firstAttempt]] as const) {
+          latency.push([escapeHtml(label), name, ...[w.count, w.p50, w.p90, w.p99, w.p999, w.max].map(String)]);
+        }
+      }
     }
   }
   return table('summary', ['run', 'throughput', 'contention', 'failed cycles by code'], rows) +
     table('latency-table', ['run', 'operation', 'count', 'p50 µs', 'p90 µs', 'p99 µs', 'p99.9 µs', 'max µs'], latency);
+}
+
+/**
+ * Per run: attempts per acquisition won, fairness over the contenders and the FIFO bound; empty when
+ * no run recorded them (older files, using() in an open loop).
+ */
+export function contentionTable(series: readonly Series[]): string {
+  const rows = series.filter(({ result }) => result.waits !== undefined || result.fairness !== undefined).map(({ label, result }) => {
+    const { waits, fairness, fifo } = result;
+    const won = waits === undefined ? 0 : waits.firstAttempt.count + waits.retried.count;
+    const share = (n: number): string => (won === 0 ? '–' : `${((100 * n) / won).toFixed(1)}%`);
+    return [
+      `<b>${escapeHtml(label)}</b>`,
+      waits === undefined ? '–' : `${share(waits.retried.count)} <small>(${waits.retried.count} of ${won})</small>`,
+      waits === undefined ? '–' : `${waits.attempts.mean.toFixed(2)} <small>(max ${waits.attempts.max})</small>`,
+      ...ATTEMPT_LABELS.map((_, i) => (waits === undefined ? '–' : share(waits.attempts.buckets[i] ?? 0))),
+      fairness?.jain == null ? '–' : `${fairness.jain.toFixed(3)} <small>(${fairness.contenders} contenders)</small>`,
+      fairness === undefined || fairness.contenders === 0 ? '–' : `${fairness.min}–${fairness.max} <small>(mean ${(fairness.acquisitions / fairness.contenders).toFixed(1)})</small>`,
+      fifo === undefined ? '–' : `${(fifo.waitUs / 1000).toFixed(1)} ms`,
+      fifo === undefined ? '–' : `${fifo.acquireP99Ratio.toFixed(2)}×`,
+    ];
+  });
+  if (rows.length === 0) return '';
+  return table('contention', ['run', 'retried', 'attempts (mean)', ...ATTEMPT_LABELS.map((l) => `${l} attempts`), "Jain's index", 'won per contender', 'FIFO bound', 'acquire p99 ÷ FIFO'], rows);
 }
 
 const kVerdictClass: Readonly<Record<Row['verdict'], string>> = { regressed: 'bad', improved: 'good', noise: 'meh', ok: '', unjudged: '', missing: 'meh' };

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Comparison } from './compare.js';
 import { decode, percentileCurve } from './histogram.js';
-import { comparisonTable, escapeHtml, settingsTable, summaryTable, type Series } from './html-tables.js';
+import { comparisonTable, contentionTable, escapeHtml, settingsTable, summaryTable, type Series } from './html-tables.js';
 import { OP_NAMES, type RunResult } from './result.js';
 
 const require = createRequire(import.meta.url);
@@ -32,18 +32,22 @@ function whole(result: RunResult): RunResult['timeline'] {
 
 /** What the page's script draws: all plain numbers, nulls where a run has no value. */
 function chartData(series: readonly Series[]): unknown {
-  const latency = OP_NAMES.filter((op) => series.some((s) => s.result.operations[op].count > 0)).map((op) => {
+  const curves = (op: string, pick: (result: RunResult) => { count: number; histogram: string } | undefined): { op: string; x: number[]; ys: (number | null)[][] } => {
     let x: number[] = [];
     const ys = series.map((s) => {
-      if (s.result.operations[op].count === 0) return null;
-      const histogram = decode(s.result.operations[op].histogram);
+      const summary = pick(s.result);
+      if (summary === undefined || summary.count === 0) return null;
+      const histogram = decode(summary.histogram);
       const curve = percentileCurve(histogram);
       histogram.destroy();
       x = curve.x; // the same grid for every histogram
       return curve.y;
     });
     return { op, x, ys: ys.map((y) => y ?? x.map(() => null)) };
-  });
+  };
+  const latency = OP_NAMES.filter((op) => series.some((s) => s.result.operations[op].count > 0)).map((op) => curves(op, (r) => r.operations[op]));
+  // Next to acquire: the acquisitions that lost to a holder and retried, where the tail of a hot lock is.
+  if (series.some((s) => (s.result.waits?.retried.count ?? 0) > 0)) latency.splice(1, 0, curves('acquire retried', (r) => r.waits?.retried));
   // Partial seconds (the stub after the run's end, a stopped run's last second) are not rates: left out.
   const seconds = [...new Set(series.flatMap((s) => whole(s.result).map((p) => p.second)))].sort((a, b) => a - b);
   const column = (s: Series, pick: (p: RunResult['timeline'][number]) => number | null): (number | null)[] => {
@@ -62,6 +66,16 @@ function chartData(series: readonly Series[]): unknown {
   };
 }
 
+/** The contention section, with how to read it; nothing when no run recorded contention. */
+function contention(series: readonly Series[]): string {
+  const table = contentionTable(series);
+  if (table === '') return '';
+  return `<h2>Contention</h2><p><small>Retried: acquisitions won after more than one attempt (a first-attempt win may still have queued behind ` +
+    `its own process's callers, sending nothing until its turn). Jain's index over the acquisitions each contender (closed-loop slot) won: ` +
+    `1 when all won equally, 1/n when one won everything. FIFO bound, with fewer keys than contenders: contenders ÷ handoffs per second, ` +
+    `the wait every acquisition would see in a perfect queue.</small></p>${table}`;
+}
+
 /**
  * A self-contained page: the settings as a table, a summary, and per operation the latency by
  * percentile with every run overlaid, on HdrHistogram's axes (log latency against a log "nines" axis,
@@ -78,6 +92,7 @@ td:first-child,th:first-child{text-align:left}.charts{display:flex;flex-wrap:wra
 <body><h1>${escapeHtml(page.title)}</h1>
 ${page.comparison === undefined ? '' : `<h2>Comparison</h2>${comparisonTable(page.comparison)}`}
 <h2>Summary</h2>${summaryTable(page.series)}
+${contention(page.series)}
 <h2>Settings</h2>${settingsTable(page.series)}
 <h2>Latency by percentile</h2><p><small>Log axes, as HdrHistogram plots them: each step right adds a nine (90%, 99%, 99.9%, …).</small></p><div class="charts" id="latency"></div>
 <h2>Throughput over time</h2><div id="throughput"></div>

@@ -44,11 +44,12 @@ function timings(): Timings {
   return { acquireMs: 0, extendMs: -1, releaseMs: 0, attempts: 1 };
 }
 
-async function one(loop: Loop, start: number, out: Timings): Promise<void> {
+/** `contender`: the closed loop's slot running the cycle, −1 in an open loop (no fixed contenders). */
+async function one(loop: Loop, start: number, out: Timings, contender: number): Promise<void> {
   try {
     await loop.cycle(loop.context, pick(loop), start, out);
     const end = performance.now();
-    loop.meter.done(out, end - start, counts(loop.window, start, end));
+    loop.meter.done(out, end - start, counts(loop.window, start, end), contender);
   } catch (error) {
     // What fails once a closed loop's window ended is cut short by the end, not a failure of its
     // own; renew-hold's holds span the whole run, so one that failed or never completed counts.
@@ -59,13 +60,16 @@ async function one(loop: Loop, start: number, out: Timings): Promise<void> {
   }
 }
 
-/** `concurrency` cycles in flight, each slot starting its next cycle when the last one ends. */
+/**
+ * `concurrency` cycles in flight, each slot starting its next cycle when the last one ends; each slot
+ * is one contender for the lock, whose acquisitions the meter counts for fairness.
+ */
 export async function closedLoop(loop: Loop, concurrency: number): Promise<void> {
-  const slot = async (): Promise<void> => {
+  const slot = async (contender: number): Promise<void> => {
     const out = timings();
-    while (!loop.signal.aborted) await one(loop, performance.now(), out);
+    while (!loop.signal.aborted) await one(loop, performance.now(), out, contender);
   };
-  await Promise.all(Array.from({ length: concurrency }, slot));
+  await Promise.all(Array.from({ length: concurrency }, (_, contender) => slot(contender)));
 }
 
 /**
@@ -82,7 +86,7 @@ export async function openLoop(loop: Loop, rate: number, origin: number): Promis
       if (inflight.size >= kMaxBacklog) {
         if (counts(loop.window, due, due)) loop.meter.count(BACKLOG_CODE);
       } else {
-        const running: Promise<void> = one(loop, due, timings()).finally(() => inflight.delete(running));
+        const running: Promise<void> = one(loop, due, timings(), -1).finally(() => inflight.delete(running));
         inflight.add(running);
       }
       due = origin + ++i * interval;

@@ -1,12 +1,24 @@
 import { encode, Recorder } from './histogram.js';
+import { bucketOf, emptyAttempts } from './contention.js';
 import type { Timings } from './cycle.js';
 import { OP_NAMES, type OpName, type WorkerReport } from './result.js';
 
 const kResourceLocked = 'ERR_PIPELOCK_RESOURCE_LOCKED';
 
+/** What a worker can tell about its acquisitions. */
+export interface MeterShape {
+  /** Closed-loop slots, each one contender whose acquisitions are counted; 0: none (open loop, renew-hold). */
+  readonly contenders: number;
+  /** Whether a cycle's attempts are known (not under using(), which hides its Lock). */
+  readonly attempts: boolean;
+}
+
 /** A worker's tallies: the measured window's histograms and counts, and the current second's for the live line. */
 export class Meter {
   readonly #recorders: Record<OpName, Recorder> = { acquire: new Recorder(), extend: new Recorder(), release: new Recorder(), cycle: new Recorder() };
+  /** Acquire latency split by attempts; undefined when attempts are not known. */
+  readonly #waits: { firstAttempt: Recorder; retried: Recorder; attempts: ReturnType<typeof emptyAttempts> } | undefined;
+  readonly #won: number[] | undefined;
   readonly #errors: Record<string, number> = {};
   #cycles = 0;
   #contended = 0;
@@ -15,8 +27,13 @@ export class Meter {
   #intervalCycles = 0;
   #intervalErrors = 0;
 
-  /** A completed cycle; `counted` when it lies inside the measured window. */
-  done(timings: Timings, cycleMs: number, counted: boolean): void {
+  constructor(shape: MeterShape) {
+    this.#waits = shape.attempts ? { firstAttempt: new Recorder(), retried: new Recorder(), attempts: emptyAttempts() } : undefined;
+    this.#won = shape.contenders > 0 ? new Array<number>(shape.contenders).fill(0) : undefined;
+  }
+
+  /** A completed cycle; `counted` when it lies inside the measured window; `contender`: the slot that ran it (closed loop). */
+  done(timings: Timings, cycleMs: number, counted: boolean, contender = -1): void {
     this.#intervalCycles++;
     this.#interval.recordMs(timings.acquireMs);
     if (!counted) return;
@@ -29,6 +46,15 @@ export class Meter {
     if (timings.attempts > 1) {
       this.#contended++;
       this.#lostAttempts += timings.attempts - 1;
+    }
+    if (this.#won !== undefined && contender >= 0) this.#won[contender]!++;
+    const waits = this.#waits;
+    if (waits !== undefined) {
+      // More than one attempt: it lost to a holder, then retried on its schedule or was woken by a release.
+      (timings.attempts > 1 ? waits.retried : waits.firstAttempt).recordMs(timings.acquireMs);
+      waits.attempts.buckets[bucketOf(timings.attempts)]!++;
+      waits.attempts.total += timings.attempts;
+      waits.attempts.max = Math.max(waits.attempts.max, timings.attempts);
     }
   }
 
@@ -61,6 +87,7 @@ export class Meter {
   report(worker: number, extra: Pick<WorkerReport, 'cpuUserMs' | 'cpuSystemMs' | 'elu' | 'measuredMs'>): WorkerReport {
     let clamped = 0;
     for (const op of OP_NAMES) clamped += this.#recorders[op].clamped;
+    const waits = this.#waits;
     return {
       worker,
       cycles: this.#cycles,
@@ -69,6 +96,8 @@ export class Meter {
       lostAttempts: this.#lostAttempts,
       clamped,
       histograms: Object.fromEntries(OP_NAMES.map((op) => [op, encode(this.#recorders[op].histogram)])) as Record<OpName, string>,
+      ...(waits === undefined ? {} : { waits: { firstAttempt: encode(waits.firstAttempt.histogram), retried: encode(waits.retried.histogram), attempts: { ...waits.attempts, buckets: [...waits.attempts.buckets] } } }),
+      ...(this.#won === undefined ? {} : { won: [...this.#won] }),
       ...extra,
     };
   }

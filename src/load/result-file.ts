@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { ATTEMPT_LABELS } from './contention.js';
 import { decode } from './histogram.js';
 import { OP_NAMES, type RunResult } from './result.js';
 
@@ -59,19 +60,53 @@ export function checkResult(file: string, value: unknown): asserts value is RunR
   field('cpu', Array.isArray(result.cpu));
   const operations = result.operations as Record<string, Record<string, unknown> | null | undefined> | null | undefined;
   field('operations', typeof operations === 'object' && operations !== null);
-  for (const op of OP_NAMES) {
-    const entry = operations![op];
-    field(`operations.${op}`, typeof entry === 'object' && entry !== null && typeof entry.histogram === 'string' &&
-      ['count', 'p50', 'p90', 'p99', 'p999', 'max'].every((k) => typeof entry[k] === 'number'));
-    let count: number;
-    try {
-      const histogram = decode(entry!.histogram as string);
-      count = histogram.totalCount;
-      histogram.destroy();
-    } catch (error) {
-      throw new ResultFileError(file, `has an operations.${op}.histogram that does not decode (${error instanceof Error ? error.message : String(error)})`, { cause: error });
+  for (const op of OP_NAMES) checkSummary(file, `operations.${op}`, operations![op], field);
+  checkContention(file, result, field);
+}
+
+type Field = (name: string, ok: boolean) => void;
+
+/** A latency summary with its histogram: every figure a number, the histogram decodable and holding `count` values. */
+function checkSummary(file: string, name: string, value: unknown, field: Field): void {
+  const entry = value as Record<string, unknown> | null | undefined;
+  field(name, typeof entry === 'object' && entry !== null && typeof entry.histogram === 'string' &&
+    ['count', 'p50', 'p90', 'p99', 'p999', 'max'].every((k) => typeof entry[k] === 'number'));
+  let count: number;
+  try {
+    const histogram = decode(entry!.histogram as string);
+    count = histogram.totalCount;
+    histogram.destroy();
+  } catch (error) {
+    throw new ResultFileError(file, `has an ${name}.histogram that does not decode (${error instanceof Error ? error.message : String(error)})`, { cause: error });
+  }
+  if (count !== entry!.count) throw new ResultFileError(file, `has ${name}.count ${String(entry!.count)} but its histogram holds ${count} values`);
+}
+
+/** waits, fairness and fifo are optional (files written before them have none), but checked when present. */
+function checkContention(file: string, result: Record<string, unknown>, field: Field): void {
+  const count = (n: unknown): boolean => typeof n === 'number' && Number.isFinite(n) && n >= 0;
+  const object = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
+  const { waits, fairness, fifo } = result;
+  if (waits !== undefined) {
+    field('waits', object(waits));
+    const w = waits as Record<string, unknown>;
+    checkSummary(file, 'waits.firstAttempt', w.firstAttempt, field);
+    checkSummary(file, 'waits.retried', w.retried, field);
+    const a = w.attempts as Record<string, unknown> | null | undefined;
+    field('waits.attempts', object(a) && Array.isArray(a.buckets) && a.buckets.length === ATTEMPT_LABELS.length && a.buckets.every(count) &&
+      count(a.total) && count(a.max) && count(a.mean));
+    const buckets = a!.buckets as number[];
+    const won = (w.firstAttempt as { count: number }).count + (w.retried as { count: number }).count;
+    if (buckets[0] !== (w.firstAttempt as { count: number }).count || buckets.reduce((x, y) => x + y, 0) !== won) {
+      throw new ResultFileError(file, `has waits.attempts.buckets ${JSON.stringify(buckets)} that do not match waits.firstAttempt.count and waits.retried.count`);
     }
-    if (count !== entry!.count) throw new ResultFileError(file, `has operations.${op}.count ${String(entry!.count)} but its histogram holds ${count} values`);
+  }
+  if (fairness !== undefined) {
+    field('fairness', object(fairness) && ['contenders', 'acquisitions', 'sumOfSquares', 'min', 'max'].every((k) => count(fairness[k])) &&
+      (fairness.jain === null || (typeof fairness.jain === 'number' && fairness.jain > 0 && fairness.jain <= 1 + 1e-9)));
+  }
+  if (fifo !== undefined) {
+    field('fifo', object(fifo) && count(fifo.waitUs) && count(fifo.acquireP99Ratio));
   }
 }
 

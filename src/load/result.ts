@@ -1,3 +1,4 @@
+import { fairnessOf, fifoBound, mergeFairness, mergeWaits, type Fairness, type FifoBound, type WaitReport, type WaitResult } from './contention.js';
 import { encode, mergeEncoded, summarize, type LatencySummary } from './histogram.js';
 import type { HostLine } from './host.js';
 
@@ -16,6 +17,10 @@ export interface WorkerReport {
   readonly lostAttempts: number;
   readonly clamped: number;
   readonly histograms: Readonly<Record<OpName, string>>;
+  /** Acquire latency split by attempts, and attempts per acquisition; absent when attempts are unknown (using()). */
+  readonly waits?: WaitReport;
+  /** Acquisitions won in the measured window by each closed-loop slot; absent with no fixed contenders. */
+  readonly won?: readonly number[];
   /** process.cpuUsage() over the worker's measured window: the whole process's, as threads share it. */
   readonly cpuUserMs: number;
   readonly cpuSystemMs: number;
@@ -49,7 +54,7 @@ export interface MeasuredWindow {
   readonly to: string;
 }
 
-export interface WorkerSummary extends Omit<WorkerReport, 'histograms' | 'errors'> {
+export interface WorkerSummary extends Omit<WorkerReport, 'histograms' | 'errors' | 'waits' | 'won'> {
   readonly run: number;
   readonly errors: number;
 }
@@ -77,6 +82,16 @@ export interface RunResult {
   readonly errors: Readonly<Record<string, number>>;
   readonly contendedAcquires: number;
   readonly lostAttempts: number;
+  /**
+   * The acquisitions won split into those that took more than one attempt and those that won at their
+   * first, and attempts per acquisition. Absent under using() (its attempts are unknown) and in files
+   * written before they were recorded: the file stays version 1, as every field before is unchanged.
+   */
+  readonly waits?: WaitResult;
+  /** Acquisitions won per contender (closed loop); absent for open loops, renew-hold and older files. */
+  readonly fairness?: Fairness;
+  /** What a perfect FIFO queue would give; only when every run had fewer keys than contenders. */
+  readonly fifo?: FifoBound;
   readonly clamped: number;
   readonly operations: Readonly<Record<OpName, OperationResult>>;
   readonly timeline: readonly TimelinePoint[];
@@ -105,6 +120,7 @@ export function buildResult(reports: readonly WorkerReport[], facts: RunFacts): 
     cycles += report.cycles;
     addCounts(errors, report.errors);
   }
+  const operations = mergeOperations(reports.map((r) => r.histograms));
   return {
     format: 'pipelock-loadtest',
     version: 1,
@@ -117,10 +133,13 @@ export function buildResult(reports: readonly WorkerReport[], facts: RunFacts): 
     errors,
     contendedAcquires: sum(reports, (r) => r.contendedAcquires),
     lostAttempts: sum(reports, (r) => r.lostAttempts),
+    ...contention(reports.length > 0 && reports.every((r) => r.waits !== undefined) ? mergeWaits(reports.map((r) => r.waits!)) : undefined,
+      reports.length > 0 && reports.every((r) => r.won !== undefined) ? fairnessOf(reports.flatMap((r) => r.won!)) : undefined,
+      [facts.host], facts.measuredSeconds > 0 ? cycles / facts.measuredSeconds : 0, operations.acquire.p99),
     clamped: sum(reports, (r) => r.clamped),
-    operations: mergeOperations(reports.map((r) => r.histograms)),
+    operations,
     timeline: markPartial(facts),
-    workers: reports.map(({ histograms: _, errors: byCode, ...rest }) => ({ run: 0, ...rest, errors: countOf(byCode) })),
+    workers: reports.map(({ histograms: _, errors: byCode, waits: _w, won: _c, ...rest }) => ({ run: 0, ...rest, errors: countOf(byCode) })),
     cpu: [{ run: 0, ...facts.cpu }],
     ...(facts.window === undefined ? {} : { windows: [{ run: 0, from: new Date(facts.window.from).toISOString(), to: new Date(facts.window.to).toISOString() }] }),
   };
@@ -144,7 +163,8 @@ function markPartial(facts: RunFacts): TimelinePoint[] {
 }
 
 /** Exact: histograms are added bucket by bucket, counts summed; runs are renumbered in order. */
-export function mergeResults(results: readonly RunResult[], notes: readonly string[] = []): RunResult {
+export function mergeResults(results: readonly RunResult[], given: readonly string[] = []): RunResult {
+  let notes = given;
   const errors: Record<string, number> = {};
   for (const result of results) addCounts(errors, result.errors);
   const timeline = new Map<number, { cycles: number; errors: number; warmup: boolean; partial: boolean }>();
@@ -154,6 +174,17 @@ export function mergeResults(results: readonly RunResult[], notes: readonly stri
       timeline.set(point.second, { cycles: at.cycles + point.cycles, errors: at.errors + point.errors, warmup: at.warmup || point.warmup, partial: at.partial || point.partial === true });
     }
   }
+  const throughput = sum(results, (r) => r.throughput);
+  const hosts = results.flatMap((r) => r.hosts);
+  // A figure only some runs recorded (older files, using(), open loops) would describe part of the load as all of it.
+  const waits = results.every((r) => r.waits !== undefined) ? mergeWaits(results.map((r) => ({ ...r.waits!, firstAttempt: r.waits!.firstAttempt.histogram, retried: r.waits!.retried.histogram }))) : undefined;
+  const fairness = results.every((r) => r.fairness !== undefined) ? mergeFairness(results.map((r) => r.fairness!)) : undefined;
+  const dropped = [
+    ...(waits === undefined && results.some((r) => r.waits !== undefined) ? ['attempts per acquisition'] : []),
+    ...(fairness === undefined && results.some((r) => r.fairness !== undefined) ? ['fairness'] : []),
+  ];
+  if (dropped.length > 0) notes = [...notes, `${dropped.join(' and ')} left out of the merge: not every run recorded them (a file from an older pipelock, using(), an open loop)`];
+  const operations = mergeOperations(results.map((r) => Object.fromEntries(OP_NAMES.map((op) => [op, r.operations[op].histogram])) as Record<OpName, string>));
   let offset = 0;
   const workers: WorkerSummary[] = [];
   const cpu: CpuSummary[] = [];
@@ -169,21 +200,28 @@ export function mergeResults(results: readonly RunResult[], notes: readonly stri
     version: 1,
     runs: offset,
     interrupted: results.some((r) => r.interrupted),
-    hosts: results.flatMap((r) => r.hosts),
+    hosts,
     measuredSeconds: Math.max(0, ...results.map((r) => r.measuredSeconds)),
     cycles: sum(results, (r) => r.cycles),
-    throughput: sum(results, (r) => r.throughput),
+    throughput,
     errors,
     contendedAcquires: sum(results, (r) => r.contendedAcquires),
     lostAttempts: sum(results, (r) => r.lostAttempts),
+    ...contention(waits, fairness, hosts, throughput, operations.acquire.p99),
     clamped: sum(results, (r) => r.clamped),
-    operations: mergeOperations(results.map((r) => Object.fromEntries(OP_NAMES.map((op) => [op, r.operations[op].histogram])) as Record<OpName, string>)),
+    operations,
     timeline: [...timeline].sort(([a], [b]) => a - b).map(([second, point]) => ({ second, ...point })),
     workers,
     cpu,
     ...(windows.length === offset ? { windows } : {}),
     ...(notes.length > 0 || results.some((r) => r.notes !== undefined) ? { notes: [...results.flatMap((r) => r.notes ?? []), ...notes] } : {}),
   };
+}
+
+/** The optional contention fields, each present only when known. */
+function contention(waits: WaitResult | undefined, fairness: Fairness | undefined, hosts: readonly HostLine[], throughput: number, acquireP99Us: number): Pick<RunResult, 'waits' | 'fairness' | 'fifo'> {
+  const fifo = fifoBound(hosts, throughput, fairness, acquireP99Us);
+  return { ...(waits === undefined ? {} : { waits }), ...(fairness === undefined ? {} : { fairness }), ...(fifo === undefined ? {} : { fifo }) };
 }
 
 function mergeOperations(sets: readonly Readonly<Record<OpName, string>>[]): Record<OpName, OperationResult> {

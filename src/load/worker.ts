@@ -39,7 +39,12 @@ export default async function runWorker(task: WorkerTask): Promise<WorkerReport>
 
 async function measure(task: WorkerTask, redlock: Redlock, cycle: Cycle): Promise<WorkerReport> {
   const { port } = task;
-  const meter = new Meter();
+  // Fairness is per closed-loop slot; renew-hold's slots each hold one lock for the whole run, which
+  // its own summary reports. using() hides its Lock, so its attempts are unknown.
+  const meter = new Meter({
+    contenders: task.rate > 0 || task.operation === 'renew-hold' ? 0 : task.concurrency,
+    attempts: task.custom !== undefined || task.operation !== 'using',
+  });
   // ending: the window is over, start nothing more; cancel: abort the waits of cycles in flight.
   const ending = new AbortController();
   const cancel = new AbortController();

@@ -10,6 +10,10 @@ export interface PaceSettings {
   readonly retryJitter: number;
 }
 
+/** The first split's backoff window, ms: about a local round trip to the masters. */
+const kSplitBackoffMs = 1;
+const kMaxSplitDoublings = 4;
+
 /**
  * When one acquire call tries again: node-redlock's retry schedule (`retryCount` slots of
  * `retryDelay ± retryJitter`, never past the call's deadline), in which a wake-up (src/waiting/
@@ -29,6 +33,8 @@ export class Pacer {
   #tried = false;
   #ticket: Ticket | undefined;
   #token: string | undefined;
+  /** Consecutive attempts lost to a split vote (some masters said yes, no quorum did). */
+  #splits = 0;
 
   constructor(
     readonly waiters: Waiters | undefined,
@@ -55,6 +61,16 @@ export class Pacer {
   }
 
   /**
+   * The attempt lost; `split`: some masters granted it. Heads of several processes woken by the
+   * same release split the masters between them and all lose (Redlock's livelock); each split
+   * doubles a random pause before the next woken attempt (binary exponential backoff, as Ethernet
+   * resolves collisions), so that one of them goes first next time.
+   */
+  refused(split: boolean): void {
+    this.#splits = split ? Math.min(this.#splits + 1, kMaxSplitDoublings) : 0;
+  }
+
+  /**
    * Waits for the next attempt: true when it is due, false when the schedule has ended (or the
    * deadline would pass). Rejects with LockAbortedError when `signal` aborts.
    */
@@ -75,7 +91,10 @@ export class Pacer {
         await sleep(this.#slotEnd - now, signal, stats);
       } else {
         this.#woken = await ticket.sleep(this.#slotEnd, signal, stats);
-        if (this.#woken) return true;
+        if (this.#woken) {
+          if (this.#splits > 0) await sleep(Math.random() * kSplitBackoffMs * 2 ** (this.#splits - 1), signal, stats);
+          return true;
+        }
       }
       // The slot ran out (a timer may ring a little before performance.now() says it is due: the
       // slot is over all the same, or a quick refusal would get a free attempt in its remainder).

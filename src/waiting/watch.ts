@@ -14,8 +14,11 @@ interface WatchClient {
   destroy(): void;
 }
 
-/** Told of a change to `key` on master `index` (null: of every key, e.g. a flush or a lost table). */
-export type ChangeListener = (index: number, key: string | null) => void;
+/**
+ * Told of a change to `key` on master `index` (null: of every key, e.g. a flush or a lost table);
+ * `present`: the key had been read present by a waiter since its last change (a release to wake for).
+ */
+export type ChangeListener = (index: number, key: string | null, present: boolean) => void;
 
 /** PTTL's answer when the watch could not read (not connected): nothing is known. */
 export const UNKNOWN = -3;
@@ -89,11 +92,27 @@ export class Watch {
     // PTTL's reply): it may be gone already, and that is a release to wake for.
     if (changed) {
       this.present.delete(key);
-      this.onChange(this.index, key);
+      this.onChange(this.index, key, true);
       return UNKNOWN;
     }
     this.present.add(key);
     return Number(pttl);
+  }
+
+  /**
+   * The keys' values on this master, read on the watch connection (which tracks them from then on):
+   * null where absent; undefined when the watch could not read. Used for held locks: one read per
+   * change (our own renewals' PEXPIRE included).
+   */
+  async owners(keys: readonly string[]): Promise<readonly (string | null)[] | undefined> {
+    const client = this.#open();
+    if (client === undefined || !client.isReady) return undefined;
+    try {
+      const values = await client.sendCommand(['MGET', ...keys], { timeout: 0 });
+      return Array.isArray(values) ? values.map((value) => value === null ? null : String(value)) : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   close(): void {
@@ -117,12 +136,14 @@ export class Watch {
     client.on('invalidate', (key: Buffer | null) => {
       if (key === null) {
         this.present.clear();
-        this.onChange(this.index, null);
+        this.onChange(this.index, null, true);
         return;
       }
       const name = key.toString();
       if (this.#reading.has(name)) this.#changedWhileRead.add(name);
-      if (this.present.delete(name)) this.onChange(this.index, name);
+      // Every change is told (held locks' keys are watched too, src/waiting/guard.ts); whoever
+      // listens keeps its own keys.
+      this.onChange(this.index, name, this.present.delete(name));
     });
     client.on('ready', () => {
       this.onReady(this.index);

@@ -136,6 +136,7 @@ const SETTING_BAD: { readonly [K in keyof Settings]: readonly Bad[] } = {
   chunkSize: [...WRONG_NUMBER, ['zero', 0], ['negative', -1], ['fraction', 1.5], ['Infinity', Infinity], ['huge', 100_001]],
   coalesce: [['wrong type', 1], ['wrong type', 'true'], ['wrong type', null]],
   wakeups: [['wrong type', 1], ['wrong type', 'true'], ['wrong type', null]],
+  watchHeld: [['wrong type', 1], ['wrong type', 'yes'], ['wrong type', null]],
 };
 const INSTANCE_ONLY = ['renewalWindow', 'chunkSize', 'coalesce'] as const;
 

@@ -218,6 +218,34 @@ test('heap pops in key order under random pushes and pops', () => {
   assert.equal(rest, mirror);
 });
 
+test('heap removes items from the middle by their slot and still pops in key order', () => {
+  interface Item { key: number; slot: number }
+  const heap = new Heap<Item>((item) => item.key, (item, index) => { item.slot = index; });
+  const live = new Set<Item>();
+  for (let i = 0; i < 3000; i++) {
+    const r = Math.random();
+    if (r < 0.5 || live.size === 0) {
+      const item = { key: Math.floor(Math.random() * 1000), slot: -1 };
+      heap.push(item);
+      live.add(item);
+    } else if (r < 0.8) {
+      const victim = [...live][Math.floor(Math.random() * live.size)]!;
+      assert.is(heap.remove(victim.slot), victim);
+      assert.is(victim.slot, -1);
+      live.delete(victim);
+    } else {
+      const min = Math.min(...[...live].map((item) => item.key));
+      const top = heap.pop()!;
+      assert.is(top.key, min);
+      live.delete(top);
+    }
+    assert.is(heap.size, live.size);
+  }
+  const keys: number[] = [];
+  for (let item = heap.pop(); item !== undefined; item = heap.pop()) keys.push(item.key);
+  assert.equal(keys, [...live].map((item) => item.key).sort((a, b) => a - b));
+});
+
 test('done resolves even when read after the decision; onDecided is told once', async () => {
   const a = make();
   let told = 0;

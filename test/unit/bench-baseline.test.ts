@@ -1,48 +1,111 @@
 import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { compareToBaseline, formatVerdict, type Baseline } from '../../bench/lib/baseline.js';
-import { median, pairedRatio, spread } from '../../bench/lib/stats.js';
+import { baselineFigures, compareToBaseline, formatVerdict, type Baseline, type Rule } from '../../bench/lib/baseline.js';
+import { parseInfo, subtract } from '../../bench/ci/counters.js';
+import { median, pairedRatio, quantile, spread } from '../../bench/lib/stats.js';
 
-const test = suite('bench: baseline rule and statistics');
+const test = suite('bench: baseline rule, INFO counters and statistics');
 
-const baseline: Baseline = { tolerance: 0.15, ratios: { c64: 2, c512: 2.5 } };
+const baseline: Baseline = {
+  figures: {
+    c64: {
+      scriptCallsPerCycle: { baseline: 0.0313, bound: 'max', tolerance: 0.05 },
+      throughputRatio: { baseline: 1.2, bound: 'min', tolerance: 0.5 },
+    },
+    c512: { cpuRatio: { baseline: 0.4, bound: 'max', tolerance: 0.1 } },
+  },
+};
 
-test('passes at or above baseline × (1 − tolerance), fails just below', () => {
-  const ok = compareToBaseline({ c64: 1.7, c512: 2.5 }, baseline);
-  assert.ok(ok.ok);
-  assert.equal(ok.rows.map((row) => [row.config, row.ok]), [['c64', true], ['c512', true]]);
-  assert.ok(Math.abs(ok.rows[0]!.floor - 1.7) < 1e-12);
+test('a max figure passes up to baseline × (1 + tolerance); a min figure down to baseline × (1 − tolerance)', () => {
+  const ok = compareToBaseline({ c64: { scriptCallsPerCycle: 0.0313 * 1.05, throughputRatio: 0.6 }, c512: { cpuRatio: 0.44 } }, baseline);
+  assert.ok(ok.ok, formatVerdict(ok));
+  assert.equal(ok.rows.map((row) => [row.config, row.metric, row.ok]), [['c64', 'scriptCallsPerCycle', true], ['c64', 'throughputRatio', true], ['c512', 'cpuRatio', true]]);
+  assert.ok(Math.abs(ok.rows[2]!.limit - 0.44) < 1e-12);
+  assert.ok(Math.abs(ok.rows[1]!.limit - 0.6) < 1e-12);
 
-  const bad = compareToBaseline({ c64: 1.69, c512: 3 }, baseline);
+  const bad = compareToBaseline({ c64: { scriptCallsPerCycle: 1, throughputRatio: 0.59 }, c512: { cpuRatio: 0.4401 } }, baseline);
   assert.not.ok(bad.ok);
-  assert.equal(bad.rows.map((row) => row.ok), [false, true]);
+  assert.equal(bad.rows.map((row) => row.ok), [false, false, false]);
+  // Lower calls and CPU, higher throughput: all improvements.
+  assert.ok(compareToBaseline({ c64: { scriptCallsPerCycle: 0, throughputRatio: 9 }, c512: { cpuRatio: 0.1 } }, baseline).ok);
 });
 
-test('a configuration of the baseline that was not measured, or measured as NaN, fails', () => {
-  assert.not.ok(compareToBaseline({ c64: 2 }, baseline).ok);
-  assert.not.ok(compareToBaseline({ c64: 2, c512: NaN }, baseline).ok);
-  assert.ok(compareToBaseline({ c64: 2, c512: 2.5, c1: 0.1 }, baseline).ok, 'configurations outside the baseline are not judged');
-  assert.not.ok(compareToBaseline({}, { tolerance: 0.15, ratios: {} }).ok, 'an empty baseline judges nothing and fails');
+test('a figure of the baseline that was not measured, or measured as NaN, fails; others are not judged', () => {
+  assert.not.ok(compareToBaseline({ c64: { scriptCallsPerCycle: 0.03, throughputRatio: 1 } }, baseline).ok);
+  assert.not.ok(compareToBaseline({ c64: { scriptCallsPerCycle: NaN, throughputRatio: 1 }, c512: { cpuRatio: 0.4 } }, baseline).ok);
+  assert.ok(compareToBaseline({ c64: { scriptCallsPerCycle: 0.03, throughputRatio: 1, other: 1e9 }, c512: { cpuRatio: 0.4 }, c1: { cpuRatio: 9 } }, baseline).ok);
+  assert.not.ok(compareToBaseline({}, { figures: {} }).ok, 'an empty baseline judges nothing and fails');
 });
 
-test('tolerance outside [0, 1) is rejected', () => {
-  assert.throws(() => compareToBaseline({}, { tolerance: 1, ratios: {} }), RangeError);
-  assert.throws(() => compareToBaseline({}, { tolerance: -0.1, ratios: {} }), RangeError);
+test('a rule outside [0, 1) or with an unknown bound is rejected', () => {
+  const with_ = (rule: Rule): Baseline => ({ figures: { c64: { x: { baseline: 1, ...rule } } } });
+  assert.throws(() => compareToBaseline({}, with_({ bound: 'max', tolerance: 1 })), RangeError);
+  assert.throws(() => compareToBaseline({}, with_({ bound: 'min', tolerance: -0.1 })), RangeError);
+  assert.throws(() => compareToBaseline({}, with_({ bound: 'above' as 'max', tolerance: 0.1 })), RangeError);
 });
 
-test('the verdict prints measured, baseline and floor for every configuration', () => {
-  const text = formatVerdict(compareToBaseline({ c64: 1.5 }, baseline));
+test('baselineFigures keeps the most lenient value of each ruled figure over the runs', () => {
+  const rules: Record<string, Rule> = { calls: { bound: 'max', tolerance: 0.05 }, tput: { bound: 'min', tolerance: 0.5 }, 'c512.cpu': { bound: 'max', tolerance: 0.06 } };
+  const ruleOf = (config: string, metric: string): Rule | undefined => rules[`${config}.${metric}`] ?? rules[metric];
+  const runs = [
+    { c64: { calls: 0.03, tput: 1.3, cpu: 0.6 }, c512: { cpu: 0.41 } },
+    { c64: { calls: 0.04, tput: 1.1, cpu: 0.7 }, c512: { cpu: 0.43 } },
+    { c64: { calls: 0.035, tput: 1.2, cpu: 0.5 }, c512: { cpu: 0.42 } },
+  ];
+  assert.equal(baselineFigures(runs, ruleOf), {
+    c64: { calls: { baseline: 0.04, bound: 'max', tolerance: 0.05 }, tput: { baseline: 1.1, bound: 'min', tolerance: 0.5 } },
+    c512: { cpu: { baseline: 0.43, bound: 'max', tolerance: 0.06 } },
+  });
+  for (const run of runs) assert.ok(compareToBaseline(run, { figures: baselineFigures(runs, ruleOf) }).ok, 'every run the baseline came from passes it');
+  assert.throws(() => baselineFigures([{ c64: { calls: NaN } }], ruleOf), RangeError);
+});
+
+test('the verdict prints measured, change, baseline and limit for every figure', () => {
+  const text = formatVerdict(compareToBaseline({ c64: { scriptCallsPerCycle: 1, throughputRatio: 1.2 } }, baseline));
   assert.is(text, [
-    'FAIL c64: pipelock ÷ quorum ceiling = 1.500×; baseline 2.000×, floor 1.700×',
-    'FAIL c512: pipelock ÷ quorum ceiling = not measured; baseline 2.500×, floor 2.125×',
+    'FAIL c64 scriptCallsPerCycle = 1.000 (+3094.9%); baseline 0.03130, at most 0.03287',
+    'ok   c64 throughputRatio = 1.200 (+0.0%); baseline 1.200, at least 0.6000',
+    'FAIL c512 cpuRatio = not measured; baseline 0.4000, at most 0.4400',
   ].join('\n'));
 });
 
-test('median, spread and paired ratios', () => {
+const info = (evalsha: number, set: number, commands: number, bytes: number, sys: string, user: string): string => [
+  '# Commandstats',
+  `cmdstat_set:calls=${set},usec=12,usec_per_call=6.00,rejected_calls=0,failed_calls=0`,
+  `cmdstat_evalsha:calls=${evalsha},usec=87,usec_per_call=87.00,rejected_calls=0,failed_calls=0`,
+  'cmdstat_info:calls=2,usec=66,usec_per_call=33.00,rejected_calls=0,failed_calls=0',
+  '',
+  '# Stats',
+  `total_commands_processed:${commands}`,
+  'instantaneous_ops_per_sec:0',
+  `total_net_input_bytes:${bytes}`,
+  '',
+  '# CPU',
+  `used_cpu_sys:${sys}`,
+  `used_cpu_user:${user}`,
+].join('\r\n');
+
+test('INFO commandstats stats cpu: script calls are EVALSHA + EVAL only; CPU in whole µs', () => {
+  const before = parseInfo(info(10, 500, 1000, 20_000, '1.000001', '2.5'));
+  assert.equal(before, { scriptCalls: 10, commands: 1000, inputBytes: 20_000, cpuUs: 3_500_001 });
+  const withEval = parseInfo(`${info(10, 0, 1, 1, '0', '0')}\r\ncmdstat_eval:calls=4,usec=1`);
+  assert.is(withEval.scriptCalls, 14);
+  const noScripts = parseInfo(info(0, 3, 5, 100, '0.1', '0.2').replace(/^cmdstat_evalsha.*$/m, ''));
+  assert.is(noScripts.scriptCalls, 0, 'a master that never ran a script has no cmdstat_evalsha line');
+  const after = parseInfo(info(12, 700, 1400, 21_000, '1.100001', '2.6'));
+  assert.equal(subtract(after, before), { scriptCalls: 2, commands: 400, inputBytes: 1000, cpuUs: 200_000 });
+  assert.throws(() => parseInfo('# Commandstats\r\n'), /total_commands_processed/);
+});
+
+test('median, quantile, spread and paired ratios', () => {
   assert.is(median([3, 1, 2]), 2);
   assert.is(median([4, 1, 3, 2]), 2.5);
   assert.ok(Number.isNaN(median([])));
+  assert.is(quantile([4, 1, 3, 2, 5], 0.25), 2);
+  assert.is(quantile([1, 2], 0.5), 1.5);
+  assert.is(quantile([7], 0.75), 7);
+  assert.ok(Number.isNaN(quantile([], 0.5)));
   assert.equal(spread([5, 1, 3]), { median: 3, min: 1, max: 5, n: 3 });
   // Per-repetition ratios 2, 3, 1 → median 2; a failed repetition (NaN) is left out.
   assert.is(pairedRatio([20, 30, 10, NaN], [10, 10, 10, 10]), 2);

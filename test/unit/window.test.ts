@@ -23,6 +23,28 @@ test('admits at once up to the limit, then queues in arrival order and admits as
   assert.is(w.queued, 0);
 });
 
+test('releases are admitted ahead of queued acquisitions, within the limit; acquisitions wait while they do', async () => {
+  const w = new AdmissionWindow();
+  for (let i = 0; i < kInitialWindowKeys; i++) assert.ok(w.tryEnter(1));
+  const order: string[] = [];
+  const acquisition = w.enter(1, Infinity, undefined, none).then(() => order.push('acquire'));
+  assert.not.ok(w.tryEnterFirst(1), 'a full window admits no release either');
+  const release = w.enterFirst(1).then(() => order.push('release'));
+  assert.not.ok(w.tryEnter(1), 'an acquisition does not pass a waiting release');
+  w.leave(1, 50, 250); // neither grows nor cuts the limit
+  await release;
+  assert.equal(order, ['release']);
+  w.leave(1, 50, 250); // neither grows nor cuts the limit
+  await acquisition;
+  assert.equal(order, ['release', 'acquire']);
+  // With room, a release goes at once even past a queue of acquisitions.
+  const w2 = new AdmissionWindow();
+  for (let i = 0; i < kInitialWindowKeys; i++) assert.ok(w2.tryEnter(1));
+  void w2.enter(2, Infinity, undefined, none);
+  w2.leave(1, 50, 250);
+  assert.ok(w2.tryEnterFirst(1));
+});
+
 test('a window nobody fills (the uncontended path) does not grow', () => {
   const w = new AdmissionWindow();
   for (let i = 0; i < 100; i++) {

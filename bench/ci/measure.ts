@@ -1,0 +1,110 @@
+/**
+ * The two measurements behind `npm run bench:ci`.
+ *
+ * counters: pipelock alone, a fixed number of cycles, the masters' own counters read before and
+ *   after. Script calls and bytes per cycle follow from the keys, the tokens and how operations
+ *   are gathered into calls, not from the machine's speed: lose the coalescing and they jump.
+ * cpu: client CPU per cycle of pipelock and of the per-command quorum ceiling, in alternating
+ *   waves (one wave = `concurrency` cycles, a few ms) so that both see the same neighbours, the
+ *   same CPU frequency and the same steal; the figure is the median of the per-wave ratios.
+ */
+import type { DrainableContender } from '../peers/contender.js';
+import { subtract, type CounterReader, type MasterCounters } from './counters.js';
+import { runCycles } from './cycles.js';
+import { quantile } from '../lib/stats.js';
+
+export interface CounterFigures {
+  readonly cycles: number;
+  /**
+   * EVALSHA/EVAL per cycle, averaged over the masters. Without coalescing it is 1: every release is
+   * a script call of its own (and every acquisition a SET NX, which is not counted here).
+   */
+  readonly scriptCallsPerCycle: number;
+  /** Bytes all masters together received per cycle. */
+  readonly bytesPerCycle: number;
+  /** JavaScript heap bytes allocated per cycle in the client. */
+  readonly allocatedBytesPerCycle: number;
+  /** Information only: commands per cycle over all masters, script-run commands included. */
+  readonly commandsPerCycle: number;
+  /** Information only: the masters' CPU per cycle, summed, µs. */
+  readonly redisCpuUsPerCycle: number;
+  readonly cyclesPerSec: number;
+}
+
+function total(deltas: readonly MasterCounters[], field: keyof MasterCounters): number {
+  return deltas.reduce((sum, delta) => sum + delta[field], 0);
+}
+
+export async function measureCounters(contender: DrainableContender, reader: CounterReader, concurrency: number, cycles: number): Promise<CounterFigures> {
+  const before = await reader.read();
+  const run = await runCycles(contender, concurrency, cycles, { allocations: true });
+  const after = await reader.read();
+  const deltas = after.map((counters, i) => subtract(counters, before[i]!));
+  return {
+    cycles,
+    scriptCallsPerCycle: total(deltas, 'scriptCalls') / deltas.length / cycles,
+    bytesPerCycle: total(deltas, 'inputBytes') / cycles,
+    allocatedBytesPerCycle: run.allocatedBytes / cycles,
+    commandsPerCycle: total(deltas, 'commands') / cycles,
+    redisCpuUsPerCycle: total(deltas, 'cpuUs') / cycles,
+    cyclesPerSec: (cycles / run.ms) * 1000,
+  };
+}
+
+export interface CpuFigures {
+  readonly waves: number;
+  /** The median over waves of pipelock's CPU for its wave ÷ the ceiling's for the wave after it. */
+  readonly ratio: number;
+  /** The first and third quartiles of those per-wave ratios: their spread within this run. */
+  readonly ratioQ1: number;
+  readonly ratioQ3: number;
+  /** Information only: client CPU per cycle, µs, over all waves. */
+  readonly pipelockUs: number;
+  readonly ceilingUs: number;
+  /** Information only: cycles/s over the same waves (each wave ramps up and drains). */
+  readonly pipelockCyclesPerSec: number;
+  readonly ceilingCyclesPerSec: number;
+}
+
+/**
+ * A scavenge before every wave, outside the measured span, and a young generation larger than a
+ * wave allocates (bench/ci.ts sets both): no collection ever lands inside a wave. Where one did,
+ * it cost a few ms in whichever wave it hit and made the per-wave ratios bimodal. What the
+ * collector costs follows from what is allocated, which allocatedBytesPerCycle gates.
+ */
+function minorGc(): void {
+  const gc = (globalThis as { gc?: (options: { type: 'minor' }) => void }).gc;
+  if (gc === undefined) throw new Error('bench:ci needs node --expose-gc');
+  gc({ type: 'minor' });
+}
+
+/**
+ * `waves` waves of each, alternating, pipelock first. The median of per-wave ratios rather than the
+ * ratio of sums: a wave that a neighbour's burst lands on moves a sum, not a median.
+ */
+export async function measureCpu(pipelock: DrainableContender, ceiling: DrainableContender, concurrency: number, waves: number): Promise<CpuFigures> {
+  const ratios: number[] = [];
+  const sums = { pipelock: { cpuUs: 0, ms: 0 }, ceiling: { cpuUs: 0, ms: 0 } };
+  for (let wave = 0; wave < waves; wave++) {
+    minorGc();
+    const a = await runCycles(pipelock, concurrency, concurrency);
+    minorGc();
+    const b = await runCycles(ceiling, concurrency, concurrency);
+    ratios.push(a.cpuUs / b.cpuUs);
+    sums.pipelock.cpuUs += a.cpuUs;
+    sums.pipelock.ms += a.ms;
+    sums.ceiling.cpuUs += b.cpuUs;
+    sums.ceiling.ms += b.ms;
+  }
+  const cycles = waves * concurrency;
+  return {
+    waves,
+    ratio: quantile(ratios, 0.5),
+    ratioQ1: quantile(ratios, 0.25),
+    ratioQ3: quantile(ratios, 0.75),
+    pipelockUs: sums.pipelock.cpuUs / cycles,
+    ceilingUs: sums.ceiling.cpuUs / cycles,
+    pipelockCyclesPerSec: (cycles / sums.pipelock.ms) * 1000,
+    ceilingCyclesPerSec: (cycles / sums.ceiling.ms) * 1000,
+  };
+}
