@@ -220,7 +220,12 @@ export class Attempt implements OpArgs, Tally {
 
   #decide(decision: Decision): void {
     this.decision = decision;
-    this.#resolve?.(this);
+    // Settled from here on: `done` answers with a resolved promise, and the resolver and its promise
+    // are not kept for as long as a held lock keeps its attempts (node-redlock's lock.attempts).
+    const resolve = this.#resolve;
+    this.#resolve = undefined;
+    this.#promise = undefined;
+    resolve?.(this);
     this.onDecided?.(this);
   }
 

@@ -16,7 +16,7 @@ type ExtendSettings = Parameters<Redlock['extend']>[2];
 export interface Renewing {
   readonly controller: AbortController;
   /** Takes the lock out of the scheduler without releasing it (release; run-once's done-marker). */
-  readonly stop: () => void;
+  stop(): void;
 }
 
 /** node-redlock's signal: aborted when the lock is lost, with the reason also at `error`. */

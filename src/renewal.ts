@@ -26,30 +26,51 @@ export interface HoldSettings {
   readonly watchHeld: boolean;
 }
 
-/** One auto-extended lock in the scheduler. */
-export interface Held extends Renewing {
-  readonly lock: Lock;
-  readonly duration: number;
+/**
+ * One auto-extended lock in the scheduler. A class rather than a literal with a `stop` closure, and
+ * holding the (shared) settings rather than copies of them: every field copied or closure made is
+ * paid once per held lock, and fractional numbers stored per object are boxed (16 B each). With
+ * 10,000 locks held through using(), that was ~300 B per lock.
+ */
+export class Held implements Renewing {
   readonly ttlArg: string;
-  readonly driftFactor: number;
-  readonly nodeTimeout: number;
-  readonly retryDelay: number;
-  readonly retryJitter: number;
-  /** Renew when less than this much validity remains. */
-  readonly threshold: number;
-  readonly maxRenewals: number;
   /** performance.now() after which the lock is no longer renewed (maxHoldTime). */
   readonly holdUntil: number;
-  readonly controller: AbortController;
-  readonly onLockLost: LockLostHandler | undefined;
-  dueAt: number;
+  readonly controller = new AbortController();
+  dueAt = 0;
   /** False once released or lost. */
-  active: boolean;
+  active = true;
   /** Its index in the scheduler's heap; −1 while out of it (being renewed, released). */
-  slot: number;
-  renewing: boolean;
+  slot = -1;
+  renewing = false;
   /** The bound was reached: at `dueAt` (the lock's expiry) the lock is reported lost, not renewed. */
-  final: boolean;
+  final = false;
+
+  constructor(
+    readonly renewals: Renewals,
+    readonly lock: Lock,
+    readonly duration: number,
+    readonly settings: HoldSettings,
+    readonly onLockLost: LockLostHandler | undefined,
+    now: number,
+  ) {
+    this.ttlArg = String(duration);
+    this.holdUntil = now + settings.maxHoldTime;
+  }
+
+  /**
+   * Renew when less than this much validity remains: a third of the duration (Redisson's watchdog
+   * period), never later than automaticExtensionThreshold before expiry, never earlier than halfway.
+   */
+  get threshold(): number {
+    const d = this.duration;
+    return Math.min(Math.max(d / 3, this.settings.automaticExtensionThreshold), d / 2);
+  }
+
+  /** Takes the lock out of the scheduler without releasing it. */
+  stop(): void {
+    this.renewals.remove(this);
+  }
 }
 
 /**
@@ -83,33 +104,11 @@ export class Renewals {
 
   /** Keeps `lock` alive from now on (autoExtend); `lock.signal` aborts if it is lost. */
   hold(lock: Lock, duration: number, s: HoldSettings, onLockLost: LockLostHandler | undefined): void {
-    const held: Held = {
-      lock,
-      stop: () => {
-        this.remove(held);
-      },
-      duration,
-      ttlArg: String(duration),
-      driftFactor: s.driftFactor,
-      nodeTimeout: s.nodeTimeout,
-      retryDelay: s.retryDelay,
-      retryJitter: s.retryJitter,
-      // Renew with a third of the duration left (Redisson's watchdog period), never later than
-      // automaticExtensionThreshold before expiry, and never earlier than halfway.
-      threshold: Math.min(Math.max(duration / 3, s.automaticExtensionThreshold), duration / 2),
-      maxRenewals: s.maxExtensions,
-      holdUntil: performance.now() + s.maxHoldTime,
-      controller: new AbortController(),
-      onLockLost,
-      dueAt: 0,
-      active: true,
-      slot: -1,
-      renewing: false,
-      final: false,
-    };
+    const now = performance.now();
+    const held = new Held(this, lock, duration, s, onLockLost, now);
     lock.held = held;
     this.#active++;
-    this.#schedule(held, performance.now());
+    this.#schedule(held, now);
     if (s.watchHeld) this.#guard?.add(held);
   }
 
@@ -138,13 +137,14 @@ export class Renewals {
 
   #schedule(held: Held, now: number): void {
     const lock = held.lock;
-    if (lock.extensions >= held.maxRenewals || now + held.duration > held.holdUntil) {
+    if (lock.extensions >= held.settings.maxExtensions || now + held.duration > held.holdUntil) {
       held.final = true;
       held.dueAt = lock.validUntil;
     } else {
       // A little jitter (up to 5% of the threshold) spreads locks taken together over a few
       // batches instead of one burst per period; the window below gathers them back up.
-      held.dueAt = Math.max(now, lock.validUntil - held.threshold - Math.random() * 0.05 * held.threshold);
+      const threshold = held.threshold;
+      held.dueAt = Math.max(now, lock.validUntil - threshold - Math.random() * 0.05 * threshold);
     }
     this.#heap.push(held);
     this.#alarm.before(held.dueAt);
@@ -160,12 +160,12 @@ export class Renewals {
       heap.pop();
       if (!held.active) continue;
       if (held.final || now >= held.lock.validUntil) {
-        if (held.final) this.#lose(held, new ExtensionLimitError(held.maxRenewals));
+        if (held.final) this.#lose(held, new ExtensionLimitError(held.settings.maxExtensions));
         else this.#lose(held, new LockLostError(`${held.lock.resources.join(', ')}: validity ran out before a renewal succeeded`));
         continue;
       }
       held.renewing = true;
-      const attempt = masters.attempt(OP_EXTEND, held.lock.resources, held.lock.value, held.ttlArg, held.nodeTimeout, false);
+      const attempt = masters.attempt(OP_EXTEND, held.lock.resources, held.lock.value, held.ttlArg, held.settings.nodeTimeout, false);
       attempt.context = held;
       attempt.onDecided = this.#decided;
       masters.dispatch(attempt);
@@ -181,7 +181,7 @@ export class Renewals {
     const lock = held.lock;
     const now = performance.now();
     if (attempt.won && now < lock.validUntil) {
-      lock.renewed(validUntil(attempt.start, held.duration, held.driftFactor), now);
+      lock.renewed(validUntil(attempt.start, held.duration, held.settings.driftFactor), now);
       publishRenewal(lock, true);
       this.#schedule(held, now);
       return;
@@ -195,7 +195,7 @@ export class Renewals {
       return;
     }
     // Masters failed or timed out, but the lock may still be ours: try again soon, well before expiry.
-    held.dueAt = Math.min(now + retryWait(held.retryDelay, held.retryJitter), now + (lock.validUntil - now) / 2);
+    held.dueAt = Math.min(now + retryWait(held.settings.retryDelay, held.settings.retryJitter), now + (lock.validUntil - now) / 2);
     this.#heap.push(held);
     this.#alarm.before(held.dueAt);
   };
