@@ -1,0 +1,84 @@
+/**
+ * `npm run bench:profile`: where the µs of one acquire → release cycle go, client and Redis side.
+ * pipelock as users install it (dist/, built by the npm script: no dev loader in the profile) runs
+ * a fixed number of cycles at a fixed concurrency on 5 local masters, under V8's sampling profiler
+ * (node:inspector, 100 µs interval); the masters' own counters (CONFIG RESETSTAT, then
+ * INFO commandstats and cpu) say what Redis spent. Writes bench/results/profile.json for
+ * bench:report. Absolute µs move with the machine; the shares are what to read.
+ *   --concurrency N (64)  --cycles N (200000)
+ */
+import { Session } from 'node:inspector/promises';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startMasters } from '../../src/local/masters.js';
+import { hostInfo, ROOT } from '../lib/host.js';
+import { openInfoClients } from '../peers/redis-cpu.js';
+import { REFUSED } from '../peers/contender.js';
+import { pipelockContender } from '../peers/adapters.js';
+import { categorize, redisRows, selfTimes, type CpuProfile, type ProfileResult } from './analyze.js';
+
+const { values } = parseArgs({ options: { concurrency: { type: 'string', default: '64' }, cycles: { type: 'string', default: '200000' } } });
+const concurrency = Number(values.concurrency);
+const cycles = Number(values.cycles);
+if (!(Number.isInteger(concurrency) && concurrency > 0) || !(Number.isInteger(cycles) && cycles > 0)) {
+  console.error('usage: bench/profile/run.ts [--concurrency N] [--cycles N]');
+  process.exit(2);
+}
+const kMasters = 5;
+const kWarmupCycles = 40_000;
+
+const { Redlock } = await import(join(ROOT, 'dist', 'index.js')) as typeof import('../../src/index.js');
+const masters = await startMasters({ count: kMasters });
+const info = await openInfoClients(masters.urls);
+const redlock = new Redlock(masters.urls, { retryCount: 0, nodeTimeout: 5_000 });
+try {
+  const contender = await pipelockContender(redlock);
+  const run = async (n: number, prefix: string): Promise<void> => {
+    let next = 0;
+    const loop = async (): Promise<void> => {
+      while (next < n) {
+        const lock = await contender.acquire(`${prefix}:${next++}`);
+        if (lock === REFUSED) throw new Error('a unique key was refused');
+        await contender.release(lock);
+      }
+    };
+    await Promise.all(Array.from({ length: concurrency }, loop));
+  };
+  await run(kWarmupCycles, 'warm');
+  await Promise.all(info.map((c) => c.sendCommand(['CONFIG', 'RESETSTAT'])));
+  const cpuBefore = await Promise.all(info.map((c) => c.sendCommand(['INFO', 'cpu'])));
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 100 });
+  await session.post('Profiler.start');
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await run(cycles, 'p');
+  const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  const { profile } = await session.post('Profiler.stop') as { profile: CpuProfile };
+  session.disconnect();
+  const after = await Promise.all(info.map((c) => c.sendCommand(['INFO', 'commandstats', 'cpu'])));
+  if (process.env.PROFILE_DUMP !== undefined) await writeFile(process.env.PROFILE_DUMP, JSON.stringify(profile));
+  const client = categorize(selfTimes(profile), cycles);
+  const redis = redisRows(cpuBefore.map(String), after.map(String), cycles);
+  const result: ProfileResult = {
+    host: hostInfo(['@redis/client'], `npm run bench:profile -- --concurrency ${concurrency} --cycles ${cycles}`),
+    concurrency,
+    cycles,
+    cyclesPerSec: cycles / (ms / 1000),
+    processCpuUsPerCycle: (cpu.user + cpu.system) / cycles,
+    client,
+    redis,
+  };
+  await writeFile(join(ROOT, 'bench', 'results', 'profile.json'), `${JSON.stringify(result, null, 1)}\n`);
+  console.log(`bench:profile: ${cycles} cycles at ${concurrency} in flight, ${Math.round(result.cyclesPerSec)} cycles/s; client ${result.processCpuUsPerCycle.toFixed(2)} µs/cycle (process), Redis ${redis.totalUsPerCycle.toFixed(2)} µs/cycle (5 masters)`);
+  for (const row of client.rows) console.log(`  client ${row.share.toFixed(3)}  ${row.usPerCycle.toFixed(2)} µs  ${row.name}`);
+  for (const row of redis.rows) console.log(`  redis  ${row.usPerCycle.toFixed(2)} µs  ${row.name}`);
+} finally {
+  await redlock.quit();
+  for (const c of info) c.destroy();
+  await masters.close();
+}
