@@ -54,7 +54,8 @@ const FLAGS: Readonly<Record<string, Flag>> = {
       '  acquire-extend-release  acquire, hold, extend by --lock-duration, release\n' +
       '  using                   redlock.using() around the hold (acquire timed to the routine\'s start, release from its end)\n' +
       '  renew-hold              --concurrency locks per worker held for the whole run, kept alive by the renewal\n' +
-      '                          scheduler (acquire with autoExtend). Renewals are not timed; a lost lock is an error',
+      '                          scheduler (acquire with autoExtend). Renewals are not timed; a lost lock is an error.\n' +
+      '                          Slot i of worker w holds key (i·W + w) mod K: distinct locks while --keys covers them',
     apply: (v, o) => (o.operation = oneOf('--operation', v, OPERATIONS)),
   },
   'start-at': {

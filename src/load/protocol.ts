@@ -4,6 +4,8 @@ import type { Operation } from './options.js';
 /** One worker's whole share of the run: its piscina task (plain data plus its message port). */
 export interface WorkerTask {
   readonly worker: number;
+  /** How many workers the run has (renew-hold spreads its slots' keys over them). */
+  readonly workers: number;
   readonly urls: readonly string[];
   readonly operation: Operation;
   readonly concurrency: number;

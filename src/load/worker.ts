@@ -83,7 +83,7 @@ async function measure(task: WorkerTask, redlock: Redlock, cycle: Cycle): Promis
     stopped,
     countAttempts: task.retryCount !== 0,
   };
-  const loop: Loop = { cycle, context, meter, window, keys: task.keys, prefix: task.prefix, signal: ending.signal, cancel: cancel.signal };
+  const loop: Loop = { cycle, context, meter, window, keys: task.keys, prefix: task.prefix, worker: task.worker, workers: task.workers, signal: ending.signal, cancel: cancel.signal };
 
   // CPU and event-loop use are taken over the measured window only.
   let cpuFrom: NodeJS.CpuUsage | undefined;
