@@ -1,4 +1,4 @@
-import { ReentrancyError } from '../errors.js';
+import { ReentrancyError, type ExecutionStats } from '../errors.js';
 import type { Lock, RedlockAbortSignal } from '../lock.js';
 import type { ReleaseResult } from '../release-result.js';
 import type { Holding } from './holding.js';
@@ -49,6 +49,11 @@ export class ReentrantLock {
   /** Milliseconds of validity the shared lock has left; 0 once it is released or lost. */
   get validity(): number {
     return this.#holding.ended ? 0 : this.#lock.validity;
+  }
+
+  /** node-redlock's per-attempt stats of the outermost acquisition (a nested one made none of its own). */
+  get attempts(): ReadonlyArray<Promise<ExecutionStats>> {
+    return this.outermost ? this.#lock.attempts : [];
   }
 
   /** Handles of this context that hold the shared lock now, this one included if not released. */
