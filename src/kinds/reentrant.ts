@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { InvalidArgumentError, ReentrancyError } from '../errors.js';
+import { InvalidArgumentError, LockAbortedError, ReentrancyError } from '../errors.js';
 import type { RedlockAbortSignal } from '../lock.js';
 import { isObject, plainCall, resolveCall, validateDuration, validateResources, type CallSettings, type ResolvedCall } from '../options.js';
 import { Redlock } from '../redlock.js';
@@ -8,11 +8,12 @@ import { ReentrantLock } from './reentrant-lock.js';
 
 /**
  * The owner of a reentrant lock is an async context: Node's counterpart of the thread id by which
- * Redisson's reentrant lock counts (a hash owner → count on the master). Created at module load but
- * inert until a scope is entered: on Node 20 and 22 the first `run()` turns on promise hooks for the
- * whole process (a cost on every await), so a program that never uses this class never pays it.
+ * Redisson's reentrant lock counts (a hash owner → count on the master). Made by the first
+ * ReentrantRedlock, and inert until a scope is entered: on Node 20 and 22 the first `run()` turns on
+ * promise hooks for the whole process (a cost on every await), so a program that never uses this
+ * class never pays it.
  */
-const contexts = new AsyncLocalStorage<Context>();
+let kContexts: AsyncLocalStorage<Context> | undefined;
 
 /**
  * Reentrant locks over a Redlock: inside one async context (a `using()` routine or a `run()`
@@ -43,10 +44,13 @@ const contexts = new AsyncLocalStorage<Context>();
 export class ReentrantRedlock {
   readonly redlock: Redlock;
   readonly #plain: ResolvedCall;
+  readonly #contexts: AsyncLocalStorage<Context>;
 
   constructor(redlock: Redlock) {
     if (!(redlock instanceof Redlock)) throw new InvalidArgumentError('redlock', 'must be a Redlock', redlock);
     this.redlock = redlock;
+    // One store for every view: a context owns what it acquired through any view of any Redlock.
+    this.#contexts = (kContexts ??= new AsyncLocalStorage<Context>());
     this.#plain = plainCall(redlock.settings);
   }
 
@@ -56,7 +60,7 @@ export class ReentrantRedlock {
    */
   run<T>(fn: () => Promise<T>): Promise<T> {
     if (typeof fn !== 'function') return Promise.reject(new InvalidArgumentError('fn', 'must be a function', fn));
-    return contexts.run({ held: new Map() }, fn);
+    return this.#contexts.run({ held: new Map() }, fn);
   }
 
   /**
@@ -69,7 +73,7 @@ export class ReentrantRedlock {
    * Nest the acquisitions instead (each handle then is one lock). Outside any context: ReentrancyError.
    */
   acquire(resources: readonly string[], duration: number, settings?: CallSettings): Promise<ReentrantLock> {
-    const context = contexts.getStore();
+    const context = this.#contexts.getStore();
     try {
       validateResources(resources);
       validateDuration(duration);
@@ -114,7 +118,7 @@ export class ReentrantRedlock {
       await handle.end();
       return result;
     };
-    return contexts.getStore() === undefined ? contexts.run({ held: new Map() }, scoped) : scoped();
+    return this.#contexts.getStore() === undefined ? this.#contexts.run({ held: new Map() }, scoped) : scoped();
   }
 
   async #enter(context: Context, resources: readonly string[], duration: number, settings: CallSettings | undefined): Promise<ReentrantLock> {
@@ -131,6 +135,8 @@ export class ReentrantRedlock {
       if (settings?.fencing === true && holding.lock.fence === undefined) {
         throw new ReentrancyError(`a nested acquisition asked for a fencing token, but the outermost lock of ${holding.resources.join(', ')} was acquired without one`, resources);
       }
+      // As Redlock.acquire: a caller that already gave up gets no lock, even one that costs nothing.
+      if (settings?.signal?.aborted === true) throw new LockAbortedError(settings.signal.reason, []);
       holding.holders++;
       return new ReentrantLock(holding, holding.lock, resources, false);
     }

@@ -5,7 +5,7 @@ import { closeAll, connectAll, valuesOf, type Probe } from '../helpers/redis.js'
 import { rejection } from '../helpers/reject.js';
 import { timed } from '../helpers/timeout.js';
 import {
-  InvalidArgumentError, LockLostError, Redlock, ReentrancyError, ReentrantRedlock, ResourceLockedError, type ReentrantLock,
+  InvalidArgumentError, LockAbortedError, LockLostError, Redlock, ReentrancyError, ReentrantRedlock, ResourceLockedError, type ReentrantLock,
 } from '../../src/index.js';
 
 // Reentrant locks: one async context counts, every other owner waits, the masters see one lock.
@@ -200,6 +200,8 @@ test('fencing and extend: a nested holder may not ask for a fence the outer lack
   await reentrant.run(async () => {
     const outer = await reentrant.acquire(['f'], 2_000);
     await rejection(reentrant.acquire(['f'], 1_000, { fencing: true }), ReentrancyError);
+    await rejection(reentrant.acquire(['f'], 1_000, { signal: AbortSignal.abort() }), LockAbortedError);
+    assert.is(outer.holders, 1, 'an aborted nested acquisition does not count');
     const inner = await reentrant.acquire(['f'], 1_000);
     await rejection(inner.extend(10_000), ReentrancyError);
     assert.is(await outer.extend(10_000), outer);
