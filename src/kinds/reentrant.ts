@@ -13,7 +13,7 @@ import { ReentrantLock } from './reentrant-lock.js';
  * promise hooks for the whole process (a cost on every await), so a program that never uses this
  * class never pays it.
  */
-let kContexts: AsyncLocalStorage<Context> | undefined;
+let sharedContexts: AsyncLocalStorage<Context> | undefined;
 
 /**
  * Reentrant locks over a Redlock: inside one async context (a `using()` routine or a `run()`
@@ -49,8 +49,9 @@ export class ReentrantRedlock {
   constructor(redlock: Redlock) {
     if (!(redlock instanceof Redlock)) throw new InvalidArgumentError('redlock', 'must be a Redlock', redlock);
     this.redlock = redlock;
-    // One store for every view: a context owns what it acquired through any view of any Redlock.
-    this.#contexts = (kContexts ??= new AsyncLocalStorage<Context>());
+    // One store for every view, so a context is one owner everywhere; its holdings are kept per
+    // Redlock (Context.held), so views of one Redlock count together and other Redlocks apart.
+    this.#contexts = (sharedContexts ??= new AsyncLocalStorage<Context>());
     this.#plain = plainCall(redlock.settings);
   }
 

@@ -71,6 +71,10 @@ test('run(): acquire and release count in the context, depth 3; the last (outerm
     for (let depth = 0; depth < 3; depth++) handles.push(await reentrant.acquire(['r'], 10_000));
     assert.equal(handles.map((h) => h.outermost), [true, false, false]);
     assert.is(handles[2]!.holders, 3);
+    // Another view of the same Redlock is the same owner's: it counts too.
+    const viaOtherView = await new ReentrantRedlock(redlock).acquire(['r'], 10_000);
+    assert.is(viaOtherView.holders, 4);
+    await viaOtherView.release();
     await handles[2]!.release();
     await handles[1]!.release();
     assert.is(await held('r'), 5);
