@@ -114,6 +114,35 @@ test('another context of this process waits for the outermost release; another R
   assert.is(await held('hot'), 0);
 }));
 
+test('a waiting context is woken by the outermost release (wake-ups), not by its 30 s retry delay', timed(10000, async ({ masters }) => {
+  const slow = new Redlock(masters.urls, { retryDelay: 30_000, retryJitter: 0, retryCount: 1 });
+  const view = new ReentrantRedlock(slow);
+  try {
+    let entered!: () => void;
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    let leave!: () => void;
+    const gate = new Promise<void>((resolve) => (leave = resolve));
+    const first = view.using(['wake'], 10_000, () => view.using(['wake'], 10_000, async () => {
+      entered();
+      await gate;
+    }));
+    await inside;
+    let refusedOnce = false;
+    const second = view.run(async () => {
+      const lock = await view.acquire(['wake'], 10_000);
+      refusedOnce = (await Promise.all(lock.attempts)).length === 2;
+      await lock.release();
+    });
+    // Time for B's first attempt to be refused (too short only makes B win at once, which fails below, never passes falsely).
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    leave();
+    await Promise.all([first, second]);
+    assert.ok(refusedOnce, 'B was refused once, then won on the wake-up (within this test\'s 10 s limit, not after 30 s)');
+  } finally {
+    await slow.quit();
+  }
+}));
+
 test('children forked in a context share it: Promise.all children re-enter at once, and one acquisition serves siblings racing for new resources', timed(10000, async () => {
   await reentrant.using(['p'], 10_000, async () => {
     const before = await commands();
