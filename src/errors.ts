@@ -153,6 +153,19 @@ export class OverloadedError extends ExecutionError {
   }
 }
 
+/**
+ * A reentrant lock (src/kinds/reentrant.ts) was used against its rules: acquired outside a scope,
+ * over resources its context holds only in part, released before the holders nested inside it, or
+ * a nested holder asked for what only the outermost holder can do. `resources` names the lock's.
+ */
+export class ReentrancyError extends PipelockError {
+  readonly resources: readonly string[];
+  constructor(message: string, resources: readonly string[]) {
+    super(message, 'ERR_PIPELOCK_REENTRANCY');
+    this.resources = resources;
+  }
+}
+
 /** A master's answer is missing because its connection is down or reconnecting. */
 export class NodeUnavailableError extends PipelockError {
   constructor(name: string) {

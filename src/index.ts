@@ -7,8 +7,10 @@ export type { RedisClient, MasterClient, IoredisClient } from './redis-client.js
 export {
   PipelockError, InvalidArgumentError, RedlockClosedError, ExecutionError, ResourceLockedError, QuorumUnreachableError,
   LockExpiredError, LockLostError, ExtensionLimitError, LockAbortedError, NodeUnavailableError, NodeTimeoutError,
-  UnexpectedReplyError, OverloadedError, type ExecutionStats, type NodeOutcome,
+  UnexpectedReplyError, OverloadedError, ReentrancyError, type ExecutionStats, type NodeOutcome,
 } from './errors.js';
 export { NODE_ERROR_CHANNEL, LOCK_LOST_CHANNEL } from './diagnostics.js';
 export { runOnce, type RunOnceOptions, type RunOnceOutcome } from './run-once.js';
 export { fencedWrite, FENCED_WRITE_SCRIPT } from './fencing.js';
+export { ReentrantRedlock } from './kinds/reentrant.js';
+export { ReentrantLock } from './kinds/reentrant-lock.js';

@@ -169,7 +169,7 @@ async function runScenario(scenario: Scenario, scale: number): Promise<ScenarioR
       onStart,
       onSecond: () => undefined,
       signal: stop.signal,
-      custom: { module: new URL('./safety/critical-section.ts', import.meta.url).href, data: { ledger: ledger.buffer, logUrl: logServer.urls[0]! } satisfies SafetyData },
+      custom: { module: new URL(scenario.section === 'reentrant' ? './safety/reentrant-section.ts' : './safety/critical-section.ts', import.meta.url).href, data: { ledger: ledger.buffer, logUrl: logServer.urls[0]! } satisfies SafetyData },
     });
     // A run that fails before it starts (an unreachable master) rejects here instead of hanging.
     await Promise.race([started, running]);

@@ -39,6 +39,8 @@ export interface Scenario {
    * that stay long enough for several faults to hit one of them, as in the Redlock page's crash-recovery scenario.
    */
   readonly holdMs?: number;
+  /** What each contender's section is: a fenced mutex section (default) or a reentrant nest (safety/reentrant-section.ts). */
+  readonly section?: 'mutex' | 'reentrant';
   readonly inject: (context: FaultContext) => Promise<void>;
 }
 
@@ -161,6 +163,21 @@ export const SCENARIOS: readonly Scenario[] = [
         await clock!.jump(round % masters.masters.length, lockMs);
         await delay(100);
       }
+    },
+  },
+  {
+    name: 'reentrant-kill-pause',
+    fault: 'reentrant sections nested 3 deep (two forked children inside): a master SIGKILLed and restarted after 1.5× the lock duration, then another SIGSTOPped for 2× it',
+    expect: 'safe',
+    section: 'reentrant',
+    inject: async ({ masters, lockMs }) => {
+      await masters.masters[0]!.restart({ delayMs: 1.5 * lockMs });
+      await delay(300);
+      const paused = masters.masters[3]!;
+      paused.pause();
+      await delay(2 * lockMs);
+      paused.resume();
+      await delay(300);
     },
   },
 ];

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { kLoadDefaults, kMinUsingLockMs, OPERATIONS, runsUnderUsing, type LoadOptions } from '../load/options.js';
+import { KINDS, kLoadDefaults, kMinUsingLockMs, OPERATIONS, runsUnderUsing, type LoadOptions } from '../load/options.js';
 import { redactUrl } from '../load/servers.js';
 import { UsageError } from './errors.js';
 
@@ -58,6 +58,16 @@ const FLAGS: Readonly<Record<string, Flag>> = {
       '                          Slot i of worker w holds key (i·W + w) mod K: distinct locks while --keys covers them',
     apply: (v, o) => (o.operation = oneOf('--operation', v, OPERATIONS)),
   },
+  kind: {
+    arg: 'KIND',
+    help: `the kind of lock each cycle takes (default ${d.kind}):\n` +
+      '  mutex      a Redlock lock (redlock.acquire)\n' +
+      '  reentrant  ReentrantRedlock: each cycle is its own async context; it acquires the lock, nests\n' +
+      '             --depth − 1 acquisitions of it inside (counted, nothing sent), holds, and releases them all\n' +
+      '             (acquire timed to the outermost, release from the outermost); acquire-release only',
+    apply: (v, o) => (o.kind = oneOf('--kind', v, KINDS)),
+  },
+  depth: { arg: 'N', help: `--kind reentrant: nesting depth, the outermost acquisition included (default ${d.depth})`, apply: (v, o) => (o.depth = int('--depth', v, 1, 1000)) },
   'start-at': {
     arg: 'TIME',
     help: 'start (warm-up first) when the wall clock reads TIME: ISO 8601 with a zone (2026-05-01T12:00:00Z) or @EPOCH\n' +
@@ -110,6 +120,8 @@ function checkCombination(o: LoadOptions, given: (name: string) => boolean): voi
   if (runsUnderUsing(o.operation) && o.lockMs < kMinUsingLockMs) {
     throw new UsageError('--lock-duration', `must be at least ${kMinUsingLockMs}ms with --operation ${o.operation} (using() extends when less than ${kMinUsingLockMs - 101}ms remain)`, `${o.lockMs}ms`);
   }
+  if (given('depth') && o.kind !== 'reentrant') throw new UsageError('--depth', 'needs --kind reentrant: only a reentrant lock nests');
+  if (o.kind === 'reentrant' && o.operation !== 'acquire-release') throw new UsageError('--kind', `reentrant runs acquire-release cycles only: it conflicts with --operation ${o.operation}`, o.kind);
   if (o.operation === 'renew-hold' && given('hold')) throw new UsageError('--hold', 'conflicts with --operation renew-hold: its locks are held until the run ends');
   // using() extends its lock while the routine runs; the plain cycles would hold an expired lock.
   if (!runsUnderUsing(o.operation) && o.holdMs >= o.lockMs) {

@@ -5,6 +5,13 @@ import { defaultSettings } from '../index.js';
 export const OPERATIONS = ['acquire-release', 'acquire-extend-release', 'using', 'renew-hold'] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
+/**
+ * The kind of lock a cycle takes (default mutex). A string union so that each kind is one more
+ * member here, one more case in src/load/kinds.ts and one more line in --kind's help.
+ */
+export const KINDS = ['mutex', 'reentrant'] as const;
+export type Kind = (typeof KINDS)[number];
+
 /** A load run, every value resolved and validated (times in ms). */
 export interface LoadOptions {
   /** Existing masters to drive; empty: start `masters` embedded ones. */
@@ -24,6 +31,9 @@ export interface LoadOptions {
   readonly retryDelayMs: number;
   readonly retryJitterMs: number;
   readonly operation: Operation;
+  readonly kind: Kind;
+  /** --kind reentrant: acquisitions per cycle, the outermost and depth − 1 nested inside it. */
+  readonly depth: number;
   readonly json: string | undefined;
   readonly html: string | undefined;
   /** Wall-clock start, ms since the epoch, for load generators on several machines; undefined: at once. */
@@ -46,6 +56,8 @@ export const kLoadDefaults: LoadOptions = Object.freeze({
   retryDelayMs: defaultSettings.retryDelay,
   retryJitterMs: defaultSettings.retryJitter,
   operation: 'acquire-release',
+  kind: 'mutex',
+  depth: 2,
   json: undefined,
   html: undefined,
   startAt: undefined,

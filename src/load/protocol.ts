@@ -1,5 +1,5 @@
 import type { MessagePort } from 'node:worker_threads';
-import type { Operation } from './options.js';
+import type { Kind, Operation } from './options.js';
 
 /** One worker's whole share of the run: its piscina task (plain data plus its message port). */
 export interface WorkerTask {
@@ -8,6 +8,8 @@ export interface WorkerTask {
   readonly workers: number;
   readonly urls: readonly string[];
   readonly operation: Operation;
+  readonly kind: Kind;
+  readonly depth: number;
   readonly concurrency: number;
   /** This worker's share of the target rate, cycles/s; 0: closed loop. */
   readonly rate: number;

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { MessagePort } from 'node:worker_threads';
 import { Redlock } from '../index.js';
 import type { Cycle, CustomCycle, CustomCycleFactory, CycleContext } from './cycle.js';
-import { cycleFor } from './cycles.js';
+import { cycleForKind } from './kinds.js';
 import { closedLoop, openLoop, type Loop, type Window } from './loops.js';
 import { Meter } from './meter.js';
 import type { FromWorker, ToWorker, WorkerTask } from './protocol.js';
@@ -29,7 +29,7 @@ export default async function runWorker(task: WorkerTask): Promise<WorkerReport>
       const factory = (createRequire(import.meta.url)(fileURLToPath(task.custom.module)) as { default: CustomCycleFactory }).default;
       custom = await factory(task.custom.data, { index: task.worker, prefix: task.prefix });
     }
-    return await measure(task, redlock, custom?.cycle ?? cycleFor(task.operation));
+    return await measure(task, redlock, custom?.cycle ?? cycleForKind(task.kind, task.operation, task.depth));
   } finally {
     port.close();
     await custom?.close();

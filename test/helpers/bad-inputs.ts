@@ -443,6 +443,7 @@ for (const [flag, min] of TIME_FLAGS) {
   if (min > 0) FLAG_BAD.push([flag, 'zero', '0']);
 }
 FLAG_BAD.push(['--operation', 'unknown', 'lock'], ['--operation', 'wrong type', 'ACQUIRE-RELEASE'], ['--operation', 'empty', ''], ['--operation', 'wrong type', '1']);
+FLAG_BAD.push(['--kind', 'unknown', 'spinlock'], ['--kind', 'wrong type', 'REENTRANT'], ['--kind', 'empty', ''], ['--kind', 'wrong type', '1']);
 for (const flag of ['--json', '--html']) FLAG_BAD.push([flag, 'empty', ''], [flag, 'empty', ' ']);
 FLAG_BAD.push(['--servers', 'empty', ''], ['--servers', 'wrong type', 'http://x:1'], ['--servers', 'wrong type', 'not a url'], ['--servers', 'empty', 'redis://'],
   ['--servers', 'empty', 'redis://a:1,,redis://b:2'], ['--servers', 'empty', 'redis://a:1,'], ['--servers', 'duplicate', 'redis://a:1,redis://a:1']);
@@ -452,7 +453,7 @@ FLAG_BAD.push(['--start-at', 'wrong type', '2030-01-01T12:00:00'], ['--start-at'
 const kValid: Readonly<Record<string, string>> = {
   '--servers': 'redis://a:1', '--masters': '3', '--workers': '2', '--concurrency': '4', '--rate': '10', '--duration': '1s', '--warmup': '0',
   '--keys': '10', '--hold': '0', '--lock-duration': '1000', '--retry-count': '1', '--retry-delay': '5', '--retry-jitter': '5',
-  '--operation': 'using', '--json': 'a.json', '--html': 'a.html', '--start-at': `@${Math.round(Date.now() / 1000) + 3600}`,
+  '--operation': 'using', '--kind': 'reentrant', '--depth': '3', '--json': 'a.json', '--html': 'a.html', '--start-at': `@${Math.round(Date.now() / 1000) + 3600}`,
 };
 /** Every loadtest flag the table tries (a test checks them against --help). */
 export const LOADTEST_FLAGS_TRIED: readonly string[] = Object.keys(kValid);
@@ -470,6 +471,8 @@ const LOADTEST_OTHER: readonly [Category, readonly string[], string][] = [
   ['conflict', ['--rate', '10', '--operation', 'renew-hold'], '--rate'], ['conflict', ['--operation', 'renew-hold', '--hold', '5'], '--hold'],
   ['too small', ['--operation', 'using', '--lock-duration', '600'], '--lock-duration'], ['conflict', ['--hold', '5s', '--lock-duration', '5s'], '--hold'],
   ['conflict', ['--json', 'x', '--html', 'x'], '--html'],
+  ['conflict', ['--depth', '3'], '--depth'],
+  ...(['abc', '0', '-1', '1.5', '1001', 'NaN'] as const).map((v): [Category, readonly string[], string] => [v === '0' ? 'zero' : v === '-1' ? 'negative' : v === '1.5' ? 'fraction' : v === '1001' ? 'huge' : v === 'NaN' ? 'NaN' : 'wrong type', ['--kind', 'reentrant', '--depth', v], '--depth']), ['conflict', ['--kind', 'reentrant', '--operation', 'using'], '--kind'],
 ];
 for (const [category, args, flag] of LOADTEST_OTHER) add('pipelock loadtest', category, args.join(' '), loadtest(args), usage(flag));
 

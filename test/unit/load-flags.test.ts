@@ -79,7 +79,17 @@ const BAD: [string[], string, string][] = [
   [['--operation', 'using', '--lock-duration', '600'], '--lock-duration', 'at least 601ms'],
   [['--hold', '5s', '--lock-duration', '5s'], '--hold', 'shorter than --lock-duration'],
   [['--json', 'x', '--html', 'x'], '--html', 'conflicts with --json'],
+  [['--kind', 'spinlock'], '--kind', 'one of mutex, reentrant'],
+  [['--kind', 'reentrant', '--depth', '0'], '--depth', 'from 1 to 1000'],
+  [['--depth', '3'], '--depth', 'needs --kind reentrant'],
+  [['--kind', 'reentrant', '--operation', 'using'], '--kind', 'conflicts with --operation using'],
 ];
+
+test('--kind: mutex by default (depth unused), reentrant with --depth (default 2)', () => {
+  assert.equal([parse([]).kind, parse(['--kind', 'mutex']).kind], ['mutex', 'mutex']);
+  assert.equal([parse(['--kind', 'reentrant']).depth, parse(['--kind', 'reentrant', '--depth', '5']).depth], [2, 5]);
+  assert.ok(LOADTEST_USAGE.includes('--kind') && LOADTEST_USAGE.includes('--depth'));
+});
 
 for (const [args, flag, rule] of BAD) {
   test(`${args.join(' ')} → UsageError naming ${flag}`, () => {
