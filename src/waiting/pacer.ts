@@ -41,10 +41,12 @@ export class Pacer {
     readonly resources: readonly string[],
     readonly settings: PaceSettings,
     readonly deadline: number,
+    /** Woken when any one of `resources` is free (a semaphore's slots), not all. */
+    readonly anyKey = false,
   ) {
     // A newcomer queues behind the calls of this process already waiting for the same resources,
     // instead of racing them to the masters (with retryCount 0 it only ever makes one attempt).
-    if (waiters !== undefined && settings.retryCount !== 0 && waiters.queued(resources)) this.#ticket = waiters.join(resources);
+    if (waiters !== undefined && settings.retryCount !== 0 && waiters.queued(resources)) this.#ticket = waiters.join(resources, anyKey);
   }
 
   /** Whether the call must wait for its turn before its first attempt. */
@@ -76,7 +78,7 @@ export class Pacer {
    */
   async pause(signal: AbortSignal | undefined, stats: () => ReadonlyArray<Promise<ExecutionStats>>): Promise<boolean> {
     const s = this.settings;
-    if (this.waiters !== undefined && this.#tried) this.#ticket ??= this.waiters.join(this.resources);
+    if (this.waiters !== undefined && this.#tried) this.#ticket ??= this.waiters.join(this.resources, this.anyKey);
     if (this.#ticket !== undefined) this.#ticket.token = this.#token;
     for (;;) {
       const now = performance.now();

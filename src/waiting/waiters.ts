@@ -37,14 +37,15 @@ export class Waiters {
     return this.#queues.size > 0 && this.#queues.has(queueId(resources));
   }
 
-  join(resources: readonly string[]): Ticket {
+  /** `anyKey`: the ticket wakes once any one of its keys is free on a quorum (a semaphore's slots). */
+  join(resources: readonly string[], anyKey = false): Ticket {
     const id = queueId(resources);
     let queue = this.#queues.get(id);
     if (queue === undefined) {
       queue = [];
       this.#queues.set(id, queue);
     }
-    const ticket = new Ticket(this, id, resources);
+    const ticket = new Ticket(this, id, resources, anyKey);
     queue.push(ticket);
     return ticket;
   }
@@ -111,11 +112,12 @@ export class Waiters {
     const reads = ticket.keys.map((key) => Promise.all(this.watches.map((watch) => watch === undefined ? Promise.resolve(UNKNOWN) : watch.read(key, ticket.token))));
     void Promise.all(reads).then((perKey) => {
       if (ticket.sleeps !== sleep || !ticket.sleeping) return;
-      let freeIn = 0;
+      let freeIn = ticket.anyKey ? Infinity : 0;
       for (const pttls of perKey) {
         // Until the key is free on a quorum: absent counts 0, no TTL or unknown never.
         const remaining = pttls.map((pttl) => pttl === -2 ? 0 : pttl < 0 ? Infinity : pttl).sort((a, b) => a - b);
-        freeIn = Math.max(freeIn, remaining[this.quorum - 1] ?? Infinity);
+        const keyFreeIn = remaining[this.quorum - 1] ?? Infinity;
+        freeIn = ticket.anyKey ? Math.min(freeIn, keyFreeIn) : Math.max(freeIn, keyFreeIn);
       }
       if (freeIn === 0) ticket.wake();
       else if (Number.isFinite(freeIn)) ticket.wakeAt(performance.now() + freeIn + 1);
@@ -152,7 +154,7 @@ export class Ticket {
   #hint: NodeJS.Timeout | undefined;
   #cleanup: (() => void) | undefined;
 
-  constructor(readonly waiters: Waiters, readonly id: string, readonly keys: readonly string[]) {}
+  constructor(readonly waiters: Waiters, readonly id: string, readonly keys: readonly string[], readonly anyKey = false) {}
 
   get head(): boolean {
     return this.waiters.isHead(this);
