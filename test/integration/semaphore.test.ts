@@ -37,12 +37,12 @@ test('permits: N acquisitions hold at once, the N+1st is refused until one is re
     assert.is(new Set(locks.map((lock) => lock.resources[0])).size, 3, 'three distinct slots');
     await rejection(semaphore.acquire(10000), ResourceLockedError);
     await rejection(semaphore.acquire(10000, { retryCount: 3, retryDelay: 5 }), ResourceLockedError);
-    assert.equal(await slotsHeld('pool', 3), [3, 3, 3, 3, 3], 'refused attempts left no slot behind');
+    await eventually(async () => (await slotsHeld('pool', 3)).every((n) => n === 3), 2000, 'refused attempts left no slot behind');
     await locks[1]!.release();
     const again = await semaphore.acquire(10000, { retryCount: 3, retryDelay: 5 });
     assert.is(again.resources[0], locks[1]!.resources[0], 'the freed slot');
     for (const lock of [locks[0]!, locks[2]!, again]) await lock.release();
-    assert.equal(await slotsHeld('pool', 3), [0, 0, 0, 0, 0]);
+    await eventually(async () => (await slotsHeld('pool', 3)).every((n) => n === 0), 2000, 'every slot free on every master');
   } finally {
     await redlock.quit();
   }
@@ -103,7 +103,7 @@ test('a permit left to expire is free again at its TTL (the server clock); exten
     const values = await Promise.all(probes.map((probe) => probe.get(permitKey('ttl', 0))));
     assert.ok(values.filter((value) => value === extended.value).length >= 3, 'the new holder keeps its slot on a quorum');
     await extended.release();
-    assert.equal(await slotsHeld('ttl', 1), [0, 0, 0, 0, 0]);
+    await eventually(async () => (await slotsHeld('ttl', 1)).every((n) => n === 0), 2000, 'the slot free on every master');
   } finally {
     await redlock.quit();
   }
@@ -117,7 +117,7 @@ test('autoExtend: a permit held past its duration is renewed by the scheduler', 
     assert.is(redlock.autoExtended, 1);
     await eventually(() => lock.extensions >= 3, 5000, 'three renewals');
     assert.ok(lock.validity > 0);
-    assert.equal(await slotsHeld('renewed', 2), [1, 1, 1, 1, 1]);
+    assert.ok((await slotsHeld('renewed', 2)).filter((n) => n === 1).length >= 3, 'held on a quorum');
     await lock.release();
     assert.is(redlock.autoExtended, 0);
   } finally {
