@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { kLoadDefaults, kMinUsingLockMs, OPERATIONS, runsUnderUsing, type LoadOptions } from '../load/options.js';
+import { KINDS, kLoadDefaults, kMinUsingLockMs, OPERATIONS, runsUnderUsing, type LoadOptions } from '../load/options.js';
 import { redactUrl } from '../load/servers.js';
 import { UsageError } from './errors.js';
 
@@ -57,6 +57,15 @@ const FLAGS: Readonly<Record<string, Flag>> = {
       '                          scheduler (acquire with autoExtend). Renewals are not timed; a lost lock is an error',
     apply: (v, o) => (o.operation = oneOf('--operation', v, OPERATIONS)),
   },
+  kind: {
+    arg: 'KIND',
+    help: `the kind of lock each cycle takes (default ${d.kind}):\n` +
+      '  mutex       redlock.acquire(), one holder per key\n' +
+      '  semaphore   a permit of redlock.semaphore(key, --permits): up to --permits holders per key\n' +
+      '  rw          redlock.readWriteLock(key): read locks, every fourth acquisition of each worker a write lock',
+    apply: (v, o) => (o.kind = oneOf('--kind', v, KINDS)),
+  },
+  permits: { arg: 'N', help: `--kind semaphore: permits per key (default ${d.permits})`, apply: (v, o) => (o.permits = int('--permits', v, 1, 1024)) },
   'start-at': {
     arg: 'TIME',
     help: 'start (warm-up first) when the wall clock reads TIME: ISO 8601 with a zone (2026-05-01T12:00:00Z) or @EPOCH\n' +
@@ -103,6 +112,7 @@ export function parseLoadFlags(args: readonly string[]): LoadOptions | 'help' {
 }
 
 function checkCombination(o: LoadOptions, given: (name: string) => boolean): void {
+  if (given('permits') && o.kind !== 'semaphore') throw new UsageError('--permits', 'needs --kind semaphore');
   if (given('servers') && given('masters')) throw new UsageError('--masters', 'conflicts with --servers: embedded masters are started only when no --servers is given');
   if (given('rate') && given('concurrency') && o.operation !== 'renew-hold') throw new UsageError('--rate', 'conflicts with --concurrency: an open loop (--rate) keeps as many cycles in flight as its schedule needs');
   if (o.rate > 0 && o.operation === 'renew-hold') throw new UsageError('--rate', 'conflicts with --operation renew-hold: its locks are held for the whole run, not started at a rate');

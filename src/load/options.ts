@@ -5,6 +5,9 @@ import { defaultSettings } from '../index.js';
 export const OPERATIONS = ['acquire-release', 'acquire-extend-release', 'using', 'renew-hold'] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
+/** Which kind of lock each cycle takes; see `--help`. */
+export const KINDS = ['mutex', 'semaphore', 'rw'] as const;
+
 /** A load run, every value resolved and validated (times in ms). */
 export interface LoadOptions {
   /** Existing masters to drive; empty: start `masters` embedded ones. */
@@ -24,6 +27,10 @@ export interface LoadOptions {
   readonly retryDelayMs: number;
   readonly retryJitterMs: number;
   readonly operation: Operation;
+  /** mutex: redlock.acquire; semaphore: a permit of `permits`; rw: read locks, every fourth cycle a write lock. */
+  readonly kind: 'mutex' | 'semaphore' | 'rw';
+  /** Permits per key with `kind: 'semaphore'`. */
+  readonly permits: number;
   readonly json: string | undefined;
   readonly html: string | undefined;
   /** Wall-clock start, ms since the epoch, for load generators on several machines; undefined: at once. */
@@ -46,6 +53,8 @@ export const kLoadDefaults: LoadOptions = Object.freeze({
   retryDelayMs: defaultSettings.retryDelay,
   retryJitterMs: defaultSettings.retryJitter,
   operation: 'acquire-release',
+  kind: 'mutex',
+  permits: 8,
   json: undefined,
   html: undefined,
   startAt: undefined,

@@ -1,11 +1,13 @@
 import type { MessagePort } from 'node:worker_threads';
-import type { Operation } from './options.js';
+import type { LoadOptions, Operation } from './options.js';
 
 /** One worker's whole share of the run: its piscina task (plain data plus its message port). */
 export interface WorkerTask {
   readonly worker: number;
   readonly urls: readonly string[];
   readonly operation: Operation;
+  readonly kind: LoadOptions['kind'];
+  readonly permits: number;
   readonly concurrency: number;
   /** This worker's share of the target rate, cycles/s; 0: closed loop. */
   readonly rate: number;
