@@ -1,4 +1,4 @@
-import { isRelease, OP_FENCED_ACQUIRE, OP_INCR, OP_IS_DONE, OP_MARK_DONE, OP_PERMIT, OP_RAISE, OP_READ, OP_READ_EXTEND, OP_READ_RELEASE, OP_WRITE, type OpArgs, type OpCode } from './scripts.js';
+import { isRelease, OP_FENCED_ACQUIRE, OP_INCR, OP_IS_DONE, OP_MARK_DONE, OP_PERMIT, OP_PERMIT_EXTEND, OP_PERMIT_RELEASE, OP_RAISE, OP_READ, OP_READ_EXTEND, OP_READ_RELEASE, OP_WRITE, type OpArgs, type OpCode } from './scripts.js';
 import { decide, decideComplete, decideRelease, UNDECIDED, WON, type Decision, type Tally } from './quorum.js';
 
 export const PENDING = 0;
@@ -156,6 +156,8 @@ export class Attempt implements OpArgs, Tally {
         return reply === this.target ? FOR : AGAINST;
       case OP_MARK_DONE:
       case OP_IS_DONE:
+      case OP_PERMIT_EXTEND:
+      case OP_PERMIT_RELEASE:
       case OP_READ:
       case OP_READ_EXTEND:
       case OP_READ_RELEASE:

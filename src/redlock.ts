@@ -168,7 +168,7 @@ export class Redlock extends EventEmitter {
     const keys = kind !== undefined ? kind.keys : counters === undefined ? resources : [...resources, ...counters];
     const deadline = performance.now() + s.acquireTimeout;
     const stats = (): ReadonlyArray<Promise<ExecutionStats>> => this.masters.stats(attempts);
-    const pacer = new Pacer(this.#waiters, kind?.waitKeys ?? resources, s, deadline, kind?.anyKey ?? false);
+    const pacer = new Pacer(this.#waiters, kind?.waitKeys ?? resources, s, deadline, kind?.waiting);
     try {
       // Queued behind callers of this process waiting for the same resources (src/waiting/pacer.ts).
       if (pacer.queued) await pacer.pause(signal, stats);

@@ -16,6 +16,10 @@ export const OP_MARK_DONE = 'D';
 export const OP_IS_DONE = 'Q';
 /** Semaphore: take permit slot `extra` of the slot keys if free (src/kinds/semaphore.ts). */
 export const OP_PERMIT = 'P';
+/** Semaphore permit: owner-checked re-arm of the slot key (keys: slot, release counter). */
+export const OP_PERMIT_EXTEND = 'T';
+/** Semaphore permit: owner-checked delete of the slot key, then INCR the release counter (which waiters watch). */
+export const OP_PERMIT_RELEASE = 'V';
 /** Read lock: keys are readers, writer, writer-waiting (src/kinds/rwlock.ts). */
 export const OP_READ = 'r';
 /** Owner-checked: re-arm a reader's entry in the readers set. */
@@ -25,7 +29,7 @@ export const OP_READ_RELEASE = 'u';
 /** Write lock: keys are readers, writer, writer-waiting; `extra` is the waiting marker's ttl. */
 export const OP_WRITE = 'W';
 export type OpCode = typeof OP_ACQUIRE | typeof OP_EXTEND | typeof OP_RELEASE | typeof OP_FENCED_ACQUIRE | typeof OP_RAISE | typeof OP_INCR | typeof OP_MARK_DONE | typeof OP_IS_DONE
-  | typeof OP_PERMIT | typeof OP_READ | typeof OP_READ_EXTEND | typeof OP_READ_RELEASE | typeof OP_WRITE;
+  | typeof OP_PERMIT | typeof OP_PERMIT_EXTEND | typeof OP_PERMIT_RELEASE | typeof OP_READ | typeof OP_READ_EXTEND | typeof OP_READ_RELEASE | typeof OP_WRITE;
 
 /**
  * Fencing counters live this long after their last use (7 days): they cannot grow without bound,
@@ -50,8 +54,11 @@ export const DONE_MARKER = 'pipelock:done';
  *   X: raise counters to at least the target: the largest value they had before (0 if none);
  *   I: INCR with a TTL: the largest new value;  D: owner-checked done-marker with a TTL: 1 or 0;
  *   Q: 1 when every key holds the done-marker;
- *   P: semaphore slot keys; slot `pref` (0-based) taken with SET NX: pref + 1; else the first free
- *      slot after it (cyclically) + 1, not taken, as a hint; 0 when every slot is held;
+ *   P: semaphore slot keys, then its release counter; slot `pref` (0-based) taken with SET NX (the
+ *      counter kept alive as long): pref + 1; else the first free slot after it (cyclically) + 1,
+ *      not taken, as a hint; 0 when every slot is held;
+ *   T: keys slot, counter: PEXPIRE the slot (and the counter at least as long) if it holds the token: 1 or 0;
+ *   V: keys slot, counter: DEL the slot if it holds the token, then INCR the counter: 1 or 0;
  *   r: keys readers (sorted set: token → expiry on the server's clock), writer, writer-waiting:
  *      expired readers dropped; with no writer and nobody waiting to write, the token joins: 1;
  *   e / u: owner-checked re-arm / removal of the token in the readers set (expired ones dropped first): 1 or 0;
@@ -95,6 +102,15 @@ local function rearm(z, now)
   local top = redis.call('ZRANGE', z, -1, -1, 'WITHSCORES')
   if top[2] then redis.call('PEXPIRE', z, math.max(1, tonumber(top[2]) - now)) end
 end
+-- A semaphore's release counter outlives every permit (waiters read it; gone, it would read as
+-- released): created with each permit granted or extended, and re-armed to twice its ttl once it
+-- has less than its ttl left, so that grants seldom touch it (every touch wakes a waiter).
+local function counter(c, ttl)
+  local twice = 2 * tonumber(ttl)
+  if not redis.call('SET', c, '0', 'NX', 'PX', twice) and redis.call('PTTL', c) < tonumber(ttl) then
+    redis.call('PEXPIRE', c, twice)
+  end
+end
 local a = 1
 local last = #ARGV
 while a <= last do
@@ -104,7 +120,7 @@ while a <= last do
     n = tonumber(string.sub(op, 2))
     op = string.sub(op, 1, 1)
   end
-  if op == 'R' or op == 'Q' or op == 'X' or op == 'u' then a = a + 2 elseif op == 'P' or op == 'W' then a = a + 4 else a = a + 3 end
+  if op == 'R' or op == 'Q' or op == 'X' or op == 'u' or op == 'V' then a = a + 2 elseif op == 'P' or op == 'W' then a = a + 4 else a = a + 3 end
   local r = 0
   if op == 'A' then
     if n == 1 then
@@ -166,14 +182,27 @@ while a <= last do
       for i = k + 1, k + n do redis.call('SET', KEYS[i], '${DONE_MARKER}', 'PX', ttl) end
     end
   elseif op == 'P' then
-    local pref = tonumber(extra)
+    local pref, m = tonumber(extra), n - 1
     if redis.call('SET', KEYS[k + 1 + pref], token, 'NX', 'PX', ttl) then
       r = pref + 1
+      counter(KEYS[k + n], ttl)
     else
-      for j = 1, n - 1 do
-        local s = (pref + j) % n
+      for j = 1, m - 1 do
+        local s = (pref + j) % m
         if redis.call('EXISTS', KEYS[k + 1 + s]) == 0 then r = s + 1 break end
       end
+    end
+  elseif op == 'T' then
+    if redis.pcall('GET', KEYS[k + 1]) == token then
+      redis.call('PEXPIRE', KEYS[k + 1], ttl)
+      counter(KEYS[k + 2], ttl)
+      r = 1
+    end
+  elseif op == 'V' then
+    if redis.pcall('GET', KEYS[k + 1]) == token then
+      redis.call('DEL', KEYS[k + 1])
+      if redis.pcall('INCR', KEYS[k + 2]) == 1 then redis.call('PEXPIRE', KEYS[k + 2], 60000) end
+      r = 1
     end
   elseif op == 'r' then
     local now = clock()
@@ -231,13 +260,13 @@ export interface OpArgs {
 
 /** How many ARGV an operation takes: code, token, then a ttl and an extra for some. */
 function argsOf(opcode: OpCode): number {
-  if (opcode === OP_RELEASE || opcode === OP_IS_DONE || opcode === OP_RAISE || opcode === OP_READ_RELEASE) return 2;
+  if (opcode === OP_RELEASE || opcode === OP_IS_DONE || opcode === OP_RAISE || opcode === OP_READ_RELEASE || opcode === OP_PERMIT_RELEASE) return 2;
   return opcode === OP_PERMIT || opcode === OP_WRITE ? 4 : 3;
 }
 
 /** Operations whose quorum is decided as a release's (src/quorum.ts decideRelease). */
 export function isRelease(opcode: OpCode): boolean {
-  return opcode === OP_RELEASE || opcode === OP_READ_RELEASE;
+  return opcode === OP_RELEASE || opcode === OP_READ_RELEASE || opcode === OP_PERMIT_RELEASE;
 }
 
 /** `EVALSHA sha numkeys key… (code[n] token [ttl])…` for ops[from, to). */

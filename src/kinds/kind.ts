@@ -2,6 +2,7 @@ import type { Attempt } from '../attempt.js';
 import type { Lock, LockOps } from '../lock.js';
 import type { CallSettings, ResolvedSettings } from '../options.js';
 import type { OpCode } from '../scripts.js';
+import type { WaitMode } from '../waiting/waiters.js';
 
 /**
  * @internal One acquisition of a lock that is not a plain mutex (a semaphore permit, a read or a
@@ -27,8 +28,8 @@ export interface Kind {
   readonly ops: LockOps;
   /** The keys a refused caller sleeps on: their release (or expiry) may let it in. */
   readonly waitKeys: readonly string[];
-  /** Wake when any one of `waitKeys` is free on a quorum (a semaphore's slots), not all of them. */
-  readonly anyKey: boolean;
+  /** How a refused caller waits beside the other callers of its process (src/waiting/waiters.ts). */
+  readonly waiting: WaitMode;
   /** An attempt was refused: true to try again at once (a quorum offered something else to take). */
   refused(attempt: Attempt): boolean;
 }

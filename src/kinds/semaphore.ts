@@ -1,10 +1,18 @@
 import type { Attempt } from '../attempt.js';
 import { InvalidArgumentError } from '../errors.js';
-import { MUTEX_OPS, type Lock, type RedlockAbortSignal } from '../lock.js';
+import type { Lock, LockOps, RedlockAbortSignal } from '../lock.js';
 import type { CallSettings } from '../options.js';
-import { OP_PERMIT } from '../scripts.js';
+import { OP_PERMIT, OP_PERMIT_EXTEND, OP_PERMIT_RELEASE } from '../scripts.js';
 import { holding } from './holding.js';
 import { isCount, type Kind, type KindHost } from './kind.js';
+
+/**
+ * A permit is its slot key plus the semaphore's release counter: extended owner-checked on the slot
+ * alone; a release deletes the slot and bumps the counter, the one key a waiter watches (rather than
+ * P slot keys: reading eight keys on five masters at every sleep cost more than the wake-ups saved).
+ * The counter holds no token, so the lost-lock guard (watchHeld) does not watch permits.
+ */
+const PERMIT_OPS: LockOps = Object.freeze({ extend: OP_PERMIT_EXTEND, release: OP_PERMIT_RELEASE, watchable: false });
 
 /** Most permits a semaphore may have: its acquisition names every slot key in one script call. */
 export const kMaxPermits = 1024;
@@ -34,15 +42,19 @@ export const kMaxPermits = 1024;
  * The acquisition asks for one slot (at random first, which spreads contenders); a master answers
  * with the slot taken, or with a free slot it would have given (not taken), or 0 when all are held.
  * When a quorum offered the same other slot, the call tries that one at once instead of sleeping;
- * a refused caller sleeps on all P keys and wakes when any one is released (waiting, as a mutex's).
- * The permit is a plain lock on its slot key: extend, release (owner-checked), autoExtend renewal
- * in the scheduler's batches and `watchHeld` work as for a mutex.
+ * a refused caller sleeps on the semaphore's release counter and wakes when a permit is released
+ * (waiting, as a mutex's; callers of one process wait side by side, not queued behind each other,
+ * and one of them wakes per change). Extend and release are owner-checked on the slot key; autoExtend
+ * renews permits in the scheduler's batches with the mutexes. `lock.resources` is the slot key and
+ * the counter's.
  */
 export class Semaphore {
   readonly resource: string;
   readonly permits: number;
   readonly #redlock: KindHost;
-  readonly #slots: readonly string[];
+  /** The slot keys, then the release counter: the acquisition's keys. */
+  readonly #keys: readonly string[];
+  readonly #released: string;
 
   /** @internal From Redlock.semaphore(). */
   constructor(redlock: KindHost, resource: unknown, permits: unknown) {
@@ -51,12 +63,13 @@ export class Semaphore {
     this.#redlock = redlock;
     this.resource = resource;
     this.permits = permits;
-    this.#slots = Array.from({ length: permits }, (_, i) => permitKey(resource, i));
+    this.#released = `${resource}:permits-released`;
+    this.#keys = [...Array.from({ length: permits }, (_, i) => permitKey(resource, i)), this.#released];
   }
 
   /** One permit for `duration` ms: a Lock on its slot (release, extend, autoExtend as for a mutex). */
   acquire(duration: number, settings?: CallSettings): Promise<Lock> {
-    return this.#redlock.acquireKind(new PermitKind(this.resource, this.#slots), duration, settings);
+    return this.#redlock.acquireKind(new PermitKind(this.resource, this.#keys, this.#released, firstSlot(this.#redlock, this.resource, this.permits)), duration, settings);
   }
 
   /** Runs `routine` holding a permit, renewed while it runs (as Redlock.using); always releases. */
@@ -65,6 +78,24 @@ export class Semaphore {
   using<T>(duration: number, settingsOrRoutine: CallSettings | ((signal: RedlockAbortSignal) => Promise<T>), routine?: (signal: RedlockAbortSignal) => Promise<T>): Promise<T> {
     return holding(this.#redlock, duration, settingsOrRoutine, routine, (settings) => this.acquire(duration, settings));
   }
+}
+
+/** Per Redlock, per semaphore, the slot its next acquisition asks for first. */
+const nextSlots = new WeakMap<KindHost, Map<string, number>>();
+
+/**
+ * Callers of one process ask for consecutive slots, starting at a random one per process. Picked at
+ * random, its own callers asked for the same slot often: 64 callers on 4 semaphores of 8 permits
+ * made 3.4 attempts per acquisition at random, 2.75 consecutively (2,200–2,550 against 2,900–3,100 cycles/s).
+ */
+function firstSlot(host: KindHost, resource: string, permits: number): number {
+  let slots = nextSlots.get(host);
+  if (slots === undefined) nextSlots.set(host, slots = new Map<string, number>());
+  const next = slots.get(resource) ?? Math.floor(Math.random() * permits);
+  slots.set(resource, (next + 1) % permits);
+  // Thousands of semaphores (one name per job) must not pile up here.
+  if (slots.size > 10_000) slots.clear();
+  return next;
 }
 
 /** The key of permit slot `slot` of `resource`. */
@@ -76,24 +107,24 @@ export function permitKey(resource: string, slot: number): string {
 class PermitKind implements Kind {
   readonly name = 'semaphore';
   readonly opcode = OP_PERMIT;
-  readonly ops = MUTEX_OPS;
-  readonly anyKey = true;
+  readonly ops = PERMIT_OPS;
+  readonly waiting = 'one';
   readonly resource: string;
   readonly keys: readonly string[];
+  readonly waitKeys: readonly string[];
+  readonly #released: string;
   #slot: number;
   #held: readonly string[];
   /** The last attempt was itself a retry at once: the next refusal sleeps (no spinning on a hot semaphore). */
   #again = false;
 
-  constructor(resource: string, keys: readonly string[]) {
+  constructor(resource: string, keys: readonly string[], released: string, slot: number) {
     this.resource = resource;
     this.keys = keys;
-    this.#slot = Math.floor(Math.random() * keys.length);
-    this.#held = [keys[this.#slot]!];
-  }
-
-  get waitKeys(): readonly string[] {
-    return this.keys;
+    this.#released = released;
+    this.waitKeys = [released];
+    this.#slot = slot;
+    this.#held = [keys[slot]!, released];
   }
 
   get extra(): string {
@@ -126,7 +157,7 @@ class PermitKind implements Kind {
         }
       }
     }
-    this.#choose(best >= 0 ? best : Math.floor(Math.random() * this.keys.length));
+    this.#choose(best >= 0 ? best : Math.floor(Math.random() * (this.keys.length - 1)));
     const now = !this.#again && votes >= attempt.quorum;
     this.#again = now;
     return now;
@@ -134,6 +165,6 @@ class PermitKind implements Kind {
 
   #choose(slot: number): void {
     this.#slot = slot;
-    this.#held = [this.keys[slot]!];
+    this.#held = [this.keys[slot]!, this.#released];
   }
 }

@@ -163,6 +163,24 @@ test('mixed readers and writers: never a writer together with anyone (in-process
   }
 }));
 
+test('a writer\'s release wakes every reader waiting in the process, not one (their retries are 3 s away)', timed(15000, async ({ masters }) => {
+  const redlock = new Redlock(masters.urls, { retryCount: 2, retryDelay: 3000, retryJitter: 0 });
+  try {
+    const rw = redlock.readWriteLock('herd');
+    const w = await rw.writeLock(10000);
+    const readers = Array.from({ length: 12 }, () => rw.readLock(10000));
+    await delay(300);
+    const released = performance.now();
+    await w.release();
+    const locks = await Promise.all(readers);
+    const ms = performance.now() - released;
+    assert.ok(ms < 1500, `the last reader got in ${ms.toFixed(0)} ms after the release`);
+    for (const lock of locks) await lock.release();
+  } finally {
+    await redlock.quit();
+  }
+}));
+
 test('bad input: typed errors naming the argument', timed(5000, async ({ masters }) => {
   const redlock = new Redlock(masters.urls);
   try {

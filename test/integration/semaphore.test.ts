@@ -137,6 +137,8 @@ test('a waiter wakes on the release of any permit, not at its next retry (3 s aw
     const lock = await waiting;
     const ms = performance.now() - released;
     assert.ok(ms < 1500, `woke ${ms.toFixed(0)} ms after the release`);
+    // Asleep while every permit was held: its first attempt, the one woken, and one for a hinted slot at most.
+    assert.ok(lock.attempts.length <= 3, `${lock.attempts.length} attempts`);
     await lock.release();
     await held[0]!.release();
   } finally {

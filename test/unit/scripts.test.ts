@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  BATCH_SCRIPT, BATCH_SHA, batchArgs, OP_ACQUIRE, OP_EXTEND, OP_FENCED_ACQUIRE, OP_INCR, OP_IS_DONE, OP_MARK_DONE, OP_PERMIT, OP_RAISE, OP_READ, OP_READ_EXTEND, OP_READ_RELEASE,
+  BATCH_SCRIPT, BATCH_SHA, batchArgs, OP_ACQUIRE, OP_EXTEND, OP_FENCED_ACQUIRE, OP_INCR, OP_IS_DONE, OP_MARK_DONE, OP_PERMIT, OP_PERMIT_EXTEND, OP_PERMIT_RELEASE, OP_RAISE, OP_READ, OP_READ_EXTEND, OP_READ_RELEASE,
   OP_RELEASE, OP_WRITE,
   scriptLoadArgs, setNxArgs, type OpArgs,
 } from '../../src/scripts.js';
@@ -38,17 +38,19 @@ test('batch: keys in order; per operation code[count], token and (but for R/Q/X)
   assert.equal(batchArgs('sha', ops, 3, 5), ['EVALSHA', 'sha', '3', 'q', 'x1', 'x2', 'Q', '', 'X2', '42'], 'Q and X carry no ttl either');
 });
 
-test('batch: P and W carry an extra argument after the ttl, u none, r and e a ttl', () => {
+test('batch: P and W carry an extra argument after the ttl, u and V none, r, e and T a ttl', () => {
   const ops: OpArgs[] = [
     { opcode: OP_PERMIT, keys: ['s:0', 's:1', 's:2'], token: 't1', ttlArg: '1000', extra: '2' },
     { opcode: OP_READ, keys: ['z', 'w', 'q'], token: 't2', ttlArg: '900', extra: '' },
     { opcode: OP_READ_EXTEND, keys: ['z'], token: 't2', ttlArg: '800', extra: '' },
     { opcode: OP_READ_RELEASE, keys: ['z'], token: 't2', ttlArg: '0', extra: '' },
     { opcode: OP_WRITE, keys: ['z', 'w', 'q'], token: 't3', ttlArg: '700', extra: '350' },
+    { opcode: OP_PERMIT_EXTEND, keys: ['s:1', 'c'], token: 't1', ttlArg: '600', extra: '' },
+    { opcode: OP_PERMIT_RELEASE, keys: ['s:1', 'c'], token: 't1', ttlArg: '0', extra: '' },
   ];
   assert.equal(batchArgs('sha', ops, 0, ops.length), [
-    'EVALSHA', 'sha', '11', 's:0', 's:1', 's:2', 'z', 'w', 'q', 'z', 'z', 'z', 'w', 'q',
-    'P3', 't1', '1000', '2', 'r3', 't2', '900', 'e', 't2', '800', 'u', 't2', 'W3', 't3', '700', '350',
+    'EVALSHA', 'sha', '15', 's:0', 's:1', 's:2', 'z', 'w', 'q', 'z', 'z', 'z', 'w', 'q', 's:1', 'c', 's:1', 'c',
+    'P3', 't1', '1000', '2', 'r3', 't2', '900', 'e', 't2', '800', 'u', 't2', 'W3', 't3', '700', '350', 'T2', 't1', '600', 'V2', 't1',
   ]);
 });
 
