@@ -264,6 +264,28 @@ function argsOf(opcode: OpCode): number {
   return opcode === OP_PERMIT || opcode === OP_WRITE ? 4 : 3;
 }
 
+/**
+ * The owner-checked release that undoes an acquisition a master granted with reply `value` (an
+ * integer > 0) — for src/node.ts, which deletes what a late reply shows was granted and never
+ * counted: the keys it set, and the operation that deletes them. Undefined: nothing to undo.
+ */
+export function undoOf(opcode: OpCode, keys: readonly string[], target: number, value: number): { readonly opcode: OpCode; readonly keys: readonly string[] } | undefined {
+  switch (opcode) {
+    case OP_ACQUIRE:
+    case OP_FENCED_ACQUIRE:
+      return { opcode: OP_RELEASE, keys };
+    case OP_PERMIT:
+      // Any other positive reply is a hint: nothing was taken.
+      return value === target ? { opcode: OP_RELEASE, keys: [keys[value - 1]!] } : undefined;
+    case OP_READ:
+      return { opcode: OP_READ_RELEASE, keys: [keys[0]!] };
+    case OP_WRITE:
+      return { opcode: OP_RELEASE, keys: [keys[1]!] };
+    default:
+      return undefined;
+  }
+}
+
 /** Operations whose quorum is decided as a release's (src/quorum.ts decideRelease). */
 export function isRelease(opcode: OpCode): boolean {
   return opcode === OP_RELEASE || opcode === OP_READ_RELEASE || opcode === OP_PERMIT_RELEASE;

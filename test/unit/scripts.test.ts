@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import {
   BATCH_SCRIPT, BATCH_SHA, batchArgs, OP_ACQUIRE, OP_EXTEND, OP_FENCED_ACQUIRE, OP_INCR, OP_IS_DONE, OP_MARK_DONE, OP_PERMIT, OP_PERMIT_EXTEND, OP_PERMIT_RELEASE, OP_RAISE, OP_READ, OP_READ_EXTEND, OP_READ_RELEASE,
   OP_RELEASE, OP_WRITE,
-  scriptLoadArgs, setNxArgs, type OpArgs,
+  scriptLoadArgs, setNxArgs, undoOf, type OpArgs,
 } from '../../src/scripts.js';
 
 const test = suite('scripts');
@@ -52,6 +52,16 @@ test('batch: P and W carry an extra argument after the ttl, u and V none, r, e a
     'EVALSHA', 'sha', '15', 's:0', 's:1', 's:2', 'z', 'w', 'q', 'z', 'z', 'z', 'w', 'q', 's:1', 'c', 's:1', 'c',
     'P3', 't1', '1000', '2', 'r3', 't2', '900', 'e', 't2', '800', 'u', 't2', 'W3', 't3', '700', '350', 'T2', 't1', '600', 'V2', 't1',
   ]);
+});
+
+test('undoOf: what deletes a grant a late reply reveals, per acquisition kind; nothing for hints and other ops', () => {
+  assert.equal(undoOf(OP_ACQUIRE, ['a', 'b'], 0, 2), { opcode: OP_RELEASE, keys: ['a', 'b'] });
+  assert.equal(undoOf(OP_FENCED_ACQUIRE, ['f', 'pipelock:fence:f'], 0, 7), { opcode: OP_RELEASE, keys: ['f', 'pipelock:fence:f'] });
+  assert.equal(undoOf(OP_PERMIT, ['s:0', 's:1', 's:2', 'c'], 2, 2), { opcode: OP_RELEASE, keys: ['s:1'] }, 'the slot taken');
+  assert.is(undoOf(OP_PERMIT, ['s:0', 's:1', 's:2', 'c'], 2, 3), undefined, 'a hint took nothing');
+  assert.equal(undoOf(OP_READ, ['z', 'w', 'q'], 0, 1), { opcode: OP_READ_RELEASE, keys: ['z'] });
+  assert.equal(undoOf(OP_WRITE, ['z', 'w', 'q'], 0, 1), { opcode: OP_RELEASE, keys: ['w'] });
+  for (const op of [OP_EXTEND, OP_RELEASE, OP_INCR, OP_MARK_DONE, OP_PERMIT_RELEASE] as const) assert.is(undoOf(op, ['k'], 0, 1), undefined, op);
 });
 
 test.run();
