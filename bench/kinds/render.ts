@@ -58,7 +58,7 @@ export function renderKinds(result: KindsResult): string {
   out.push(`\`npm run bench:kinds\` (bench/kinds/), ${hostLine(result.host)}. ${s.concurrency} closed-loop contenders in one process over ${s.keys} semaphores of ` +
     `${s.permits} permits each (${s.concurrency / s.keys} contenders per ${s.permits} permits): acquire, waiting until a permit is free → hold ${s.holdMs} ms → release. ` +
     `${s.warmupMs / 1000} s warm-up, ${s.measureMs / 1000} s measured, a fresh process per measurement, ${s.reps} repetitions interleaved; medians with min–max. ` +
-    `\`× pipelock\` is the median of per-repetition ratios. "most at once" counts the holders of one key in the process between acquire and release: above ${s.permits} the semaphore admitted too many.`, '');
+    `\`× pipelock\` is the median of per-repetition ratios of the contender's cycles/s to pipelock's. "most at once" counts the holders of one key in the process between acquire and release: above ${s.permits} the semaphore admitted too many.`, '');
   out.push('| contender | cycles/s median (min–max) | × pipelock | acquire p50 / p99 ms | most at once (limit ' + String(s.permits) + ') | over-limit acquisitions | errors |', '|---|---:|---:|---:|---:|---:|---:|');
   const base = new Map(result.runs.filter((r) => r.contender === 'pipelock').map((r) => [r.rep, r.cyclesPerSec]));
   for (const contender of KIND_CONTENDERS) {
@@ -72,6 +72,10 @@ export function renderKinds(result: KindsResult): string {
   }
   out.push('');
   for (const contender of KIND_CONTENDERS) out.push(`- ${contender.label}: ${contender.note}.`);
+  out.push('- One Redis does a fifth of the work of five and tolerates no failure; it is here as the yardstick, not as a peer for the same guarantee.',
+    '- No over-limit acquisition here does not make a design safe: a sorted set per master with a majority quorum can admit up to ⌊N·P/Q⌋ holders ' +
+    'when the masters\' sets differ (3 masters, 2 permits: holders on {1,2}, {2,3}, {1,3}); five local masters rarely diverge. pipelock\'s slots ' +
+    'are mutexes, each under Redlock\'s argument (src/kinds/semaphore.ts), and the fault suite\'s `kinds` scenario counts holders under faults.');
   const failed = result.runs.filter((r) => r.error !== undefined);
   for (const run of failed) out.push(`- ⚠ ${run.contender} repetition ${run.rep} failed: ${run.error}`);
   out.push('');
