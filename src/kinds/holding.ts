@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from '../errors.js';
 import type { Lock, RedlockAbortSignal } from '../lock.js';
 import type { KindHost } from './kind.js';
-import { kUsingMarginMs, type CallSettings } from '../options.js';
+import { isObject, kUsingMarginMs, type CallSettings } from '../options.js';
 
 type Routine<T> = (signal: RedlockAbortSignal) => Promise<T>;
 
@@ -19,7 +19,8 @@ export async function holding<T>(
   const fn = typeof settingsOrRoutine === 'function' ? settingsOrRoutine : routine;
   const settings = typeof settingsOrRoutine === 'function' ? undefined : settingsOrRoutine;
   if (typeof fn !== 'function') throw new InvalidArgumentError('routine', 'must be a function', fn);
-  const threshold = settings?.automaticExtensionThreshold ?? redlock.settings.automaticExtensionThreshold;
+  if (settings !== undefined && !isObject(settings)) throw new InvalidArgumentError('settings', 'must be an object', settings);
+  const threshold = (settings as CallSettings | undefined)?.automaticExtensionThreshold ?? redlock.settings.automaticExtensionThreshold;
   if (typeof duration === 'number' && threshold > duration - kUsingMarginMs) {
     throw new InvalidArgumentError('duration', `must be at least ${kUsingMarginMs} ms greater than automaticExtensionThreshold (${threshold} ms)`, duration);
   }

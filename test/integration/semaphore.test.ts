@@ -158,6 +158,10 @@ test('bad input: typed errors naming the argument and the rule', timed(5000, asy
     assert.is(duration.argument, 'duration');
     const using = await rejection(redlock.semaphore('x', 2).using(1000, 'no' as never), InvalidArgumentError);
     assert.is(using.argument, 'routine');
+    const settings = await rejection(redlock.semaphore('x', 2).using(1000, 'fast' as never, () => Promise.resolve(1)), InvalidArgumentError);
+    assert.is(settings.argument, 'settings');
+    const threshold = await rejection(redlock.semaphore('x', 2).using(500, () => Promise.resolve(1)), InvalidArgumentError);
+    assert.is(threshold.argument, 'duration');
   } finally {
     await redlock.quit();
   }
