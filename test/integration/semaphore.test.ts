@@ -5,7 +5,9 @@ import { mastersSuite } from '../helpers/masters.js';
 import { closeAll, connectAll, eventually, type Probe } from '../helpers/redis.js';
 import { rejection, throwsInvalid } from '../helpers/reject.js';
 import { timed } from '../helpers/timeout.js';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { InvalidArgumentError, Redlock, ResourceLockedError, type Lock } from '../../src/index.js';
+import { NODE_CALL_CHANNEL } from '../../src/diagnostics.js';
 import { permitKey } from '../../src/kinds/semaphore.js';
 
 // Semaphores (src/kinds/semaphore.ts) against five real masters.
@@ -121,6 +123,30 @@ test('autoExtend: a permit held past its duration is renewed by the scheduler', 
     await lock.release();
     assert.is(redlock.autoExtended, 0);
   } finally {
+    await redlock.quit();
+  }
+}));
+
+test('autoExtend: permits, read locks and mutexes due together are renewed in one script call per master', timed(10000, async ({ masters }) => {
+  const redlock = new Redlock(masters.urls, { renewalWindow: 200 });
+  const calls: number[] = [];
+  const listen = (message: unknown): void => {
+    calls.push((message as { operations: number }).operations);
+  };
+  try {
+    const settings = { autoExtend: true, automaticExtensionThreshold: 100 };
+    const locks = [
+      await redlock.acquire(['batched'], 600, settings),
+      await redlock.semaphore('batched-pool', 3).acquire(600, settings),
+      await redlock.readWriteLock('batched-doc').readLock(600, settings),
+    ];
+    subscribe(NODE_CALL_CHANNEL, listen);
+    await eventually(() => locks.every((lock) => lock.extensions >= 1), 5000, 'a renewal of each');
+    unsubscribe(NODE_CALL_CHANNEL, listen);
+    assert.ok(calls.some((operations) => operations === 3), `operations per call during the renewals: ${calls.join(', ')}`);
+    for (const lock of locks) await lock.release();
+  } finally {
+    unsubscribe(NODE_CALL_CHANNEL, listen);
     await redlock.quit();
   }
 }));
