@@ -1,4 +1,4 @@
-import { OP_FENCED_ACQUIRE, OP_INCR, OP_IS_DONE, OP_MARK_DONE, OP_RAISE, OP_RELEASE, type OpArgs, type OpCode } from './scripts.js';
+import { isRelease, OP_FENCED_ACQUIRE, OP_INCR, OP_IS_DONE, OP_MARK_DONE, OP_PERMIT, OP_PERMIT_EXTEND, OP_PERMIT_RELEASE, OP_RAISE, OP_READ, OP_READ_EXTEND, OP_READ_RELEASE, OP_WRITE, type OpArgs, type OpCode } from './scripts.js';
 import { decide, decideComplete, decideRelease, UNDECIDED, WON, type Decision, type Tally } from './quorum.js';
 
 export const PENDING = 0;
@@ -41,8 +41,10 @@ export class Attempt implements OpArgs, Tally {
   context: unknown;
   /** F and I: the largest value among the votes for; X: the largest previous counter seen. */
   value = 0;
-  /** X: the fencing token the counters are raised to; a master votes for if it was below. */
+  /** X: the fencing token the counters are raised to; a master votes for if it was below. P: the slot asked for, + 1. */
   target = 0;
+  /** The script's extra argument (P: the slot; W: the waiting marker's ttl). */
+  extra = '';
   #votesFor = 0;
   #votesAgainst = 0;
   /** FAILED or TIMEOUT. */
@@ -149,8 +151,17 @@ export class Attempt implements OpArgs, Tally {
       case OP_RAISE:
         if (reply > this.value) this.value = reply;
         return reply < this.target ? FOR : AGAINST;
+      case OP_PERMIT:
+        // Any other non-zero reply is a hint (a free slot), kept in `counts` by settle().
+        return reply === this.target ? FOR : AGAINST;
       case OP_MARK_DONE:
       case OP_IS_DONE:
+      case OP_PERMIT_EXTEND:
+      case OP_PERMIT_RELEASE:
+      case OP_READ:
+      case OP_READ_EXTEND:
+      case OP_READ_RELEASE:
+      case OP_WRITE:
         return reply === 1 ? FOR : AGAINST;
       default:
         return reply === this.keys.length ? FOR : AGAINST;
@@ -214,7 +225,7 @@ export class Attempt implements OpArgs, Tally {
 
   #check(): void {
     if (this.decision !== UNDECIDED || this.needAll) return;
-    const decision = this.opcode === OP_RELEASE ? decideRelease(this) : decide(this);
+    const decision = isRelease(this.opcode) ? decideRelease(this) : decide(this);
     if (decision !== UNDECIDED) this.#decide(decision);
   }
 

@@ -1,6 +1,8 @@
 export { Redlock, Redlock as default, type RedlockOptions } from './redlock.js';
 export { ReleaseResult } from './release-result.js';
 export { Lock, type LockLostHandler, type RedlockAbortSignal } from './lock.js';
+export { Semaphore } from './kinds/semaphore.js';
+export { ReadWriteLock } from './kinds/rwlock.js';
 export type { CallSettings, Settings } from './options.js';
 export { kDefaults as defaultSettings } from './options.js';
 export type { RedisClient, MasterClient, IoredisClient } from './redis-client.js';

@@ -3,6 +3,18 @@ import type { ExecutionStats, PipelockError } from './errors.js';
 import type { MasterSet } from './masters.js';
 import type { Redlock } from './redlock.js';
 import type { ReleaseResult } from './release-result.js';
+import { OP_EXTEND, OP_RELEASE, type OpCode } from './scripts.js';
+
+/** @internal The script operations that extend and release a lock of one kind (src/kinds/). */
+export interface LockOps {
+  readonly extend: OpCode;
+  readonly release: OpCode;
+  /** Its keys are strings holding the token, which the lost-lock guard (watchHeld) can read. */
+  readonly watchable: boolean;
+}
+
+/** @internal A mutex's (and a semaphore permit's, and a write lock's: each is a string key holding the token). */
+export const MUTEX_OPS: LockOps = Object.freeze({ extend: OP_EXTEND, release: OP_RELEASE, watchable: true });
 
 /** Called when an auto-extended lock is lost; must not throw (what it throws is reported as an 'error' event). */
 export type LockLostHandler = (lock: Lock, error: PipelockError) => void;
@@ -31,6 +43,8 @@ export class Lock {
   expiration: number;
   /** @internal The renewal scheduler's entry of an auto-extended lock (set once, by the scheduler). */
   held: Renewing | undefined;
+  /** @internal How this kind of lock is extended and released (a read lock's differ). */
+  ops: LockOps = MUTEX_OPS;
   readonly #masters: MasterSet;
   #validUntil: number;
   #extensions: number;

@@ -110,10 +110,11 @@ export class MasterSet {
   }
 
   /** One operation sent to every master, with its own quorum tally. */
-  execute(opcode: OpCode, keys: readonly string[], token: string, ttlArg: string, budget: number, target = 0): Attempt {
+  execute(opcode: OpCode, keys: readonly string[], token: string, ttlArg: string, budget: number, target = 0, extra = ''): Attempt {
     this.assertOpen();
     const attempt = this.attempt(opcode, keys, token, ttlArg, budget, false);
     attempt.target = target;
+    attempt.extra = extra;
     this.dispatch(attempt);
     return attempt;
   }
@@ -123,10 +124,10 @@ export class MasterSet {
     for (let i = 0; i < nodes.length; i++) nodes[i]!.enqueue(attempt);
   }
 
-  /** Owner-checked delete of a failed attempt's keys on every master that may have set them. */
-  async cleanup(attempt: Attempt, resources: readonly string[]): Promise<void> {
+  /** Owner-checked delete (`release`: the kind's release) of a failed attempt's keys on every master that may have set them. */
+  async cleanup(attempt: Attempt, resources: readonly string[], release: OpCode = OP_RELEASE): Promise<void> {
     const nodes = this.nodes;
-    const undo = this.attempt(OP_RELEASE, resources, attempt.token, '0', attempt.budget, true);
+    const undo = this.attempt(release, resources, attempt.token, '0', attempt.budget, true);
     for (let i = 0; i < nodes.length; i++) {
       if (mayHold(attempt, i)) nodes[i]!.enqueue(undo);
       else undo.skip(i);
@@ -136,8 +137,8 @@ export class MasterSet {
   }
 
   /** Best-effort owner-checked delete of a lost lock's keys on every master, so the resource frees before its TTL. */
-  discard(resources: readonly string[], token: string): void {
-    this.dispatch(this.attempt(OP_RELEASE, resources, token, '0', this.#settings.nodeTimeout, true));
+  discard(resources: readonly string[], token: string, release: OpCode = OP_RELEASE): void {
+    this.dispatch(this.attempt(release, resources, token, '0', this.#settings.nodeTimeout, true));
   }
 
   /** Every master's part in one attempt (cold path: built on demand). */

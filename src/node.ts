@@ -4,7 +4,7 @@ import { Coalescer, type Batch, type Outlet } from './coalescer.js';
 import type { Deadlines } from './deadlines.js';
 import { NodeUnavailableError, UnexpectedReplyError } from './errors.js';
 import { asError, ScriptReplay, type ReplayTarget } from './script-replay.js';
-import { BATCH_SHA, OP_ACQUIRE, OP_FENCED_ACQUIRE, OP_RELEASE, scriptLoadArgs } from './scripts.js';
+import { BATCH_SHA, scriptLoadArgs, undoOf } from './scripts.js';
 import type { Transport } from './transport.js';
 import { Unanswered } from './unanswered.js';
 import { nodeCallStart, publishNodeCall, publishNodeCallError } from './diagnostics.js';
@@ -183,10 +183,12 @@ export class Node implements Outlet, ReplayTarget {
     const ops = batch.ops;
     for (let i = 0; i < ops.length; i++) {
       const op = ops[i]!;
-      if (op.votes[this.index] === PENDING || (op.opcode !== OP_ACQUIRE && op.opcode !== OP_FENCED_ACQUIRE)) continue;
+      if (op.votes[this.index] === PENDING) continue;
       const value: unknown = batch.setNx ? (reply === 'OK' ? 1 : 0) : Array.isArray(reply) ? reply[i] : 0;
       if (typeof value !== 'number' || value <= 0) continue;
-      const undo = new Attempt(OP_RELEASE, op.keys, op.token, '0', 1, performance.now(), op.budget, true, op.votes.length);
+      const what = undoOf(op.opcode, op.keys, op.target, value);
+      if (what === undefined) continue;
+      const undo = new Attempt(what.opcode, what.keys, op.token, '0', 1, performance.now(), op.budget, true, op.votes.length);
       for (let node = 0; node < op.votes.length; node++) if (node !== this.index) undo.skip(node);
       // The reply can come before 'ready' (see the constructor), when sends still fail at once.
       if (this.transport.isReady) this.enqueue(undo);

@@ -17,7 +17,10 @@ import { answeredByQuorum, lostOnQuorum, quorumUnreachable } from './quorum.js';
 import { ReleaseResult } from './release-result.js';
 import { Renewals, stopRenewing, type Held } from './renewal.js';
 import { isAborted, mayRetry, retryWait, sleep } from './retry.js';
-import { OP_ACQUIRE, OP_EXTEND, OP_FENCED_ACQUIRE, OP_RELEASE } from './scripts.js';
+import { OP_ACQUIRE, OP_FENCED_ACQUIRE } from './scripts.js';
+import type { Kind } from './kinds/kind.js';
+import { Semaphore } from './kinds/semaphore.js';
+import { ReadWriteLock } from './kinds/rwlock.js';
 import { counterKeys, raiseFence } from './fencing.js';
 import { createToken } from './token.js';
 import { validUntil } from './validity.js';
@@ -124,20 +127,51 @@ export class Redlock extends EventEmitter {
     return this.#acquire(resources, duration, call);
   }
 
-  async #acquire(resources: readonly string[], duration: number, call: ResolvedCall): Promise<Lock> {
+  /** A counting semaphore: at most `permits` holders of `resource` at once (src/kinds/semaphore.ts). */
+  semaphore(resource: string, permits: number): Semaphore {
+    return new Semaphore(this, resource, permits);
+  }
+
+  /** A read/write lock on `resource`: many readers or one writer, writers preferred (src/kinds/rwlock.ts). */
+  readWriteLock(resource: string): ReadWriteLock {
+    return new ReadWriteLock(this, resource);
+  }
+
+  /**
+   * @internal A lock of another kind (src/kinds/: semaphore permit, read or write lock), acquired
+   * by the same loop as a mutex: window, waiting, quorum, validity, undo and renewal.
+   */
+  acquireKind(kind: Kind, duration: number, settings?: CallSettings): Promise<Lock> {
+    let call: ResolvedCall;
+    try {
+      this.masters.assertOpen();
+      validateDuration(duration);
+      call = resolveCall(this.settings, this.#plain, settings);
+      if (call.fencing) throw new InvalidArgumentError('settings.fencing', `is not available for a ${kind.name} (fencing tokens order the holders of one mutex)`, true);
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    return traceAcquire(this, this.#acquireKind, [kind.resource], duration, { call, kind });
+  }
+
+  #acquireKind(_resources: readonly string[], duration: number, how: { call: ResolvedCall; kind: Kind }): Promise<Lock> {
+    return this.#acquire(how.kind.resources, duration, how.call, how.kind);
+  }
+
+  async #acquire(resources: readonly string[], duration: number, call: ResolvedCall, kind?: Kind): Promise<Lock> {
     const s = call.settings;
     const signal = call.signal;
     const attempts: Attempt[] = [];
     if (isAborted(signal)) throw new LockAbortedError(signal?.reason, []);
     const ttlArg = String(duration);
     const counters = call.fencing ? counterKeys(resources) : undefined;
-    const keys = counters === undefined ? resources : [...resources, ...counters];
+    const keys = kind !== undefined ? kind.keys : counters === undefined ? resources : [...resources, ...counters];
     const deadline = performance.now() + s.acquireTimeout;
     // Bound, not an arrow: an arrow capturing `this` and `attempts` moves them into a heap context
     // kept for the whole wait, and a dev loader's keepNames (tsx) gives each arrow its own property
     // store: 1,790 → 1,545 B per queued acquisition (bench:overload's 100,000-acquisition burst).
     const stats: () => ReadonlyArray<Promise<ExecutionStats>> = this.masters.stats.bind(this.masters, attempts);
-    const pacer = new Pacer(this.#waiters, resources, s, deadline);
+    const pacer = new Pacer(this.#waiters, kind?.waitKeys ?? resources, s, deadline, kind?.waiting);
     try {
       // Queued behind callers of this process waiting for the same resources (src/waiting/pacer.ts).
       if (pacer.queued) await pacer.pause(signal, stats);
@@ -154,7 +188,11 @@ export class Redlock extends EventEmitter {
         // its validity counts from there too. That is safe: validity must start no later than the
         // moment the first master could have set a key, and no master can set a key it has not yet
         // been sent; the clock is read before the write, so validity is, if anything, underestimated.
-        const attempt = this.masters.execute(counters === undefined ? OP_ACQUIRE : OP_FENCED_ACQUIRE, keys, createToken(), ttlArg, s.nodeTimeout);
+        const attempt = kind === undefined
+          ? this.masters.execute(counters === undefined ? OP_ACQUIRE : OP_FENCED_ACQUIRE, keys, createToken(), ttlArg, s.nodeTimeout)
+          : this.masters.execute(kind.opcode, keys, createToken(), ttlArg, s.nodeTimeout, kind.target, kind.extra);
+        // What the lock holds if this attempt wins (a semaphore's one slot of its keys); its undo's keys.
+        const held = kind === undefined ? resources : kind.resources;
         attempts.push(attempt);
         pacer.attempted(attempt.token);
         await attempt.done;
@@ -169,7 +207,8 @@ export class Redlock extends EventEmitter {
           const until = validUntil(attempt.start, duration, s.driftFactor);
           const now = performance.now();
           if (until > now && !isAborted(signal)) {
-            const lock = new Lock(this, this.masters, resources, attempt.token, attempts, until, 0, now, fence);
+            const lock = new Lock(this, this.masters, held, attempt.token, attempts, until, 0, now, fence);
+            if (kind !== undefined) lock.ops = kind.ops;
             if (call.autoExtend) this.#renewals.hold(lock, duration, s, call.onLockLost);
             return lock;
           }
@@ -181,11 +220,13 @@ export class Redlock extends EventEmitter {
         // on every master now, ahead of anything sent later, so a retry does not wait for the slowest
         // master to confirm it (a slow minority would otherwise cost every lost attempt its round
         // trip); an error reaches the caller only once the undo is done.
-        const undone = this.masters.cleanup(attempt, resources);
+        const undone = this.masters.cleanup(attempt, held, kind?.ops.release);
         if (!attempt.won) {
           const n = keys.length;
           void undone.then(() => { this.#leaveWindow(attempt, n, latency); });
         }
+        // A semaphore refused for its slot while a quorum offered another tries that one at once.
+        if (kind?.refused(attempt) === true && !isAborted(signal) && performance.now() < deadline) continue;
         // A retry goes through the window like any attempt, so retries add no load faster than the
         // masters drain it; none starts past the deadline. The pause ends early on a release.
         const retry = await pacer.pause(signal, stats).catch(async (error: unknown) => {
@@ -224,7 +265,7 @@ export class Redlock extends EventEmitter {
       await this.#window.enterFirst(n);
       this.masters.assertOpen();
     }
-    const attempt = this.masters.execute(OP_RELEASE, lock.resources, lock.value, '0', s.nodeTimeout);
+    const attempt = this.masters.execute(lock.ops.release, lock.resources, lock.value, '0', s.nodeTimeout);
     await attempt.done;
     this.#leaveWindow(attempt, n, performance.now() - attempt.start);
     // The lock's state is only known where a master answered; without a quorum of answers
@@ -254,7 +295,7 @@ export class Redlock extends EventEmitter {
     const attempts: Attempt[] = [];
     const ttlArg = String(duration);
     for (;;) {
-      const attempt = this.masters.execute(OP_EXTEND, lock.resources, lock.value, ttlArg, s.nodeTimeout);
+      const attempt = this.masters.execute(lock.ops.extend, lock.resources, lock.value, ttlArg, s.nodeTimeout);
       attempts.push(attempt);
       await attempt.done;
       const now = performance.now();
@@ -265,7 +306,9 @@ export class Redlock extends EventEmitter {
           return lock;
         }
         lock.expiration = 0;
-        return new Lock(this, this.masters, lock.resources, lock.value, attempts, validUntil(attempt.start, duration, s.driftFactor), lock.extensions + 1, now);
+        const extended = new Lock(this, this.masters, lock.resources, lock.value, attempts, validUntil(attempt.start, duration, s.driftFactor), lock.extensions + 1, now);
+        extended.ops = lock.ops;
+        return extended;
       }
       this.masters.reportRefusals(attempt);
       const nodes = this.masters.outcomes(attempt);

@@ -7,7 +7,6 @@ import type { Lock, LockLostHandler, RedlockAbortSignal, Renewing } from './lock
 import type { MasterSet } from './masters.js';
 import { describeOutcomes } from './outcomes.js';
 import { lostOnQuorum } from './quorum.js';
-import { OP_EXTEND } from './scripts.js';
 import { retryWait } from './retry.js';
 import { validUntil } from './validity.js';
 import { publishRenewal } from './lifecycle.js';
@@ -109,7 +108,7 @@ export class Renewals {
     lock.held = held;
     this.#active++;
     this.#schedule(held, now);
-    if (s.watchHeld) this.#guard?.add(held);
+    if (s.watchHeld && lock.ops.watchable) this.#guard?.add(held);
   }
 
   /** Synchronous, before any I/O of a release: a renewal decided later can no longer touch the lock. */
@@ -165,7 +164,7 @@ export class Renewals {
         continue;
       }
       held.renewing = true;
-      const attempt = masters.attempt(OP_EXTEND, held.lock.resources, held.lock.value, held.ttlArg, held.settings.nodeTimeout, false);
+      const attempt = masters.attempt(held.lock.ops.extend, held.lock.resources, held.lock.value, held.ttlArg, held.settings.nodeTimeout, false);
       attempt.context = held;
       attempt.onDecided = this.#decided;
       masters.dispatch(attempt);
@@ -204,7 +203,7 @@ export class Renewals {
     this.remove(held);
     // A renewal may have succeeded on some masters after the local validity ran out: their keys
     // are still ours and would block the resource until their TTL.
-    if (discard) this.#masters.discard(held.lock.resources, held.lock.value);
+    if (discard) this.#masters.discard(held.lock.resources, held.lock.value, held.lock.ops.release);
     const signal: RedlockAbortSignal = held.controller.signal;
     signal.error = error;
     held.lock.lost();

@@ -223,6 +223,7 @@ function line(result: ScenarioResult): string {
 /** Scenarios with their own shape of load, each a script run in its own process after the others. */
 const kScripts: readonly { readonly name: string; readonly file: string; readonly fault: string }[] = [
   { name: 'waiters', file: './waiters.ts', fault: '1,000 callers in 10 Redlocks on one key; every watch connection killed every 300 ms, a master restarted late' },
+  { name: 'kinds', file: './kinds/run.ts', fault: 'semaphores (3 permits) and read/write locks contended while masters are killed, paused and restarted; an interval log counts the holders' },
   { name: 'burst-paused', file: './burst.ts', fault: 'a burst of acquisitions (retryCount 0) with a master SIGSTOPped after the first lock; beside the same burst unfaulted' },
 ];
 

@@ -16,7 +16,7 @@ const N = 5;
 const Q = quorumSize(N);
 
 function ops(count: number): OpArgs[] {
-  return Array.from({ length: count }, (_, i) => ({ opcode: i % 2 === 0 ? OP_ACQUIRE : OP_RELEASE, keys: [`bench:${i}`], token: createToken(), ttlArg: '10000' }));
+  return Array.from({ length: count }, (_, i) => ({ opcode: i % 2 === 0 ? OP_ACQUIRE : OP_RELEASE, keys: [`bench:${i}`], token: createToken(), ttlArg: '10000', extra: '' }));
 }
 
 export function tokenSuite(bench: Bench): void {

@@ -61,13 +61,16 @@ const FLAGS: Readonly<Record<string, Flag>> = {
   kind: {
     arg: 'KIND',
     help: `the kind of lock each cycle takes (default ${d.kind}):\n` +
-      '  mutex      a Redlock lock (redlock.acquire)\n' +
-      '  reentrant  ReentrantRedlock: each cycle is its own async context; it acquires the lock, nests\n' +
-      '             --depth − 1 acquisitions of it inside (counted, nothing sent), holds, and releases them all\n' +
-      '             (acquire timed to the outermost, release from the outermost); acquire-release only',
+      '  mutex       redlock.acquire(), one holder per key\n' +
+      '  reentrant   ReentrantRedlock: each cycle is its own async context; it acquires the lock, nests\n' +
+      '              --depth − 1 acquisitions of it inside (counted, nothing sent), holds, and releases them all\n' +
+      '              (acquire timed to the outermost, release from the outermost); acquire-release only\n' +
+      '  semaphore   a permit of redlock.semaphore(key, --permits): up to --permits holders per key\n' +
+      '  rw          redlock.readWriteLock(key): read locks, every fourth acquisition of each worker a write lock',
     apply: (v, o) => (o.kind = oneOf('--kind', v, KINDS)),
   },
   depth: { arg: 'N', help: `--kind reentrant: nesting depth, the outermost acquisition included (default ${d.depth})`, apply: (v, o) => (o.depth = int('--depth', v, 1, 1000)) },
+  permits: { arg: 'N', help: `--kind semaphore: permits per key (default ${d.permits})`, apply: (v, o) => (o.permits = int('--permits', v, 1, 1024)) },
   'start-at': {
     arg: 'TIME',
     help: 'start (warm-up first) when the wall clock reads TIME: ISO 8601 with a zone (2026-05-01T12:00:00Z) or @EPOCH\n' +
@@ -114,6 +117,7 @@ export function parseLoadFlags(args: readonly string[]): LoadOptions | 'help' {
 }
 
 function checkCombination(o: LoadOptions, given: (name: string) => boolean): void {
+  if (given('permits') && o.kind !== 'semaphore') throw new UsageError('--permits', 'needs --kind semaphore');
   if (given('servers') && given('masters')) throw new UsageError('--masters', 'conflicts with --servers: embedded masters are started only when no --servers is given');
   if (given('rate') && given('concurrency') && o.operation !== 'renew-hold') throw new UsageError('--rate', 'conflicts with --concurrency: an open loop (--rate) keeps as many cycles in flight as its schedule needs');
   if (o.rate > 0 && o.operation === 'renew-hold') throw new UsageError('--rate', 'conflicts with --operation renew-hold: its locks are held for the whole run, not started at a rate');

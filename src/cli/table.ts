@@ -65,7 +65,9 @@ function describeRun(host: HostLine): string {
   const f = host.flags;
   const servers = Array.isArray(f.servers) && f.servers.length > 0 ? `${f.servers.length} masters (--servers)` : `${String(f.masters)} embedded masters`;
   const load = typeof f.rate === 'number' && f.rate > 0 ? `open loop at ${f.rate}/s` : `${String(f.concurrency)} in flight each`;
-  const kind = f.kind === undefined || f.kind === 'mutex' ? '' : `${String(f.kind)} (depth ${String(f.depth)}) `;
-  return `pipelock loadtest: ${kind}${String(f.operation)} over ${servers}, ${String(f.workers)} workers, ${load}, ${String(f.keys)} keys, ` +
+  const kind = f.kind === undefined || f.kind === 'mutex' ? ''
+    : f.kind === 'reentrant' ? ` (reentrant, depth ${String(f.depth)})`
+    : f.kind === 'semaphore' ? ` (semaphore, ${String(f.permits)} permits)` : ' (read/write lock)';
+  return `pipelock loadtest: ${String(f.operation)}${kind} over ${servers}, ${String(f.workers)} workers, ${load}, ${String(f.keys)} keys, ` +
     `hold ${String(f.holdMs)}ms, lock ${String(f.lockMs)}ms, ${Number(f.durationMs) / 1000}s after ${Number(f.warmupMs) / 1000}s warm-up`;
 }

@@ -75,7 +75,7 @@ export class IncomparableError extends Error {
 
 /** The load settings two runs must share to be compared, with the flag that sets each. */
 const kSettings: readonly (readonly [string, string])[] = [
-  ['operation', '--operation'], ['masterCount', '--masters/--servers'], ['workers', '--workers'], ['concurrency', '--concurrency'],
+  ['operation', '--operation'], ['kind', '--kind'], ['permits', '--permits'], ['masterCount', '--masters/--servers'], ['workers', '--workers'], ['concurrency', '--concurrency'],
   ['rate', '--rate'], ['keys', '--keys'], ['holdMs', '--hold'], ['lockMs', '--lock-duration'],
   ['retryCount', '--retry-count'], ['retryDelayMs', '--retry-delay'], ['retryJitterMs', '--retry-jitter'],
 ];
@@ -83,6 +83,9 @@ const kSettings: readonly (readonly [string, string])[] = [
 function setting(host: HostLine, key: string): string {
   const f = host.flags;
   if (key === 'masterCount') return String(Array.isArray(f.servers) && f.servers.length > 0 ? f.servers.length : f.masters);
+  // Files written before --kind were mutex runs; permits mean something for semaphores only.
+  if (key === 'kind') return String(f.kind ?? 'mutex');
+  if (key === 'permits') return f.kind === 'semaphore' ? String(f.permits) : '–';
   return String(f[key]);
 }
 

@@ -1,9 +1,16 @@
 /** The shape of a load cycle and what it runs with (types and helpers shared by every cycle). */
 import type { CallSettings, Lock, Redlock } from '../index.js';
 
+/** Takes the lock of the run's kind (--kind) on `resources` for the cycle. */
+export type Acquire = (resources: readonly string[], duration: number, settings: CallSettings) => Promise<Lock>;
+/** using() of the run's kind. */
+export type Using = <T>(resources: readonly string[], duration: number, settings: CallSettings, routine: () => Promise<T>) => Promise<T>;
+
 /** What a cycle needs besides its key; one per worker. */
 export interface CycleContext {
   readonly redlock: Redlock;
+  readonly acquire: Acquire;
+  readonly using: Using;
   readonly lockMs: number;
   readonly holdMs: number;
   /** Carries the worker's stop signal: a stop cancels waiting and retrying. */

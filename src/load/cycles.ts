@@ -17,7 +17,7 @@ export function cycleFor(operation: Operation): Cycle {
 }
 
 async function acquireRelease(context: CycleContext, resources: readonly string[], start: number, out: Timings): Promise<void> {
-  const lock = await context.redlock.acquire(resources, context.lockMs, context.call);
+  const lock = await context.acquire(resources, context.lockMs, context.call);
   const acquired = performance.now();
   if (context.holdMs > 0) await delay(context.holdMs);
   await release(lock, out);
@@ -27,7 +27,7 @@ async function acquireRelease(context: CycleContext, resources: readonly string[
 }
 
 async function acquireExtendRelease(context: CycleContext, resources: readonly string[], start: number, out: Timings): Promise<void> {
-  const lock = await context.redlock.acquire(resources, context.lockMs, context.call);
+  const lock = await context.acquire(resources, context.lockMs, context.call);
   const acquired = performance.now();
   if (context.holdMs > 0) await delay(context.holdMs);
   const extending = performance.now();
@@ -42,7 +42,7 @@ async function usingCycle(context: CycleContext, resources: readonly string[], s
   let acquired = 0;
   let releasing = 0;
   // using() exposes no lock: acquire is timed to the routine's start, release from its end.
-  await context.redlock.using(resources, context.lockMs, context.call, async () => {
+  await context.using(resources, context.lockMs, context.call, async () => {
     acquired = performance.now();
     if (context.holdMs > 0) await delay(context.holdMs);
     releasing = performance.now();

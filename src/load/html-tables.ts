@@ -20,7 +20,7 @@ function table(id: string, head: readonly string[], rows: readonly (readonly str
 
 /** Flags as typed on the command line, in --help's order; times shown with their unit. */
 const kFlagRows: readonly (readonly [string, string, 'ms' | 's' | '' | 'list'])[] = [
-  ['operation', '--operation', ''], ['kind', '--kind', ''], ['depth', '--depth', ''], ['servers', '--servers', 'list'], ['masters', '--masters', ''], ['workers', '--workers', ''],
+  ['operation', '--operation', ''], ['kind', '--kind', ''], ['depth', '--depth', ''], ['permits', '--permits', ''], ['servers', '--servers', 'list'], ['masters', '--masters', ''], ['workers', '--workers', ''],
   ['concurrency', '--concurrency', ''], ['rate', '--rate', ''], ['durationMs', '--duration', 's'], ['warmupMs', '--warmup', 's'],
   ['keys', '--keys', ''], ['holdMs', '--hold', 'ms'], ['lockMs', '--lock-duration', 'ms'], ['retryCount', '--retry-count', ''],
   ['retryDelayMs', '--retry-delay', 'ms'], ['retryJitterMs', '--retry-jitter', 'ms'], ['startAt', '--start-at', ''],

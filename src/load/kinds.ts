@@ -1,48 +1,50 @@
-import { setTimeout as delay } from 'node:timers/promises';
-import { ReentrantRedlock, type Redlock, type ReentrantLock } from '../index.js';
-import { ReleasedExpiredError, type Cycle, type CycleContext, type Timings } from './cycle.js';
+/** The lock a load cycle takes, by `--kind`: through pipelock's public API, as a user would. */
+import type { CallSettings, Lock, Redlock } from '../index.js';
+import type { Acquire, Cycle, Using } from './cycle.js';
 import { cycleFor } from './cycles.js';
-import type { Kind, Operation } from './options.js';
-
-/** The cycle of `--kind`: a mutex runs `operation`; the other kinds have their own cycle. */
-export function cycleForKind(kind: Kind, operation: Operation, depth: number): Cycle {
-  switch (kind) {
-    case 'mutex':
-      return cycleFor(operation);
-    case 'reentrant':
-      return (context, resources, start, out) => reentrantCycle(context, resources, depth, start, out);
-  }
-}
-
-// One reentrant view per worker Redlock (the cycle, not the worker, knows it).
-const views = new WeakMap<Redlock, ReentrantRedlock>();
+import type { Kind, LoadOptions, Operation } from './options.js';
+import { reentrantCycle } from './reentrant-cycle.js';
 
 /**
- * One async context per cycle, as one request handler would be: the outermost acquisition goes to
- * the masters, the depth − 1 nested ones count locally; they are released innermost first.
+ * The cycle of `--kind`: mutex, semaphore and rw run `operation` over the kind's acquire/using
+ * (lockerFor, below); reentrant has its own cycle, an outermost acquisition and depth − 1 nested.
  */
-async function reentrantCycle(context: CycleContext, resources: readonly string[], depth: number, start: number, out: Timings): Promise<void> {
-  let view = views.get(context.redlock);
-  if (view === undefined) views.set(context.redlock, (view = new ReentrantRedlock(context.redlock)));
-  const reentrant = view;
-  await reentrant.run(async () => {
-    const outer = await reentrant.acquire(resources, context.lockMs, context.call);
-    const acquired = performance.now();
-    const nested: ReentrantLock[] = [];
-    // A nested acquisition sends nothing and fails only if the lock was lost, whose keys are then
-    // gone: the outermost handle is released on the success path only, as the mutex cycles do.
-    try {
-      for (let level = 1; level < depth; level++) nested.push(await reentrant.acquire(resources, context.lockMs, context.call));
-      if (context.holdMs > 0) await delay(context.holdMs);
-    } finally {
-      for (const handle of nested.reverse()) await handle.release();
+export function cycleForKind(kind: Kind, operation: Operation, depth: number): Cycle {
+  if (kind === 'reentrant') return (context, resources, start, out) => reentrantCycle(context, resources, depth, start, out);
+  return cycleFor(operation);
+}
+
+/** Of the rw kind's acquisitions, one in this many is a write lock. */
+export const kWriteEvery = 4;
+
+/** acquire() and using() of the run's kind, for one worker's Redlock. */
+export function lockerFor(redlock: Redlock, kind: LoadOptions['kind'], permits: number): { acquire: Acquire; using: Using } {
+  switch (kind) {
+    case 'mutex':
+    case 'reentrant': // its cycle (reentrantCycle) takes its locks through ReentrantRedlock itself
+      return {
+        acquire: (resources, duration, settings) => redlock.acquire(resources, duration, settings),
+        using: (resources, duration, settings, routine) => redlock.using(resources, duration, settings, routine),
+      };
+    case 'semaphore':
+      return {
+        acquire: (resources, duration, settings) => redlock.semaphore(resources[0]!, permits).acquire(duration, settings),
+        using: (resources, duration, settings, routine) => redlock.semaphore(resources[0]!, permits).using(duration, settings, routine),
+      };
+    case 'rw': {
+      let cycles = 0;
+      const write = (): boolean => ++cycles % kWriteEvery === 0;
+      const take = (resource: string, duration: number, settings: CallSettings): Promise<Lock> => {
+        const lock = redlock.readWriteLock(resource);
+        return write() ? lock.writeLock(duration, settings) : lock.readLock(duration, settings);
+      };
+      return {
+        acquire: (resources, duration, settings) => take(resources[0]!, duration, settings),
+        using: (resources, duration, settings, routine) => {
+          const lock = redlock.readWriteLock(resources[0]!);
+          return write() ? lock.usingWrite(duration, settings, routine) : lock.usingRead(duration, settings, routine);
+        },
+      };
     }
-    const releasing = performance.now();
-    const result = await outer.release();
-    out.releaseMs = performance.now() - releasing;
-    if (result?.expired === true) throw new ReleasedExpiredError();
-    out.acquireMs = acquired - start;
-    out.extendMs = -1;
-    out.attempts = context.countAttempts ? outer.attempts.length : 1;
-  });
+  }
 }

@@ -9,7 +9,7 @@ export type Operation = (typeof OPERATIONS)[number];
  * The kind of lock a cycle takes (default mutex). A string union so that each kind is one more
  * member here, one more case in src/load/kinds.ts and one more line in --kind's help.
  */
-export const KINDS = ['mutex', 'reentrant'] as const;
+export const KINDS = ['mutex', 'reentrant', 'semaphore', 'rw'] as const;
 export type Kind = (typeof KINDS)[number];
 
 /** A load run, every value resolved and validated (times in ms). */
@@ -31,9 +31,12 @@ export interface LoadOptions {
   readonly retryDelayMs: number;
   readonly retryJitterMs: number;
   readonly operation: Operation;
+  /** mutex: redlock.acquire; reentrant: ReentrantRedlock, `depth` deep; semaphore: a permit of `permits`; rw: read locks, every fourth cycle a write lock. */
   readonly kind: Kind;
   /** --kind reentrant: acquisitions per cycle, the outermost and depth − 1 nested inside it. */
   readonly depth: number;
+  /** Permits per key with `kind: 'semaphore'`. */
+  readonly permits: number;
   readonly json: string | undefined;
   readonly html: string | undefined;
   /** Wall-clock start, ms since the epoch, for load generators on several machines; undefined: at once. */
@@ -58,6 +61,7 @@ export const kLoadDefaults: LoadOptions = Object.freeze({
   operation: 'acquire-release',
   kind: 'mutex',
   depth: 2,
+  permits: 8,
   json: undefined,
   html: undefined,
   startAt: undefined,

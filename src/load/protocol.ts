@@ -10,6 +10,7 @@ export interface WorkerTask {
   readonly operation: Operation;
   readonly kind: Kind;
   readonly depth: number;
+  readonly permits: number;
   readonly concurrency: number;
   /** This worker's share of the target rate, cycles/s; 0: closed loop. */
   readonly rate: number;

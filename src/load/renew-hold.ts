@@ -22,7 +22,7 @@ export class StillAcquiringError extends Error {
 export async function renewHold(context: CycleContext, resources: readonly string[], start: number, out: Timings): Promise<void> {
   let lock;
   try {
-    lock = await context.redlock.acquire(resources, context.lockMs, { ...context.call, autoExtend: true });
+    lock = await context.acquire(resources, context.lockMs, { ...context.call, autoExtend: true });
   } catch (error) {
     if (context.call.signal?.aborted === true) throw new StillAcquiringError(error);
     throw error;

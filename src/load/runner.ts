@@ -96,7 +96,7 @@ export async function runLoad(options: LoadOptions, urls: readonly string[], pre
     ports.push(port1);
     const rate = options.rate / count;
     const task: WorkerTask = {
-      worker, workers: count, urls, operation: options.operation, kind: options.kind, depth: options.depth, concurrency: options.concurrency, rate,
+      worker, workers: count, urls, operation: options.operation, kind: options.kind, depth: options.depth, permits: options.permits, concurrency: options.concurrency, rate,
       phaseMs: rate > 0 ? (worker * 1000) / options.rate : 0,
       warmupMs: options.warmupMs, durationMs: options.durationMs, keys: options.keys, prefix,
       holdMs: options.holdMs, lockMs: options.lockMs,

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { MessagePort } from 'node:worker_threads';
 import { Redlock } from '../index.js';
 import type { Cycle, CustomCycle, CustomCycleFactory, CycleContext } from './cycle.js';
-import { cycleForKind } from './kinds.js';
+import { cycleForKind, lockerFor } from './kinds.js';
 import { closedLoop, openLoop, type Loop, type Window } from './loops.js';
 import { Meter } from './meter.js';
 import type { FromWorker, ToWorker, WorkerTask } from './protocol.js';
@@ -77,6 +77,7 @@ async function measure(task: WorkerTask, redlock: Redlock, cycle: Cycle): Promis
 
   const context: CycleContext = {
     redlock,
+    ...lockerFor(redlock, task.kind, task.permits),
     lockMs: task.lockMs,
     holdMs: task.holdMs,
     call: { signal: cancel.signal },

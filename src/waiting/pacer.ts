@@ -1,7 +1,7 @@
 import { publishAcquireRetry } from '../diagnostics.js';
 import type { ExecutionStats } from '../errors.js';
 import { isAborted, mayRetry, retryWait, sleep } from '../retry.js';
-import type { Ticket, Waiters } from './waiters.js';
+import type { Ticket, Waiters, WaitMode } from './waiters.js';
 
 /** The settings an acquire call's retries follow (a ResolvedSettings fits). */
 export interface PaceSettings {
@@ -41,10 +41,15 @@ export class Pacer {
     readonly resources: readonly string[],
     readonly settings: PaceSettings,
     readonly deadline: number,
+    /**
+     * `queue` behind this process's other callers, or (where many may hold at once) wait alone: queued
+     * behind one head, a process took its permits one acquisition at a time.
+     */
+    readonly mode: WaitMode = 'queue',
   ) {
     // A newcomer queues behind the calls of this process already waiting for the same resources,
     // instead of racing them to the masters (with retryCount 0 it only ever makes one attempt).
-    if (waiters !== undefined && settings.retryCount !== 0 && waiters.queued(resources)) this.#ticket = waiters.join(resources);
+    if (waiters !== undefined && mode === 'queue' && settings.retryCount !== 0 && waiters.queued(resources)) this.#ticket = waiters.join(resources);
   }
 
   /** Whether the call must wait for its turn before its first attempt. */
@@ -76,7 +81,7 @@ export class Pacer {
    */
   async pause(signal: AbortSignal | undefined, stats: () => ReadonlyArray<Promise<ExecutionStats>>): Promise<boolean> {
     const s = this.settings;
-    if (this.waiters !== undefined && this.#tried) this.#ticket ??= this.waiters.join(this.resources);
+    if (this.waiters !== undefined && this.#tried) this.#ticket ??= this.waiters.join(this.resources, this.mode);
     if (this.#ticket !== undefined) this.#ticket.token = this.#token;
     for (;;) {
       const now = performance.now();

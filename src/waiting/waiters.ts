@@ -4,6 +4,14 @@ import { onAbort } from '../on-abort.js';
 import { UNKNOWN, type Watch } from './watch.js';
 
 /**
+ * How a refused call waits among the callers of its process for the same keys: `queue` behind them
+ * (a mutex, a write lock: one holder at a time); `alone`, each for itself, all woken by a change
+ * (read locks: a writer's release lets them all in); `one`, each for itself, one woken per change
+ * (semaphore permits: a release frees one).
+ */
+export type WaitMode = 'queue' | 'alone' | 'one';
+
+/**
  * The acquire calls of one Redlock that wait for a refused lock, and what wakes them.
  *
  * Local waiters for the same resources queue FIFO behind one network waiter, the head: only the
@@ -24,6 +32,8 @@ export class Waiters {
   readonly watches: readonly (Watch | undefined)[];
   /** Per set of resources, its waiting calls in arrival order; the first is the head. */
   readonly #queues = new Map<string, Ticket[]>();
+  /** Numbers the queues of callers that wait alone. */
+  #alone = 0;
   /** Per key, the sleeping heads whose read armed it. */
   readonly #armed = new Map<string, Set<Ticket>>();
 
@@ -37,14 +47,14 @@ export class Waiters {
     return this.#queues.size > 0 && this.#queues.has(queueId(resources));
   }
 
-  join(resources: readonly string[]): Ticket {
-    const id = queueId(resources);
+  join(resources: readonly string[], mode: WaitMode = 'queue'): Ticket {
+    const id = mode === 'queue' ? queueId(resources) : `\u0001${++this.#alone}`;
     let queue = this.#queues.get(id);
     if (queue === undefined) {
       queue = [];
       this.#queues.set(id, queue);
     }
-    const ticket = new Ticket(this, id, resources);
+    const ticket = new Ticket(this, id, resources, mode === 'one');
     queue.push(ticket);
     return ticket;
   }
@@ -130,7 +140,18 @@ export class Waiters {
     }
     const heads = this.#armed.get(key);
     if (heads === undefined) return;
-    for (const ticket of [...heads]) ticket.wake();
+    // A change frees one permit at most: of the callers waiting for a permit, one wakes, the longest
+    // armed, instead of all of them racing for it. Each master reports a release, so up to N wake
+    // per release; the others keep their schedule. (64 callers on 4 semaphores of 8 permits on this
+    // 2-core machine: 2,000–2,950 cycles/s against 1,900–2,500 waking all, within the noise.)
+    let woken = false;
+    for (const ticket of [...heads]) {
+      if (ticket.one) {
+        if (woken) continue;
+        woken = true;
+      }
+      ticket.wake();
+    }
   }
 
   /** A watch (re)connected: nothing is tracked there; read again for every sleeping head. */
@@ -152,7 +173,8 @@ export class Ticket {
   #hint: NodeJS.Timeout | undefined;
   #cleanup: (() => void) | undefined;
 
-  constructor(readonly waiters: Waiters, readonly id: string, readonly keys: readonly string[]) {}
+  /** `one`: woken only if no other such caller was woken by the same change (semaphore permits). */
+  constructor(readonly waiters: Waiters, readonly id: string, readonly keys: readonly string[], readonly one = false) {}
 
   get head(): boolean {
     return this.waiters.isHead(this);

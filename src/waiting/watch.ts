@@ -20,6 +20,13 @@ interface WatchClient {
  */
 export type ChangeListener = (index: number, key: string | null, present: boolean) => void;
 
+/** GET on a key that holds another type: present, held by someone else. */
+function wrongType(error: unknown): unknown {
+  if (error instanceof Error && error.message.startsWith('WRONGTYPE')) return WRONG_TYPE;
+  throw error;
+}
+const WRONG_TYPE = Symbol('wrong type');
+
 /** PTTL's answer when the watch could not read (not connected): nothing is known. */
 export const UNKNOWN = -3;
 
@@ -72,7 +79,9 @@ export class Watch {
     let value: unknown;
     let pttl: unknown;
     try {
-      [value, pttl] = await Promise.all([client.sendCommand(['GET', key], { timeout: 0 }), client.sendCommand(['PTTL', key], { timeout: 0 })]);
+      // A key of another type (a read/write lock's readers set) is held all the same: GET's WRONGTYPE
+      // reads as present, and the PTTL (its last holder's expiry) arms tracking.
+      [value, pttl] = await Promise.all([client.sendCommand(['GET', key], { timeout: 0 }).catch(wrongType), client.sendCommand(['PTTL', key], { timeout: 0 })]);
     } catch {
       // A read that failed (the master dropped) arms nothing; the waiter's schedule still runs.
       // A change seen meanwhile must not be charged to the next read.

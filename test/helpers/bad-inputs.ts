@@ -17,7 +17,8 @@ import { cli, type Exit } from './cli.js';
 
 export type Fn =
   | 'new Redlock' | 'Redlock.ready' | 'Redlock.acquire' | 'Redlock.release' | 'Redlock.extend' | 'Redlock.using'
-  | 'Redlock.quit' | 'Lock.release' | 'Lock.extend' | 'ReleaseResult.complete' | 'runOnce' | 'fencedWrite'
+  | 'Redlock.quit' | 'Redlock.semaphore' | 'Semaphore.acquire' | 'Semaphore.using' | 'Redlock.readWriteLock' | 'ReadWriteLock.readLock' | 'ReadWriteLock.writeLock'
+  | 'Lock.release' | 'Lock.extend' | 'ReleaseResult.complete' | 'runOnce' | 'fencedWrite'
   | 'startMasters' | 'LocalMaster.restart' | 'LocalMaster.pause' | 'LocalMaster.flush' | 'LocalMasters.close'
   | 'pipelock' | 'pipelock loadtest' | 'pipelock report';
 
@@ -78,7 +79,7 @@ export interface BadInputCase {
 }
 
 /** Functions that throw (they return no promise); every other call must reject, never throw. */
-export const SYNC_FNS: ReadonlySet<Fn> = new Set(['new Redlock', 'LocalMaster.pause', 'pipelock loadtest', 'pipelock report']);
+export const SYNC_FNS: ReadonlySet<Fn> = new Set(['new Redlock', 'Redlock.semaphore', 'Redlock.readWriteLock', 'LocalMaster.pause', 'pipelock loadtest', 'pipelock report']);
 
 /** The argument, option or flag an error names (the property differs by family). */
 export function namedBy(error: unknown): string | undefined {
@@ -235,6 +236,28 @@ for (const [category, duration] of DURATION_BAD) {
   add('Redlock.extend', category, `duration = ${show(duration)}`, (env) => env.redlock.extend(env.lock, duration as never), invalid('duration'), { given: 'lock' });
   add('Lock.extend', category, `duration = ${show(duration)}`, (env) => env.lock.extend(duration as never), invalid('duration'), { given: 'lock' });
 }
+// ─── Lock kinds (src/kinds/) ───
+
+const PERMITS_BAD: readonly [Category, unknown][] = [
+  ['missing', undefined], ['wrong type', null], ['wrong type', '8'], ['zero', 0], ['negative', -1], ['fraction', 1.5], ['NaN', NaN], ['Infinity', Infinity], ['huge', 1025],
+];
+for (const [category, permits] of PERMITS_BAD) add('Redlock.semaphore', category, `permits = ${show(permits)}`, (env) => env.redlock.semaphore(kKey, permits as never), invalid('permits'));
+for (const [category, resource] of [['missing', undefined], ['empty', ''], ['wrong type', 42], ['wrong type', [kKey]]] as const) {
+  add('Redlock.semaphore', category, `resource = ${show(resource)}`, (env) => env.redlock.semaphore(resource as never, 2), invalid('resource'));
+  add('Redlock.readWriteLock', category, `resource = ${show(resource)}`, (env) => env.redlock.readWriteLock(resource as never), invalid('resource'));
+}
+for (const [category, duration] of DURATION_BAD) {
+  add('Semaphore.acquire', category, `duration = ${show(duration)}`, (env) => env.redlock.semaphore(kKey, 2).acquire(duration as never), invalid('duration'));
+  add('ReadWriteLock.readLock', category, `duration = ${show(duration)}`, (env) => env.redlock.readWriteLock(kKey).readLock(duration as never), invalid('duration'));
+  add('ReadWriteLock.writeLock', category, `duration = ${show(duration)}`, (env) => env.redlock.readWriteLock(kKey).writeLock(duration as never), invalid('duration'));
+}
+add('Semaphore.acquire', 'conflict', 'settings.fencing = true (fencing orders one mutex\'s holders)', (env) => env.redlock.semaphore(kKey, 2).acquire(1000, { fencing: true }), invalid('settings.fencing'));
+add('ReadWriteLock.writeLock', 'conflict', 'settings.fencing = true', (env) => env.redlock.readWriteLock(kKey).writeLock(1000, { fencing: true }), invalid('settings.fencing'));
+add('Semaphore.acquire', 'wrong type', 'settings.retryCount = "many"', (env) => env.redlock.semaphore(kKey, 2).acquire(1000, { retryCount: 'many' as never }), invalid('settings.retryCount'));
+add('Semaphore.using', 'wrong type', 'routine = "go"', (env) => env.redlock.semaphore(kKey, 2).using(1000, 'go' as never), invalid('routine'));
+add('Semaphore.using', 'wrong type', 'settings = "fast"', (env) => env.redlock.semaphore(kKey, 2).using(1000, 'fast' as never, routine), invalid('settings'));
+add('Semaphore.using', 'too small', 'duration = 550, within 100 ms of automaticExtensionThreshold', (env) => env.redlock.semaphore(kKey, 2).using(550, routine), invalid('duration'));
+
 add('Redlock.acquire', 'too small', 'duration = 1 (less than its drift): never returned, keys undone', (env) => env.redlock.acquire([kKey], 1, { retryCount: 0 }), expired);
 add('Redlock.using', 'too small', 'duration = 550, within 100 ms of automaticExtensionThreshold', (env) => env.redlock.using([kKey], 550, routine), invalid('duration'));
 add('Redlock.using', 'huge', 'settings.automaticExtensionThreshold = 1e9 ≥ duration − 100', (env) => env.redlock.using([kKey], 1000, { automaticExtensionThreshold: 1e9 }, routine), invalid('duration'));
@@ -427,7 +450,7 @@ add('LocalMasters.close', 'duplicate', 'close() twice', (env) => env.spare.close
 
 // ─── pipelock loadtest: every flag ───
 
-const INT_FLAGS: readonly [string, number, number][] = [['--masters', 1, 64], ['--workers', 1, 256], ['--concurrency', 1, 100_000], ['--keys', 1, 1e9], ['--retry-count', -1, 1e6]];
+const INT_FLAGS: readonly [string, number, number][] = [['--masters', 1, 64], ['--workers', 1, 256], ['--concurrency', 1, 100_000], ['--keys', 1, 1e9], ['--retry-count', -1, 1e6], ['--permits', 1, 1024]];
 const TIME_FLAGS: readonly [string, number][] = [['--duration', 1], ['--warmup', 0], ['--hold', 0], ['--lock-duration', 1], ['--retry-delay', 0], ['--retry-jitter', 0]];
 const FLAG_BAD: [string, Category, string][] = [];
 for (const [flag, min, max] of INT_FLAGS) {
@@ -442,6 +465,7 @@ for (const [flag, min] of TIME_FLAGS) {
     [flag, 'Infinity', 'Infinity'], [flag, 'huge', '1441m']);
   if (min > 0) FLAG_BAD.push([flag, 'zero', '0']);
 }
+FLAG_BAD.push(['--kind', 'unknown', 'mutexes'], ['--kind', 'wrong type', 'SEMAPHORE']);
 FLAG_BAD.push(['--operation', 'unknown', 'lock'], ['--operation', 'wrong type', 'ACQUIRE-RELEASE'], ['--operation', 'empty', ''], ['--operation', 'wrong type', '1']);
 FLAG_BAD.push(['--kind', 'unknown', 'spinlock'], ['--kind', 'wrong type', 'REENTRANT'], ['--kind', 'empty', ''], ['--kind', 'wrong type', '1']);
 for (const flag of ['--json', '--html']) FLAG_BAD.push([flag, 'empty', ''], [flag, 'empty', ' ']);
@@ -453,7 +477,7 @@ FLAG_BAD.push(['--start-at', 'wrong type', '2030-01-01T12:00:00'], ['--start-at'
 const kValid: Readonly<Record<string, string>> = {
   '--servers': 'redis://a:1', '--masters': '3', '--workers': '2', '--concurrency': '4', '--rate': '10', '--duration': '1s', '--warmup': '0',
   '--keys': '10', '--hold': '0', '--lock-duration': '1000', '--retry-count': '1', '--retry-delay': '5', '--retry-jitter': '5',
-  '--operation': 'using', '--kind': 'reentrant', '--depth': '3', '--json': 'a.json', '--html': 'a.html', '--start-at': `@${Math.round(Date.now() / 1000) + 3600}`,
+  '--operation': 'using', '--kind': 'semaphore', '--depth': '3', '--permits': '4', '--json': 'a.json', '--html': 'a.html', '--start-at': `@${Math.round(Date.now() / 1000) + 3600}`,
 };
 /** Every loadtest flag the table tries (a test checks them against --help). */
 export const LOADTEST_FLAGS_TRIED: readonly string[] = Object.keys(kValid);
@@ -473,6 +497,7 @@ const LOADTEST_OTHER: readonly [Category, readonly string[], string][] = [
   ['conflict', ['--json', 'x', '--html', 'x'], '--html'],
   ['conflict', ['--depth', '3'], '--depth'],
   ...(['abc', '0', '-1', '1.5', '1001', 'NaN'] as const).map((v): [Category, readonly string[], string] => [v === '0' ? 'zero' : v === '-1' ? 'negative' : v === '1.5' ? 'fraction' : v === '1001' ? 'huge' : v === 'NaN' ? 'NaN' : 'wrong type', ['--kind', 'reentrant', '--depth', v], '--depth']), ['conflict', ['--kind', 'reentrant', '--operation', 'using'], '--kind'],
+  ['conflict', ['--permits', '4'], '--permits'], ['conflict', ['--kind', 'rw', '--permits', '4'], '--permits'],
 ];
 for (const [category, args, flag] of LOADTEST_OTHER) add('pipelock loadtest', category, args.join(' '), loadtest(args), usage(flag));
 

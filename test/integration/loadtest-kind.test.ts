@@ -23,7 +23,7 @@ test('--kind reentrant --depth 3 runs nested cycles over embedded masters and re
   const json = join(dir, 'reentrant.json');
   const run = await cli(['loadtest', '--kind', 'reentrant', '--depth', '3', '--masters', '3', '--workers', '1', '--concurrency', '4', '--keys', '2', '--hold', '1', '--duration', '1', '--warmup', '0.2', '--json', json]);
   assert.is(run.code, 0, run.stderr);
-  assert.match(run.stdout, /pipelock loadtest: reentrant \(depth 3\) acquire-release over 3 embedded masters/);
+  assert.match(run.stdout, /pipelock loadtest: acquire-release \(reentrant, depth 3\) over 3 embedded masters/);
   const result = JSON.parse(await readFile(json, 'utf8')) as RunResult;
   assert.equal([result.hosts[0]!.flags.kind, result.hosts[0]!.flags.depth], ['reentrant', 3]);
   assert.ok(result.cycles > 0, 'cycles > 0');

@@ -118,4 +118,22 @@ test('a password in --servers never appears in a message', () => {
   assert.unreachable();
 });
 
+test('--kind and --permits: the lock kind of every cycle; --permits only with --kind semaphore', () => {
+  assert.equal([kLoadDefaults.kind, kLoadDefaults.permits], ['mutex', 8]);
+  const o = parse(['--kind', 'semaphore', '--permits', '3']);
+  assert.equal([o.kind, o.permits], ['semaphore', 3]);
+  assert.is(parse(['--kind', 'rw']).kind, 'rw');
+  for (const [args, flag] of [[['--kind', 'reentrant-ish'], '--kind'], [['--permits', '3'], '--permits'], [['--kind', 'semaphore', '--permits', '0'], '--permits'], [['--kind', 'semaphore', '--permits', '2000'], '--permits']] as const) {
+    try {
+      parse([...args]);
+      assert.unreachable(`${args.join(' ')} was accepted`);
+    } catch (error) {
+      assert.instance(error, UsageError);
+      assert.ok((error as Error).message.includes(flag), (error as Error).message);
+    }
+  }
+  assert.match(LOADTEST_USAGE, /--kind KIND/);
+  assert.match(LOADTEST_USAGE, /--permits N/);
+});
+
 test.run();

@@ -1,0 +1,92 @@
+import { InvalidArgumentError } from '../errors.js';
+import { MUTEX_OPS, type Lock, type LockOps, type RedlockAbortSignal } from '../lock.js';
+import type { CallSettings } from '../options.js';
+import { OP_READ, OP_READ_EXTEND, OP_READ_RELEASE, OP_WRITE } from '../scripts.js';
+import { holding } from './using.js';
+import type { Kind, KindHost } from './kind.js';
+
+/** A read lock is an entry in the readers' sorted set: extended and released there, owner-checked. */
+const READ_OPS: LockOps = Object.freeze({ extend: OP_READ_EXTEND, release: OP_READ_RELEASE, watchable: false });
+
+/**
+ * A read/write lock over the Redlock's masters: many readers or one writer, and a waiting writer is
+ * not starved by a stream of readers.
+ *
+ * Per master, three keys: `<resource>:readers`, a sorted set of reader tokens scored by their
+ * expiry on the master's own clock (expired ones dropped by the script before every look: a dead
+ * reader frees the lock at its TTL, and the client's clock is never trusted); `<resource>:writer`,
+ * a string holding the writer's token with PX (a mutex key); `<resource>:writer-waiting`, a marker a
+ * refused writer sets. A reader joins only where there is no writer and no marker; a writer takes
+ * the lock only where there is no writer and no live reader, and clears the marker.
+ *
+ * Safety (what the quorum gives): a writer holds its key on a majority, a reader its entry on a
+ * majority, each within its validity. The two majorities share a master; there, whichever came
+ * second saw the first's live key or entry and was refused. So no writer holds together with a
+ * reader or another writer — Redlock's argument, under its assumptions: acknowledged writes kept
+ * (fsync, or a restart delayed past the largest TTL), masters' clocks that do not jump (readers'
+ * expiries are TIME-based, the writer's PX too), holders that stop at `lock.validity`. Readers are
+ * not counted, so their number is unbounded.
+ *
+ * Writer preference (liveness, not safety): a writer refused by readers sets the marker for about
+ * two retry intervals plus a node budget, and again at every refused attempt, so new readers are
+ * refused while it waits and the readers already in drain out. A writer that dies or gives up stops
+ * refreshing the marker and it expires: readers are held off for at most that long. Held readers
+ * may still extend (cutting them off would break their locks); `maxExtensions` or `maxHoldTime`
+ * bound how long they can keep a writer out. The marker is a hint per master: on a master where it
+ * expired between retries a reader may slip in, which delays the writer but never breaks safety.
+ * Readers, in turn, can starve under a steady stream of writers.
+ */
+export class ReadWriteLock {
+  readonly resource: string;
+  readonly #redlock: KindHost;
+  readonly #keys: readonly string[];
+
+  /** @internal From Redlock.readWriteLock(). */
+  constructor(redlock: KindHost, resource: unknown) {
+    if (typeof resource !== 'string' || resource.length === 0) throw new InvalidArgumentError('resource', 'must be a non-empty string', resource);
+    this.#redlock = redlock;
+    this.resource = resource;
+    this.#keys = [`${resource}:readers`, `${resource}:writer`, `${resource}:writer-waiting`];
+  }
+
+  /** A shared lock for `duration` ms, alongside other readers; refused while a writer holds or waits. */
+  readLock(duration: number, settings?: CallSettings): Promise<Lock> {
+    const [readers, writer, waiting] = this.#keys as [string, string, string];
+    const kind: Kind = {
+      name: 'read lock', resource: this.resource, opcode: OP_READ, keys: this.#keys, extra: '', target: 0,
+      resources: [readers], ops: READ_OPS, waitKeys: [writer, waiting], waiting: 'alone', refused: () => false,
+    };
+    return this.#redlock.acquireKind(kind, duration, settings);
+  }
+
+  /** The exclusive lock for `duration` ms; while refused by readers it holds new readers off. */
+  writeLock(duration: number, settings?: CallSettings): Promise<Lock> {
+    const [readers, writer] = this.#keys as [string, string, string];
+    const s = this.#redlock.settings;
+    const delay = settings?.retryDelay ?? s.retryDelay;
+    const jitter = settings?.retryJitter ?? s.retryJitter;
+    const budget = settings?.nodeTimeout ?? s.nodeTimeout;
+    // Outlives the gap to the writer's next attempt (a retry slot is at most delay + jitter).
+    const marker = typeof delay === 'number' && typeof jitter === 'number' && typeof budget === 'number'
+      ? Math.max(1, Math.ceil(2 * (delay + jitter) + budget)) : 1000;
+    const kind: Kind = {
+      name: 'write lock', resource: this.resource, opcode: OP_WRITE, keys: this.#keys, extra: String(marker), target: 0,
+      resources: [writer], ops: MUTEX_OPS, waitKeys: [readers, writer], waiting: 'queue', refused: () => false,
+    };
+    return this.#redlock.acquireKind(kind, duration, settings);
+  }
+
+  /** Runs `routine` under a read lock, renewed while it runs; always releases. */
+  usingRead<T>(duration: number, settings: CallSettings, routine: (signal: RedlockAbortSignal) => Promise<T>): Promise<T>;
+  usingRead<T>(duration: number, routine: (signal: RedlockAbortSignal) => Promise<T>): Promise<T>;
+  usingRead<T>(duration: number, a: CallSettings | ((signal: RedlockAbortSignal) => Promise<T>), b?: (signal: RedlockAbortSignal) => Promise<T>): Promise<T> {
+    return holding(this.#redlock, duration, a, b, (settings) => this.readLock(duration, settings));
+  }
+
+  /** Runs `routine` under the write lock, renewed while it runs; always releases. */
+  usingWrite<T>(duration: number, settings: CallSettings, routine: (signal: RedlockAbortSignal) => Promise<T>): Promise<T>;
+  usingWrite<T>(duration: number, routine: (signal: RedlockAbortSignal) => Promise<T>): Promise<T>;
+  usingWrite<T>(duration: number, a: CallSettings | ((signal: RedlockAbortSignal) => Promise<T>), b?: (signal: RedlockAbortSignal) => Promise<T>): Promise<T> {
+    return holding(this.#redlock, duration, a, b, (settings) => this.writeLock(duration, settings));
+  }
+}
