@@ -19,6 +19,7 @@ import { Renewals, stopRenewing, type Held } from './renewal.js';
 import { isAborted, mayRetry, retryWait, sleep } from './retry.js';
 import { OP_ACQUIRE, OP_EXTEND, OP_FENCED_ACQUIRE, OP_RELEASE } from './scripts.js';
 import { counterKeys, raiseFence } from './fencing.js';
+import { checkOneSlot } from './cluster/slots.js';
 import { createToken } from './token.js';
 import { validUntil } from './validity.js';
 import { traceAcquire, traceExtend, traceRelease } from './lifecycle.js';
@@ -130,8 +131,9 @@ export class Redlock extends EventEmitter {
     const attempts: Attempt[] = [];
     if (isAborted(signal)) throw new LockAbortedError(signal?.reason, []);
     const ttlArg = String(duration);
-    const counters = call.fencing ? counterKeys(resources) : undefined;
+    const counters = call.fencing ? counterKeys(resources, this.masters.clustered) : undefined;
     const keys = counters === undefined ? resources : [...resources, ...counters];
+    if (this.masters.clustered) checkOneSlot(keys, resources);
     const deadline = performance.now() + s.acquireTimeout;
     const stats = (): ReadonlyArray<Promise<ExecutionStats>> => this.masters.stats(attempts);
     const pacer = new Pacer(this.#waiters, resources, s, deadline);
