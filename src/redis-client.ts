@@ -61,7 +61,7 @@ export interface RedisClusterClient {
   readonly slots: readonly ({ readonly master: ClusterShardNode } | undefined)[];
   readonly masters: readonly ClusterShardNode[];
   nodeClient(node: ClusterShardNode): RedisClient | Promise<RedisClient>;
-  sendCommand(firstKey: string | undefined, isReadonly: boolean | undefined, args: readonly string[], options?: { timeout?: number }): Promise<unknown>;
+  sendCommand(firstKey: string | undefined, isReadonly: boolean | undefined, args: string[], options?: { timeout?: number }): Promise<unknown>;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   on(event: string, listener: (...args: any[]) => void): unknown;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { RedisClientOptions } from '@redis/client';
 import type { Attempt } from './attempt.js';
-import { checkClients, type MasterClient } from './client.js';
+import { checkClients, type MasterClient, type MemberEntry } from './client.js';
 import {
   ExecutionError, ExtensionLimitError, InvalidArgumentError, LockAbortedError, LockExpiredError, LockLostError,
   QuorumUnreachableError, RedlockClosedError, ResourceLockedError, type ExecutionStats,
@@ -56,7 +56,7 @@ export class Redlock extends EventEmitter {
   /** The watch connection of each @redis/client master, opened on first use; shared by waiters and guard. */
   readonly #watches: readonly (Watch | undefined)[];
 
-  constructor(clients: Iterable<MasterClient | string>, options?: RedlockOptions) {
+  constructor(clients: Iterable<MemberEntry>, options?: RedlockOptions) {
     super();
     // JavaScript callers are not held to the types: a non-object would otherwise be spread away.
     if (options !== undefined && !isObject(options)) throw new InvalidArgumentError('settings', 'must be an object', options);

@@ -1,5 +1,6 @@
 import type { RedisClientOptions } from '@redis/client';
 import { setTimeout as delay } from 'node:timers/promises';
+import { kMaxTimerMs } from '../alarm.js';
 import { loadRedisClient, NO_COMMAND_TIMEOUT } from '../client.js';
 import type { Batch } from '../coalescer.js';
 import { NodeUnavailableError, UnexpectedReplyError } from '../errors.js';
@@ -79,7 +80,7 @@ export class ClusterTransport implements Transport {
   /** SCRIPT LOAD goes to every master (a script call may land on any); anything else is routed by no key. */
   async send(args: readonly string[]): Promise<unknown> {
     const cluster = this.#cluster;
-    if (args[0] !== 'SCRIPT') return cluster.sendCommand(undefined, false, args, NO_COMMAND_TIMEOUT);
+    if (args[0] !== 'SCRIPT') return cluster.sendCommand(undefined, false, [...args], NO_COMMAND_TIMEOUT);
     const replies = await Promise.all(cluster.masters.map(async (node) => (await cluster.nodeClient(node)).sendCommand(args, NO_COMMAND_TIMEOUT)));
     return replies.find((reply) => reply !== BATCH_SHA) ?? BATCH_SHA;
   }
@@ -125,6 +126,9 @@ export class ClusterTransport implements Transport {
   /** One call routed by `key`, resent after TRYAGAIN (until `deadline`) and NOSCRIPT (once, as EVAL). */
   async #call(key: string, args: readonly string[], deadline: number): Promise<unknown> {
     const cluster = this.#cluster;
+    // Before its first connect the cluster client refuses commands ("The client is offline")
+    // where a standalone client would queue them: wait for it, within the deadline.
+    if (!cluster.isReady) await this.#connected(deadline);
     for (;;) {
       // A shard whose connection dropped answers nothing: fail its operations at once rather than
       // let its client queue them offline (and write them, unowned, after a reconnect).
@@ -136,7 +140,7 @@ export class ClusterTransport implements Transport {
         else if (seenReady.has(connection)) throw new NodeUnavailableError(`${this.name} shard ${hostPort(shard!)}`);
       }
       try {
-        return await cluster.sendCommand(key, false, args, NO_COMMAND_TIMEOUT);
+        return await cluster.sendCommand(key, false, args as string[], NO_COMMAND_TIMEOUT);
       } catch (error) {
         const message = error instanceof Error ? error.message : '';
         if (message.startsWith('NOSCRIPT') && args[0] === 'EVALSHA') {
@@ -150,6 +154,23 @@ export class ClusterTransport implements Transport {
         throw error;
       }
     }
+  }
+
+  /** Resolves once the cluster client is connected; NodeUnavailableError when `deadline` comes first or it was closed. */
+  async #connected(deadline: number): Promise<void> {
+    const cluster = this.#cluster;
+    if (cluster.isOpen) {
+      let listener: (() => void) | undefined;
+      let timer: NodeJS.Timeout | undefined;
+      await new Promise<void>((resolve) => {
+        listener = resolve;
+        cluster.on('connect', resolve);
+        timer = setTimeout(resolve, Math.max(0, Math.min(deadline - performance.now(), kMaxTimerMs)));
+      });
+      clearTimeout(timer);
+      cluster.off('connect', listener!);
+    }
+    if (!cluster.isReady) throw new NodeUnavailableError(this.name);
   }
 
   onReady(fn: () => void): () => void {
