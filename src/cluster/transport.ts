@@ -2,6 +2,7 @@ import type { RedisClientOptions } from '@redis/client';
 import { setTimeout as delay } from 'node:timers/promises';
 import { kMaxTimerMs } from '../alarm.js';
 import { loadRedisClient, NO_COMMAND_TIMEOUT } from '../client.js';
+import type { Attempt } from '../attempt.js';
 import type { Batch } from '../coalescer.js';
 import { NodeUnavailableError, UnexpectedReplyError } from '../errors.js';
 import type { ClusterShardNode, RedisClusterClient } from '../redis-client.js';
@@ -91,14 +92,14 @@ export class ClusterTransport implements Transport {
    */
   sendBatch(batch: Batch): Promise<unknown> {
     const ops = batch.ops;
-    if (batch.setNx) return this.#call(ops[0]!.keys[0]!, batch.args, batch.deadline);
+    if (batch.setNx) return this.#call(ops[0]!.keys[0]!, batch.args, batch.deadline, true);
     const slots = new Array<number>(ops.length);
     let mixed = false;
     for (let i = 0; i < ops.length; i++) {
       slots[i] = slotOf(ops[i]!.keys[0]!);
       if (slots[i] !== slots[0]) mixed = true;
     }
-    if (!mixed) return this.#call(ops[0]!.keys[0]!, batch.args, batch.deadline);
+    if (!mixed) return this.#slot(ops, batch.args, batch.deadline);
     const groups = new Map<number, number[]>();
     for (let i = 0; i < ops.length; i++) {
       const group = groups.get(slots[i]!);
@@ -109,22 +110,38 @@ export class ClusterTransport implements Transport {
     const calls: Promise<void>[] = [];
     for (const group of groups.values()) {
       const sub = group.map((i) => ops[i]!);
-      calls.push(this.#call(sub[0]!.keys[0]!, batchArgs(BATCH_SHA, sub, 0, sub.length), batch.deadline).then(
-        (reply) => {
-          if (Array.isArray(reply) && reply.length === group.length) for (let k = 0; k < group.length; k++) out[group[k]!] = reply[k];
-          else for (const i of group) out[i] = new UnexpectedReplyError(this.name, reply);
-        },
-        (error: unknown) => {
-          const failure = asError(error);
-          for (const i of group) out[i] = failure;
-        },
-      ));
+      calls.push(this.#slot(sub, batchArgs(BATCH_SHA, sub, 0, sub.length), batch.deadline).then((replies) => {
+        for (let k = 0; k < group.length; k++) out[group[k]!] = replies[k];
+      }));
     }
     return Promise.all(calls).then(() => out);
   }
 
-  /** One call routed by `key`, resent after TRYAGAIN (until `deadline`) and NOSCRIPT (once, as EVAL). */
-  async #call(key: string, args: readonly string[], deadline: number): Promise<unknown> {
+  /**
+   * One slot's operations as one call: per operation its integer or the call's Error. While a slot
+   * migrates, a call whose keys are split between source and target is refused with TRYAGAIN
+   * (cluster-spec "ASK redirection": multi-key operations on a migrating slot), and stays refused
+   * until the migration ends: such a call is split into one call per operation, each of which
+   * runs whole on one side (or is redirected there with ASK).
+   */
+  async #slot(ops: readonly Attempt[], args: readonly string[], deadline: number): Promise<unknown[]> {
+    try {
+      const reply = await this.#call(ops[0]!.keys[0]!, args, deadline, ops.length === 1);
+      if (Array.isArray(reply) && reply.length === ops.length) return reply as unknown[];
+      const error = new UnexpectedReplyError(this.name, reply);
+      return ops.map(() => error);
+    } catch (error) {
+      if (ops.length > 1 && isTryAgain(error)) {
+        const parts = await Promise.all(ops.map((op) => this.#slot([op], batchArgs(BATCH_SHA, [op], 0, 1), deadline)));
+        return parts.flat();
+      }
+      const failure = asError(error);
+      return ops.map(() => failure);
+    }
+  }
+
+  /** One call routed by `key`, resent after NOSCRIPT (once, as EVAL) and, with `retry`, TRYAGAIN (until `deadline`). */
+  async #call(key: string, args: readonly string[], deadline: number, retry: boolean): Promise<unknown> {
     const cluster = this.#cluster;
     // Before its first connect the cluster client refuses commands ("The client is offline")
     // where a standalone client would queue them: wait for it, within the deadline.
@@ -147,7 +164,7 @@ export class ClusterTransport implements Transport {
           args = ['EVAL', BATCH_SCRIPT, ...args.slice(2)];
           continue;
         }
-        if (message.startsWith('TRYAGAIN') && performance.now() + kTryAgainMs < deadline) {
+        if (retry && message.startsWith('TRYAGAIN') && performance.now() + kTryAgainMs < deadline) {
           await delay(kTryAgainMs);
           continue;
         }
@@ -195,6 +212,10 @@ export class ClusterTransport implements Transport {
     clearTimeout(timer);
     if (!closed) cluster.destroy();
   }
+}
+
+function isTryAgain(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith('TRYAGAIN');
 }
 
 /** `cluster(host:port,…)` from the masters the client knows, for messages. */
