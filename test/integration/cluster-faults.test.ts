@@ -5,7 +5,7 @@ import calculateSlot from 'cluster-key-slot';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { clustersSuite, keysOnShard, shardOfKey } from '../helpers/clusters.js';
 import { timed } from '../helpers/timeout.js';
-import { Redlock, type Lock } from '../../src/index.js';
+import { NodeUnavailableError, Redlock, type Lock } from '../../src/index.js';
 import type { LocalCluster } from '../../src/local/clusters.js';
 
 // Faults inside a cluster member: a slot migrated while locks come and go, and a shard killed.
@@ -134,7 +134,9 @@ test('a killed shard fails its own keys on its member only; with three members t
     assert.is(deadStats.votesFor.size, 2);
     const member0 = [...redlock.clients][0]!;
     const why = deadStats.votesAgainst.get(member0);
-    assert.ok(why !== undefined && why.message.includes(String(c0.shards[1]!.master.port)), `member 0's error names the dead shard: ${why?.message}`);
+    // Failed at once and named (not a timeout, not queued for the shard's return).
+    assert.instance(why, NodeUnavailableError);
+    assert.ok(why!.message.includes(`shard ${c0.shards[1]!.master.host}:${c0.shards[1]!.master.port}`), `member 0's error names the dead shard: ${why?.message}`);
     assert.is(liveStats.votesFor.size, 3, 'the other shards of that member still vote');
     await dead.release();
     await live.release();

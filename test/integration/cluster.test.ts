@@ -156,6 +156,23 @@ test('fencing tokens strictly increase, autoExtend renews and runOnce runs once 
   }
 }));
 
+test('a shard that lost its scripts (SCRIPT FLUSH) gets the call again as EVAL', timed(20000, async ({ clusters }) => {
+  const cluster = clusters.clusters[2]!;
+  const redlock = new Redlock([seeds(cluster.urls)], fast);
+  try {
+    await redlock.ready();
+    const keys = [0, 1, 2].map((shard) => keysOnShard(cluster, shard, 1, 'flushed')[0]!);
+    // Two locks per shard so that each call is a script call, not a lone SET NX.
+    await Promise.all([0, 1, 2].map((shard) => cluster.command(shard, ['SCRIPT', 'FLUSH'])));
+    const locks = await Promise.all(keys.flatMap((key) => [redlock.acquire([key], 5000), redlock.acquire([`{${key}}:2`], 5000)]));
+    assert.is(locks.length, 6);
+    const results = await Promise.all(locks.map((lock) => lock.release()));
+    assert.ok(results.every((result) => result.released));
+  } finally {
+    await redlock.quit();
+  }
+}));
+
 test('bad cluster entries are typed errors naming the entry', () => {
   assert.throws(() => new Redlock([{ cluster: [] }]), (e: Error) => e instanceof InvalidArgumentError && e.message.startsWith('clients[0].cluster must be a non-empty array'));
   assert.throws(() => new Redlock([{ cluster: ['http://x:1'] }]), (e: Error) => e instanceof InvalidArgumentError && e.message.startsWith('clients[0].cluster[0] must be a redis:// or rediss:// URL'));
