@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type { RedisClientOptions } from '@redis/client';
 import { InvalidArgumentError } from './errors.js';
 import { isClusterSeeds, isRedisCluster } from './cluster/detect.js';
+import { isIoredisCluster } from './cluster/ioredis-cluster.js';
 import type { ClusterSeeds, MasterClient, RedisClient } from './redis-client.js';
 import { checkIoredisClient, isIoredisClient } from './transport-ioredis.js';
 
@@ -129,6 +130,8 @@ export function checkClients(clients: unknown): MemberEntry[] {
       seeds.forEach((seed: unknown, j) => { checkUrl(seed, `${name}.cluster[${j}]`); });
     } else if (isRedisCluster(entry)) {
       if (!entry.isOpen) throw new InvalidArgumentError(name, 'must be open or connecting (call cluster.connect() first, or pass { cluster: [seed URLs] })', 'a closed cluster');
+    } else if (isIoredisCluster(entry)) {
+      if (entry.status === 'end' || entry.status === 'close') throw new InvalidArgumentError(name, `must be open or connecting (its status is "${entry.status}")`, 'a closed ioredis Cluster');
     } else if (isIoredisClient(entry)) {
       checkIoredisClient(entry, name);
     } else if (typeof entry !== 'object' || entry === null || typeof (entry as RedisClient).sendCommand !== 'function') {

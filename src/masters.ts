@@ -6,6 +6,8 @@ import type { MasterClient, RedisClient } from './redis-client.js';
 import type { MemberEntry } from './client.js';
 import { isClusterSeeds, isRedisCluster } from './cluster/detect.js';
 import { ClusterTransport } from './cluster/transport.js';
+import { RedisClusterTransport } from './cluster/redis-cluster.js';
+import { IoredisClusterTransport, isIoredisCluster } from './cluster/ioredis-cluster.js';
 import { Deadlines } from './deadlines.js';
 import { publishNodeError } from './diagnostics.js';
 import { InvalidArgumentError, QuorumUnreachableError, RedlockClosedError, ResourceLockedError, type ExecutionStats, type NodeOutcome } from './errors.js';
@@ -60,9 +62,12 @@ export class MasterSet {
       if (typeof entry === 'string') {
         transport = RedisTransport.open(entry, index, clientOptions, onError);
       } else if (isClusterSeeds(entry)) {
-        transport = ClusterTransport.open(entry.cluster, index, clientOptions, onError);
+        transport = RedisClusterTransport.open(entry.cluster, index, clientOptions, onError);
       } else if (isRedisCluster(entry)) {
-        transport = new ClusterTransport(entry, index);
+        transport = new RedisClusterTransport(entry, index);
+      } else if (isIoredisCluster(entry)) {
+        transport = new IoredisClusterTransport(entry, index);
+        transport.onError(onError);
       } else if (isIoredisClient(entry)) {
         transport = new IoredisTransport(entry, index);
         transport.onError(onError);

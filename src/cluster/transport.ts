@@ -1,18 +1,12 @@
-import type { RedisClientOptions } from '@redis/client';
 import { setTimeout as delay } from 'node:timers/promises';
-import { kMaxTimerMs } from '../alarm.js';
-import { loadRedisClient, NO_COMMAND_TIMEOUT } from '../client.js';
 import type { Attempt } from '../attempt.js';
 import type { Batch } from '../coalescer.js';
 import { NodeUnavailableError, UnexpectedReplyError } from '../errors.js';
-import type { ClusterShardNode, RedisClusterClient } from '../redis-client.js';
+import type { MasterClient } from '../redis-client.js';
 import { asError } from '../script-replay.js';
 import { BATCH_SCRIPT, BATCH_SHA, batchArgs } from '../scripts.js';
 import type { Transport } from '../transport.js';
 import { slotOf } from './slots.js';
-
-/** Shard connections that were ready once: not ready now means dropped, not still connecting. */
-const seenReady = new WeakSet<object>();
 
 /** How long to wait before resending a call refused with TRYAGAIN (a slot mid-migration). */
 const kTryAgainMs = 10;
@@ -36,53 +30,31 @@ const kTryAgainMs = 10;
  * kTryAgainMs while the batch's deadline allows. NOSCRIPT (a shard restarted, or the target of a
  * migration never saw the script) is resent as EVAL, which also caches the script there.
  * Whatever still fails is that operation's failure on this member, never a silent loss.
+ *
+ * Subclasses adapt one client library: RedisClusterTransport (@redis/client), IoredisClusterTransport.
  */
-export class ClusterTransport implements Transport {
-  readonly name: string;
-  readonly keyPrefix = '';
-  readonly #cluster: RedisClusterClient;
-
-  constructor(cluster: RedisClusterClient, index: number, name?: string) {
-    this.#cluster = cluster;
-    this.name = name ?? clusterName(cluster, index);
-  }
-
-  /** Opens a cluster client from seed URLs and connects it; `onError` hears its errors. */
-  static open(seeds: readonly string[], index: number, clientOptions: RedisClientOptions | undefined, onError: (error: Error) => void): ClusterTransport {
-    const { createCluster } = loadRedisClient(seeds[0]!);
-    const cluster = createCluster({
-      rootNodes: seeds.map((url) => ({ url })),
-      defaults: {
-        ...clientOptions,
-        commandOptions: { timeout: 0 },
-        socket: { reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2000), ...clientOptions?.socket },
-      } as never,
-    }) as unknown as RedisClusterClient;
-    const transport = new ClusterTransport(cluster, index, `cluster(${seeds.map(hostPort).join(',')})`);
-    cluster.on('error', onError);
-    cluster.connect().catch((error: unknown) => {
-      onError(asError(error));
-    });
-    return transport;
-  }
-
-  get client(): RedisClusterClient {
-    return this.#cluster;
-  }
-
-  get isOpen(): boolean {
-    return this.#cluster.isOpen;
-  }
-
-  get isReady(): boolean {
-    return this.#cluster.isReady;
-  }
+export abstract class ClusterTransport implements Transport {
+  abstract readonly name: string;
+  abstract readonly keyPrefix: string;
+  abstract readonly client: MasterClient;
+  abstract readonly isOpen: boolean;
+  abstract readonly isReady: boolean;
+  abstract onReady(fn: () => void): () => void;
+  abstract onError(fn: (error: Error) => void): () => void;
+  abstract close(graceMs: number, keepGiven?: boolean): Promise<void>;
+  /** Sends one command to the shard owning `key`'s slot (any node without a key), following MOVED and ASK. */
+  protected abstract route(key: string | undefined, args: readonly string[]): Promise<unknown>;
+  /** `host:port` of the shard owning `slot` when its connection was ready once and dropped; else undefined. */
+  protected abstract downShard(slot: number): string | undefined;
+  /** Sends one command to every master. */
+  protected abstract everyMaster(args: readonly string[]): Promise<unknown[]>;
+  /** Resolves once the client is connected; NodeUnavailableError when `deadline` comes first or it was closed. */
+  protected abstract connected(deadline: number): Promise<void>;
 
   /** SCRIPT LOAD goes to every master (a script call may land on any); anything else is routed by no key. */
   async send(args: readonly string[]): Promise<unknown> {
-    const cluster = this.#cluster;
-    if (args[0] !== 'SCRIPT') return cluster.sendCommand(undefined, false, [...args], NO_COMMAND_TIMEOUT);
-    const replies = await Promise.all(cluster.masters.map(async (node) => (await cluster.nodeClient(node)).sendCommand(args, NO_COMMAND_TIMEOUT)));
+    if (args[0] !== 'SCRIPT') return this.route(undefined, args);
+    const replies = await this.everyMaster(args);
     return replies.find((reply) => reply !== BATCH_SHA) ?? BATCH_SHA;
   }
 
@@ -142,22 +114,17 @@ export class ClusterTransport implements Transport {
 
   /** One call routed by `key`, resent after NOSCRIPT (once, as EVAL) and, with `retry`, TRYAGAIN (until `deadline`). */
   async #call(key: string, args: readonly string[], deadline: number, retry: boolean): Promise<unknown> {
-    const cluster = this.#cluster;
     // Before its first connect the cluster client refuses commands ("The client is offline")
     // where a standalone client would queue them: wait for it, within the deadline.
-    if (!cluster.isReady) await this.#connected(deadline);
+    if (!this.isReady) await this.connected(deadline);
     for (;;) {
       // A shard whose connection dropped answers nothing: fail its operations at once rather than
       // let its client queue them offline (and write them, unowned, after a reconnect).
       // A connection still opening for the first time is waited for, as a standalone master's is.
-      const shard = cluster.slots[slotOf(key)]?.master;
-      const connection = shard?.client;
-      if (connection !== undefined) {
-        if (connection.isReady) seenReady.add(connection);
-        else if (seenReady.has(connection)) throw new NodeUnavailableError(`${this.name} shard ${hostPort(shard!)}`);
-      }
+      const down = this.downShard(slotOf(key));
+      if (down !== undefined) throw new NodeUnavailableError(`${this.name} shard ${down}`);
       try {
-        return await cluster.sendCommand(key, false, args as string[], NO_COMMAND_TIMEOUT);
+        return await this.route(key, args);
       } catch (error) {
         const message = error instanceof Error ? error.message : '';
         if (message.startsWith('NOSCRIPT') && args[0] === 'EVALSHA') {
@@ -172,64 +139,19 @@ export class ClusterTransport implements Transport {
       }
     }
   }
-
-  /** Resolves once the cluster client is connected; NodeUnavailableError when `deadline` comes first or it was closed. */
-  async #connected(deadline: number): Promise<void> {
-    const cluster = this.#cluster;
-    if (cluster.isOpen) {
-      let listener: (() => void) | undefined;
-      let timer: NodeJS.Timeout | undefined;
-      await new Promise<void>((resolve) => {
-        listener = resolve;
-        cluster.on('connect', resolve);
-        timer = setTimeout(resolve, Math.max(0, Math.min(deadline - performance.now(), kMaxTimerMs)));
-      });
-      clearTimeout(timer);
-      cluster.off('connect', listener!);
-    }
-    if (!cluster.isReady) throw new NodeUnavailableError(this.name);
-  }
-
-  onReady(fn: () => void): () => void {
-    // The cluster client emits 'connect' once its slot table is loaded (cluster-slots.js connect()).
-    this.#cluster.on('connect', fn);
-    return () => this.#cluster.off('connect', fn);
-  }
-
-  onError(fn: (error: Error) => void): () => void {
-    this.#cluster.on('error', fn);
-    return () => this.#cluster.off('error', fn);
-  }
-
-  async close(graceMs: number, keepGiven = false): Promise<void> {
-    const cluster = this.#cluster;
-    if (keepGiven || !cluster.isOpen) return;
-    let timer: NodeJS.Timeout | undefined;
-    const closed = await Promise.race([
-      cluster.close().then(() => true, () => false),
-      new Promise<false>((resolve) => (timer = setTimeout(resolve, graceMs, false))),
-    ]);
-    clearTimeout(timer);
-    if (!closed) cluster.destroy();
-  }
 }
 
 function isTryAgain(error: unknown): boolean {
-  return error instanceof Error && error.message.startsWith('TRYAGAIN');
+  // ioredis retries TRYAGAIN itself, then fails with "Too many Cluster redirections. Last error: … TRYAGAIN …".
+  return error instanceof Error && error.message.includes('TRYAGAIN');
 }
 
-/** `cluster(host:port,…)` from the masters the client knows, for messages. */
-function clusterName(cluster: RedisClusterClient, index: number): string {
-  const masters = cluster.masters;
-  return masters.length === 0 ? `clusters[${index}]` : `cluster(${masters.map(hostPort).join(',')})`;
-}
-
-function hostPort(node: ClusterShardNode | string): string {
-  if (typeof node !== 'string') return `${node.host}:${node.port}`;
+/** `host:port` of a seed URL, for messages. */
+export function hostPort(url: string): string {
   try {
-    const url = new URL(node);
-    return `${url.hostname}:${url.port || '6379'}`;
+    const parsed = new URL(url);
+    return `${parsed.hostname}:${parsed.port || '6379'}`;
   } catch {
-    return node;
+    return url;
   }
 }

@@ -67,6 +67,31 @@ test('a given createCluster client is a member, and quit({ keepClients: true }) 
   }
 }));
 
+test('an ioredis Cluster is a member beside an @redis/client cluster and seed URLs', timed(20000, async ({ clusters }) => {
+  const { Cluster } = await import('ioredis');
+  const nodes = clusters.clusters[0]!.shards.map((shard) => ({ host: shard.master.host, port: shard.master.port }));
+  // The user's options that would change what a lock command means; pipelock's own duplicate turns them off.
+  const ioCluster = new Cluster(nodes, { enableAutoPipelining: true });
+  ioCluster.on('error', () => undefined);
+  const given = createCluster({ rootNodes: clusters.clusters[1]!.urls.map((url) => ({ url })) });
+  given.on('error', () => undefined);
+  await given.connect();
+  const redlock = new Redlock([ioCluster, given, seeds(clusters.clusters[2]!.urls)], fast);
+  try {
+    await redlock.ready();
+    const keys = [0, 1, 2].flatMap((shard) => keysOnShard(clusters.clusters[0]!, shard, 3, 'io'));
+    const locks = await Promise.all(keys.map((key) => redlock.acquire([key], 5000)));
+    for (const lock of locks) assert.is((await lock.attempts[0]!).votesFor.size, 3);
+    for (const [i, key] of keys.entries()) assert.is(await clusters.clusters[0]!.command(Math.floor(i / 3), ['GET', key]), locks[i]!.value);
+    await Promise.all(locks.map((lock) => lock.extend(5000)));
+    const results = await Promise.all(locks.map((lock) => lock.release()));
+    assert.ok(results.every((result) => result.released));
+    for (const shard of [0, 1, 2]) assert.is(await clusters.clusters[0]!.command(shard, ['DBSIZE']), 0);
+  } finally {
+    await redlock.quit();
+  }
+}));
+
 test('three clusters: four contenders on three hot resources (one per shard) never overlap', timed(30000, async ({ clusters }) => {
   const members = clusters.clusters.map((c) => seeds(c.urls));
   const contenders = Array.from({ length: 4 }, () => new Redlock(members, { retryCount: -1, retryDelay: 2, retryJitter: 2, nodeTimeout: 500 }));
