@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type { RedisClientOptions } from '@redis/client';
 import { InvalidArgumentError } from './errors.js';
 import { isClusterSeeds, isRedisCluster } from './cluster/detect.js';
-import { isIoredisCluster } from './cluster/ioredis-cluster.js';
+import { isIoredisCluster, type IoredisClusterClient } from './cluster/ioredis-cluster.js';
 import type { ClusterSeeds, MasterClient, RedisClient } from './redis-client.js';
 import { checkIoredisClient, isIoredisClient } from './transport-ioredis.js';
 
@@ -102,7 +102,7 @@ export function clientName(client: RedisClient, index: number): string {
 }
 
 /** One entry of Redlock's `clients`: a client, a redis:// URL, or a cluster's seed URLs. */
-export type MemberEntry = MasterClient | string | ClusterSeeds;
+export type MemberEntry = MasterClient | string | ClusterSeeds | IoredisClusterClient;
 
 /** A redis:// or rediss:// URL, or the typed error naming `name`. */
 function checkUrl(entry: unknown, name: string): void {

@@ -5,7 +5,7 @@ import { ClusterTransport } from './transport.js';
 
 /** The part of an ioredis `Cluster` pipelock uses (structural: whichever copy of ioredis built it). */
 export interface IoredisClusterClient extends Omit<IoredisClient, 'duplicate' | 'options'> {
-  readonly isCluster: true;
+  readonly isCluster: boolean;
   readonly options: { keyPrefix?: string; redisOptions?: Record<string, unknown> };
   /** Per slot, the node keys (`host:port`) serving it, master first. */
   readonly slots: readonly (readonly string[] | undefined)[];

@@ -1,6 +1,10 @@
 import '../helpers/setup.js';
 import * as assert from 'uvu/assert';
 import { createCluster } from '@redis/client';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cli } from '../helpers/cli.js';
 import { clustersSuite, keysOnShard, shardOfKey } from '../helpers/clusters.js';
 import { timed } from '../helpers/timeout.js';
 import { ExecutionError, InvalidArgumentError, Redlock, runOnce, type Lock } from '../../src/index.js';
@@ -195,6 +199,22 @@ test('a shard that lost its scripts (SCRIPT FLUSH) gets the call again as EVAL',
     assert.ok(results.every((result) => result.released));
   } finally {
     await redlock.quit();
+  }
+}));
+
+test('pipelock loadtest --servers takes redis+cluster:// members and leaves no key behind', timed(60000, async ({ clusters }) => {
+  const dir = await mkdtemp(join(tmpdir(), 'pipelock-cluster-load-'));
+  try {
+    const json = join(dir, 'c.json');
+    const servers = clusters.clusters.map((c) => c.urls[0]!.replace('redis://', 'redis+cluster://')).join(',');
+    const run = await cli(['loadtest', '--servers', servers, '--workers', '1', '--concurrency', '8', '--duration', '1', '--warmup', '0.2', '--keys', '300', '--json', json]);
+    assert.is(run.code, 0, run.stderr);
+    const result = JSON.parse(await readFile(json, 'utf8')) as { cycles: number; errors: Record<string, number> };
+    assert.ok(result.cycles > 0, 'cycles > 0');
+    assert.equal(result.errors, {});
+    for (const c of clusters.clusters) for (const shard of [0, 1, 2]) assert.is(await c.command(shard, ['DBSIZE']), 0);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
 }));
 
