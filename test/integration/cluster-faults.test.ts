@@ -107,9 +107,14 @@ test('a slot migrated mid-run: locks on it keep being acquired, extended and rel
     assert.ok(asked > 0, 'calls were redirected with ASK to the importing shard');
     assert.ok(duringCycles > 20, `cycles while migrating: ${duringCycles}`);
     // The slot now lives on the target; a plain lock there votes for on its first try.
-    const lock = await new Redlock([seeds(c0)], { retryCount: 0 }).acquire(['{mig}:check'], 1000);
-    assert.is(await c0.command(to, ['GET', '{mig}:check']), lock.value);
-    await lock.release();
+    const check = new Redlock([seeds(c0)], { retryCount: 0 });
+    try {
+      const lock = await check.acquire(['{mig}:check'], 1000);
+      assert.is(await c0.command(to, ['GET', '{mig}:check']), lock.value);
+      await lock.release();
+    } finally {
+      await check.quit();
+    }
   } finally {
     done = true;
     await Promise.all([...quorumLocks, ...plainLocks].map((r) => r.quit()));
