@@ -1,7 +1,9 @@
 import { createRequire } from 'node:module';
 import type { RedisClientOptions } from '@redis/client';
 import { InvalidArgumentError } from './errors.js';
-import type { MasterClient, RedisClient } from './redis-client.js';
+import { isClusterSeeds, isRedisCluster } from './cluster/detect.js';
+import { isIoredisCluster, type IoredisClusterClient } from './cluster/ioredis-cluster.js';
+import type { ClusterSeeds, MasterClient, RedisClient } from './redis-client.js';
 import { checkIoredisClient, isIoredisClient } from './transport-ioredis.js';
 
 type RedisModule = typeof import('@redis/client');
@@ -11,7 +13,7 @@ let redisModule: RedisModule | undefined;
  * @redis/client is an optional peer dependency (so is ioredis): a user who hands pipelock ioredis
  * clients need not install it. It is loaded the first time pipelock opens a connection from a URL.
  */
-function loadRedisClient(url: string): RedisModule {
+export function loadRedisClient(url: string): RedisModule {
   if (redisModule !== undefined) return redisModule;
   try {
     redisModule = createRequire(import.meta.url)('@redis/client') as RedisModule;
@@ -99,21 +101,37 @@ export function clientName(client: RedisClient, index: number): string {
   return `clients[${index}]`;
 }
 
+/** One entry of Redlock's `clients`: a client, a redis:// URL, or a cluster's seed URLs. */
+export type MemberEntry = MasterClient | string | ClusterSeeds | IoredisClusterClient;
+
+/** A redis:// or rediss:// URL, or the typed error naming `name`. */
+function checkUrl(entry: unknown, name: string): void {
+  let protocol = '';
+  try {
+    protocol = new URL(entry as string).protocol;
+  } catch { /* reported below */ }
+  if (typeof entry !== 'string' || (protocol !== 'redis:' && protocol !== 'rediss:')) throw new InvalidArgumentError(name, 'must be a redis:// or rediss:// URL', entry);
+}
+
 /** Validates Redlock's `clients` once: a non-empty list of open clients or redis URLs, none repeated. */
-export function checkClients(clients: unknown): (MasterClient | string)[] {
+export function checkClients(clients: unknown): MemberEntry[] {
   if (clients == null || typeof clients === 'string' || typeof (clients as Iterable<unknown>)[Symbol.iterator] !== 'function') {
-    throw new InvalidArgumentError('clients', 'must be an array of @redis/client or ioredis clients, or redis:// URLs', clients);
+    throw new InvalidArgumentError('clients', 'must be an array of @redis/client or ioredis clients, Redis Cluster clients, redis:// URLs or { cluster: [seed URLs] }', clients);
   }
   const list = [...(clients as Iterable<unknown>)];
   if (list.length === 0) throw new InvalidArgumentError('clients', 'must name at least one master', list);
   list.forEach((entry, i) => {
     const name = `clients[${i}]`;
     if (typeof entry === 'string') {
-      let protocol = '';
-      try {
-        protocol = new URL(entry).protocol;
-      } catch { /* reported below */ }
-      if (protocol !== 'redis:' && protocol !== 'rediss:') throw new InvalidArgumentError(name, 'must be a redis:// or rediss:// URL', entry);
+      checkUrl(entry, name);
+    } else if (isClusterSeeds(entry)) {
+      const seeds: unknown = entry.cluster;
+      if (!Array.isArray(seeds) || seeds.length === 0) throw new InvalidArgumentError(`${name}.cluster`, 'must be a non-empty array of redis:// URLs (nodes of one Redis Cluster)', seeds);
+      seeds.forEach((seed: unknown, j) => { checkUrl(seed, `${name}.cluster[${j}]`); });
+    } else if (isRedisCluster(entry)) {
+      if (!entry.isOpen) throw new InvalidArgumentError(name, 'must be open or connecting (call cluster.connect() first, or pass { cluster: [seed URLs] })', 'a closed cluster');
+    } else if (isIoredisCluster(entry)) {
+      if (entry.status === 'end' || entry.status === 'close') throw new InvalidArgumentError(name, `must be open or connecting (its status is "${entry.status}")`, 'a closed ioredis Cluster');
     } else if (isIoredisClient(entry)) {
       checkIoredisClient(entry, name);
     } else if (typeof entry !== 'object' || entry === null || typeof (entry as RedisClient).sendCommand !== 'function') {
@@ -121,7 +139,8 @@ export function checkClients(clients: unknown): (MasterClient | string)[] {
     } else if (!(entry as RedisClient).isOpen) {
       throw new InvalidArgumentError(name, 'must be open or connecting (call client.connect() first, or pass a URL)', 'a closed client');
     }
-    const first = list.indexOf(entry);
+    // Seeds are compared by their URLs: two entries naming the same cluster would vote twice.
+    const first = isClusterSeeds(entry) ? list.findIndex((other) => isClusterSeeds(other) && other.cluster.some((url) => entry.cluster.includes(url))) : list.indexOf(entry);
     if (first !== i) throw new InvalidArgumentError(name, `must not repeat clients[${first}] (a master would vote twice)`, entry);
   });
   // node-redlock v5 sent ioredis keys through `evalsha`, which prefixes them: pipelock does the same
@@ -129,5 +148,5 @@ export function checkClients(clients: unknown): (MasterClient | string)[] {
   const prefixes = list.map((entry) => (isIoredisClient(entry) ? entry.options.keyPrefix ?? '' : ''));
   const odd = prefixes.findIndex((prefix) => prefix !== prefixes[0]);
   if (odd > 0) throw new InvalidArgumentError(`clients[${odd}]`, `must use the keyPrefix of clients[0] (${JSON.stringify(prefixes[0])}): a lock names the same keys on every master`, prefixes[odd]);
-  return list as (MasterClient | string)[];
+  return list as MemberEntry[];
 }

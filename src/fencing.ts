@@ -1,5 +1,7 @@
 import { NO_COMMAND_TIMEOUT, type MasterClient, type RedisClient } from './client.js';
 import { isIoredisClient } from './transport-ioredis.js';
+import { isRedisCluster } from './cluster/detect.js';
+import { clusterCounterKey } from './cluster/slots.js';
 import { InvalidArgumentError } from './errors.js';
 import type { MasterSet } from './masters.js';
 import { FENCE_RETENTION_MS, OP_RAISE } from './scripts.js';
@@ -30,7 +32,9 @@ import { createHash } from 'node:crypto';
  * starts from the master's clock in µs, so tokens keep increasing as long as a resource sees fewer
  * than one acquisition per µs and no master's clock steps back by more than those 7 days.
  */
-export function counterKeys(resources: readonly string[]): string[] {
+export function counterKeys(resources: readonly string[], clustered = false): string[] {
+  // On a Redis Cluster member the counter must share its resource's slot (src/cluster/slots.ts).
+  if (clustered) return resources.map(clusterCounterKey);
   return resources.map((resource) => `pipelock:fence:${resource}`);
 }
 
@@ -65,11 +69,14 @@ const FENCED_WRITE_SHA = createHash('sha1').update(FENCED_WRITE_SCRIPT).digest('
 
 /**
  * Writes `value` under `key` unless a newer fence already wrote there; resolves whether it was written.
- * `client` is the store's: @redis/client, or ioredis (whose own keyPrefix and settings then apply).
+ * `client` is the store's: @redis/client (a client or a cluster), or ioredis (whose own keyPrefix and settings then apply).
  */
 export async function fencedWrite(client: MasterClient, key: string, fence: number, value: string): Promise<boolean> {
   let send: (args: string[]) => Promise<unknown>;
-  if (isIoredisClient(client)) {
+  if (isRedisCluster(client)) {
+    // A cluster routes the call to the shard owning the key (and follows MOVED/ASK).
+    send = (args) => client.sendCommand(key, false, args, NO_COMMAND_TIMEOUT);
+  } else if (isIoredisClient(client)) {
     if (client.status === 'end') throw new InvalidArgumentError('client', 'must be open (its status is "end")', 'a closed client');
     send = (args) => client.call(...(args as [string, ...string[]]));
   } else {

@@ -3,6 +3,11 @@ import type { RedisClientOptions } from '@redis/client';
 import { kMaxTimerMs } from './alarm.js';
 import { Attempt } from './attempt.js';
 import type { MasterClient, RedisClient } from './redis-client.js';
+import type { MemberEntry } from './client.js';
+import { isClusterSeeds, isRedisCluster } from './cluster/detect.js';
+import { ClusterTransport } from './cluster/transport.js';
+import { RedisClusterTransport } from './cluster/redis-cluster.js';
+import { IoredisClusterTransport, isIoredisCluster } from './cluster/ioredis-cluster.js';
 import { Deadlines } from './deadlines.js';
 import { publishNodeError } from './diagnostics.js';
 import { InvalidArgumentError, QuorumUnreachableError, RedlockClosedError, ResourceLockedError, type ExecutionStats, type NodeOutcome } from './errors.js';
@@ -34,13 +39,15 @@ export class MasterSet {
   readonly clients: Set<MasterClient>;
   /** The clients' key prefix (ioredis `keyPrefix`; one for all), put before every lock key. */
   readonly #prefix: string;
+  /** Some member is a Redis Cluster: a lock's keys must share a slot (src/cluster/slots.ts). */
+  readonly clustered: boolean;
   readonly #settings: MasterSettings;
   readonly #events: EventEmitter;
   readonly #deadlines: Deadlines;
   #closed = false;
 
   /** `events` hears node-redlock's 'error' event (only when someone listens to it). */
-  constructor(entries: readonly (MasterClient | string)[], settings: MasterSettings, clientOptions: RedisClientOptions | undefined, events: EventEmitter) {
+  constructor(entries: readonly MemberEntry[], settings: MasterSettings, clientOptions: RedisClientOptions | undefined, events: EventEmitter) {
     this.#settings = settings;
     this.#events = events;
     const nodes: Node[] = [];
@@ -54,17 +61,25 @@ export class MasterSet {
       let transport: Transport;
       if (typeof entry === 'string') {
         transport = RedisTransport.open(entry, index, clientOptions, onError);
+      } else if (isClusterSeeds(entry)) {
+        transport = RedisClusterTransport.open(entry.cluster, index, clientOptions, onError);
+      } else if (isRedisCluster(entry)) {
+        transport = new RedisClusterTransport(entry, index);
+      } else if (isIoredisCluster(entry)) {
+        transport = new IoredisClusterTransport(entry, index);
+        transport.onError(onError);
       } else if (isIoredisClient(entry)) {
         transport = new IoredisTransport(entry, index);
         transport.onError(onError);
       } else {
         transport = new RedisTransport(entry, index);
       }
-      nodes.push(new Node(index, transport, transport.client, typeof entry === 'string', settings.chunkSize, settings.coalesce, this.#onNodeError, this.#deadlines));
+      nodes.push(new Node(index, transport, transport.client, typeof entry === 'string' || isClusterSeeds(entry), settings.chunkSize, settings.coalesce, this.#onNodeError, this.#deadlines));
     }
     this.nodes = nodes;
     this.#prefix = nodes[0]!.transport.keyPrefix;
     this.clients = new Set(nodes.map((node) => node.client));
+    this.clustered = nodes.some((node) => node.transport instanceof ClusterTransport);
     this.quorum = quorumSize(nodes.length);
   }
 

@@ -37,6 +37,12 @@ export class Node implements Outlet, ReplayTarget {
    * answered after it was written on a later connection. See #late.
    */
   #connection = 0;
+  /**
+   * The transport splits batches itself (a Redis Cluster member, src/cluster/transport.ts): its
+   * calls can be resent after a redirection, so a cleanup may overtake the acquisition it undoes;
+   * every reply is then checked for acquisitions that succeeded too late (#late).
+   */
+  readonly #routed: boolean;
   /** Deletes of late keys (#late) waiting for the connection to be ready. */
   #afterReady: Attempt[] | undefined;
 
@@ -57,6 +63,7 @@ export class Node implements Outlet, ReplayTarget {
     this.#replay = new ScriptReplay(this);
     this.#onError = onError;
     this.#everReady = transport.isReady;
+    this.#routed = transport.sendBatch !== undefined;
     this.#unsubscribe = transport.onReady(this.#onReady);
     // Not on 'ready': @redis/client writes what it kept before it emits 'ready', and the replies
     // can come first. It emits 'error' before it fails the replies it awaited.
@@ -124,7 +131,8 @@ export class Node implements Outlet, ReplayTarget {
   dispatch(batch: Batch): void {
     this.inflight++;
     const sent = nodeCallStart();
-    this.transport.send(batch.args).then(
+    const transport = this.transport;
+    (transport.sendBatch === undefined ? transport.send(batch.args) : transport.sendBatch(batch)).then(
       (reply) => {
         this.inflight--;
         publishNodeCall(this.index, this.name, sent, batch.ops.length);
@@ -152,7 +160,7 @@ export class Node implements Outlet, ReplayTarget {
 
   #onReply(batch: Batch, reply: unknown): void {
     this.#unanswered.answered(batch);
-    if (batch.connection !== this.#connection) this.#late(batch, reply);
+    if (batch.connection !== this.#connection || this.#routed) this.#late(batch, reply);
     const ops = batch.ops;
     if (batch.setNx) {
       ops[0]!.settle(this.index, reply === 'OK' ? 1 : reply === null ? 0 : this.#unexpected(reply));
@@ -163,9 +171,19 @@ export class Node implements Outlet, ReplayTarget {
       for (const op of ops) op.settle(this.index, error);
       return;
     }
+    let reported: unknown;
     for (let i = 0; i < ops.length; i++) {
       const value: unknown = reply[i];
-      ops[i]!.settle(this.index, typeof value === 'number' ? value : this.#unexpected(value));
+      if (typeof value === 'number') {
+        ops[i]!.settle(this.index, value);
+      } else if (value instanceof Error) {
+        // A routed transport's per-operation failure (one shard's call failed, the others' did not).
+        if (value !== reported) this.report(value);
+        reported = value;
+        ops[i]!.settle(this.index, value);
+      } else {
+        ops[i]!.settle(this.index, this.#unexpected(value));
+      }
     }
   }
 

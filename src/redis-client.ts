@@ -43,5 +43,41 @@ export interface IoredisOptions {
   keyPrefix?: string;
 }
 
-/** A client a user may hand pipelock: @redis/client (any `createClient()` result) or an ioredis 5/6 `Redis`. */
-export type MasterClient = RedisClient | IoredisClient;
+/** One master of a Redis Cluster as @redis/client's cluster client lists it (`cluster.masters`, `cluster.slots[n].master`). */
+export interface ClusterShardNode {
+  readonly host: string;
+  readonly port: number;
+  /** Its connection, once opened. */
+  readonly client?: { readonly isReady: boolean };
+}
+
+/**
+ * The part of an @redis/client cluster (`createCluster()`) pipelock uses: routing by key with
+ * MOVED/ASK handling (`sendCommand(firstKey, …)`), the slot table, and each master's connection.
+ */
+export interface RedisClusterClient {
+  readonly isOpen: boolean;
+  readonly isReady: boolean;
+  readonly slots: readonly ({ readonly master: ClusterShardNode } | undefined)[];
+  readonly masters: readonly ClusterShardNode[];
+  nodeClient(node: ClusterShardNode): RedisClient | Promise<RedisClient>;
+  sendCommand(firstKey: string | undefined, isReadonly: boolean | undefined, args: string[], options?: { timeout?: number }): Promise<unknown>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  on(event: string, listener: (...args: any[]) => void): unknown;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  off(event: string, listener: (...args: any[]) => void): unknown;
+  connect(): Promise<unknown>;
+  close(): Promise<void>;
+  destroy(): void;
+}
+
+/** A Redis Cluster named by seed URLs (any of its nodes); pipelock opens an @redis/client cluster from them. */
+export interface ClusterSeeds {
+  readonly cluster: readonly string[];
+}
+
+/**
+ * A client a user may hand pipelock: @redis/client (any `createClient()` result), an ioredis 5/6
+ * `Redis`, or a Redis Cluster (an @redis/client `createCluster()` result) as one member.
+ */
+export type MasterClient = RedisClient | IoredisClient | RedisClusterClient;

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { RedisClientOptions } from '@redis/client';
 import type { Attempt } from './attempt.js';
-import { checkClients, type MasterClient } from './client.js';
+import { checkClients, type MasterClient, type MemberEntry } from './client.js';
 import {
   ExecutionError, ExtensionLimitError, InvalidArgumentError, LockAbortedError, LockExpiredError, LockLostError,
   QuorumUnreachableError, RedlockClosedError, ResourceLockedError, type ExecutionStats,
@@ -22,6 +22,7 @@ import type { Kind } from './kinds/kind.js';
 import { Semaphore } from './kinds/semaphore.js';
 import { ReadWriteLock } from './kinds/rwlock.js';
 import { counterKeys, raiseFence } from './fencing.js';
+import { checkOneSlot } from './cluster/slots.js';
 import { createToken } from './token.js';
 import { validUntil } from './validity.js';
 import { traceAcquire, traceExtend, traceRelease } from './lifecycle.js';
@@ -58,7 +59,7 @@ export class Redlock extends EventEmitter {
   /** The watch connection of each @redis/client master, opened on first use; shared by waiters and guard. */
   readonly #watches: readonly (Watch | undefined)[];
 
-  constructor(clients: Iterable<MasterClient | string>, options?: RedlockOptions) {
+  constructor(clients: Iterable<MemberEntry>, options?: RedlockOptions) {
     super();
     // JavaScript callers are not held to the types: a non-object would otherwise be spread away.
     if (options !== undefined && !isObject(options)) throw new InvalidArgumentError('settings', 'must be an object', options);
@@ -164,8 +165,11 @@ export class Redlock extends EventEmitter {
     const attempts: Attempt[] = [];
     if (isAborted(signal)) throw new LockAbortedError(signal?.reason, []);
     const ttlArg = String(duration);
-    const counters = call.fencing ? counterKeys(resources) : undefined;
+    const counters = call.fencing ? counterKeys(resources, this.masters.clustered) : undefined;
     const keys = kind !== undefined ? kind.keys : counters === undefined ? resources : [...resources, ...counters];
+    // A cluster member runs one operation's keys in one script call, so they must share a slot
+    // (a semaphore's or read/write lock's keys do when its name carries a hash tag: '{jobs}').
+    if (this.masters.clustered) checkOneSlot(keys, resources);
     const deadline = performance.now() + s.acquireTimeout;
     // Bound, not an arrow: an arrow capturing `this` and `attempts` moves them into a heap context
     // kept for the whole wait, and a dev loader's keepNames (tsx) gives each arrow its own property

@@ -103,7 +103,7 @@ export class IoredisTransport implements Transport {
 }
 
 /** QUIT (pending replies first) for at most `graceMs`, then drop the connection; no reconnect either way. */
-async function quit(connection: IoredisClient, graceMs: number): Promise<void> {
+export async function quit(connection: IoredisClient, graceMs: number): Promise<void> {
   if (connection.status === 'end') return;
   if (connection.status === 'ready') {
     let timer: NodeJS.Timeout | undefined;

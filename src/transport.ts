@@ -1,3 +1,4 @@
+import type { Batch } from './coalescer.js';
 import type { MasterClient } from './redis-client.js';
 
 /**
@@ -21,6 +22,12 @@ export interface Transport {
    * each attempt with its own deadline. Rejects with the server's or the connection's error.
    */
   send(args: readonly string[]): Promise<unknown>;
+  /**
+   * Present on a transport that routes each operation itself (a Redis Cluster member): sends a
+   * coalesced batch and resolves with the reply the batch's own call would have had, except that
+   * an operation whose part failed gets its Error in its place.
+   */
+  sendBatch?(batch: Batch): Promise<unknown>;
   /** Called at every (re)connect once the connection is ready; returns the unsubscribe. */
   onReady(fn: () => void): () => void;
   /** Called on every connection error; returns the unsubscribe. */

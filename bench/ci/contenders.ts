@@ -5,6 +5,7 @@
 import { pipelockContender } from '../peers/adapters.js';
 import { TTL_MS, type DrainableContender } from '../peers/contender.js';
 import { rawPerCommand } from '../peers/raw.js';
+import type { RedisClient } from '../../src/redis-client.js';
 
 /**
  * retryCount 0 as in bench/peers. nodeTimeout 5 s instead of 250 ms: on a 2-core machine shared
@@ -18,7 +19,7 @@ export async function openPipelock(urls: readonly string[]): Promise<DrainableCo
     ...await pipelockContender(redlock),
     async drain() {
       // The clients pipelock opened from the URLs: @redis/client, so sendCommand is there.
-      const clients = [...redlock.clients].filter((client) => 'sendCommand' in client);
+      const clients = [...redlock.clients].filter((client): client is RedisClient => 'sendCommand' in client && !('masters' in client));
       await Promise.all(clients.map((client) => client.sendCommand(['PING'], { timeout: 0 })));
     },
   };

@@ -19,8 +19,9 @@ const FLAGS: Readonly<Record<string, Flag>> = {
   servers: {
     arg: 'URLS',
     help: 'comma-separated redis:// or rediss:// URLs of existing independent masters (TLS and user:password@ honoured);\n' +
+      'redis+cluster://host:port (or rediss+cluster://) names a whole Redis Cluster as one member, found from that seed node;\n' +
       'only keys under a per-run prefix are written, and removed at the end. Default: start embedded local masters',
-    apply: (v, o) => (o.servers = parseServers(v)),
+    apply: (v, o) => (o.servers = parseServers(v, true)),
   },
   masters: { arg: 'N', help: `embedded masters to start when no --servers (default ${d.masters})`, apply: (v, o) => (o.masters = int('--masters', v, 1, 64)) },
   workers: {
@@ -220,15 +221,20 @@ export function path(flag: string, value: string): string {
   return value;
 }
 
-export function parseServers(value: string): string[] {
+const kServerSchemes = new Set(['redis:', 'rediss:']);
+const kMemberSchemes = new Set([...kServerSchemes, 'redis+cluster:', 'rediss+cluster:']);
+
+/** `clusters`: entries may name a Redis Cluster member (redis+cluster://, src/load/members.ts). */
+export function parseServers(value: string, clusters = false): string[] {
+  const schemes = clusters ? kMemberSchemes : kServerSchemes;
   const urls = value.split(',').map((url) => url.trim());
   urls.forEach((url, i) => {
     let parsed: URL | undefined;
     try {
       parsed = new URL(url);
     } catch { /* reported below */ }
-    if (parsed === undefined || (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') || parsed.hostname === '') {
-      throw new UsageError('--servers', `must be comma-separated redis:// or rediss:// URLs; entry ${i + 1} is not`, parsed === undefined ? url : redactUrl(url));
+    if (parsed === undefined || !schemes.has(parsed.protocol) || parsed.hostname === '') {
+      throw new UsageError('--servers', `must be comma-separated redis:// or rediss:// URLs${clusters ? ' (redis+cluster:// for a Redis Cluster member)' : ''}; entry ${i + 1} is not`, parsed === undefined ? url : redactUrl(url));
     }
     const first = urls.indexOf(url);
     if (first !== i) throw new UsageError('--servers', `must not repeat a master (entry ${i + 1} repeats entry ${first + 1}): it would vote twice`, redactUrl(url));

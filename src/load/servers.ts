@@ -1,4 +1,5 @@
 import { RedisClient } from '@redis/client';
+import { clusterMasterUrls, isClusterEntry, plainUrl } from './members.js';
 
 const kConnectTimeoutMs = 3_000;
 const kScanCount = '1000';
@@ -57,9 +58,9 @@ export async function withClient<T>(url: string, fn: (client: ReturnType<typeof 
   }
 }
 
-/** Connects to every master once (failing with the first unreachable one) and returns each one's redis_version. */
+/** Connects to every master (a cluster entry: its seed) once, failing with the first unreachable one, and returns each one's redis_version. */
 export async function probeServers(urls: readonly string[]): Promise<string[]> {
-  return Promise.all(urls.map((url) => withClient(url, async (client) => {
+  return Promise.all(urls.map((url) => withClient(plainUrl(url), async (client) => {
     const info = await client.info('server');
     return /^redis_version:(.+)$/m.exec(info)?.[1]?.trim() ?? 'unknown';
   })));
@@ -68,7 +69,11 @@ export async function probeServers(urls: readonly string[]): Promise<string[]> {
 /** Deletes every key under `prefix` on every master (what a run left behind, e.g. locks it could not release); returns how many. */
 export async function removeKeys(urls: readonly string[], prefix: string): Promise<number> {
   const pattern = `${prefix}*`;
-  const counts = await Promise.all(urls.map((url) => withClient(url, async (client) => {
+  // A cluster entry's keys are spread over its shards: scan each of its masters.
+  const expanded = await Promise.all(urls.map(async (url) => isClusterEntry(url)
+    ? clusterMasterUrls(plainUrl(url), await withClient(plainUrl(url), (client) => client.sendCommand<string>(['CLUSTER', 'NODES'])))
+    : [url]));
+  const counts = await Promise.all(expanded.flat().map((url) => withClient(url, async (client) => {
     let removed = 0;
     let cursor = '0';
     do {

@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { MessagePort } from 'node:worker_threads';
 import { Redlock } from '../index.js';
+import { memberOf } from './members.js';
 import type { Cycle, CustomCycle, CustomCycleFactory, CycleContext } from './cycle.js';
 import { cycleForKind, lockerFor } from './kinds.js';
 import { closedLoop, openLoop, type Loop, type Window } from './loops.js';
@@ -19,7 +20,7 @@ const kTickMs = 1_000;
 
 export default async function runWorker(task: WorkerTask): Promise<WorkerReport> {
   const { port } = task;
-  const redlock = new Redlock(task.urls, { retryCount: task.retryCount, retryDelay: task.retryDelayMs, retryJitter: task.retryJitterMs });
+  const redlock = new Redlock(task.urls.map(memberOf), { retryCount: task.retryCount, retryDelay: task.retryDelayMs, retryJitter: task.retryJitterMs });
   let custom: CustomCycle | undefined;
   try {
     await redlock.ready(kReadyTimeoutMs);
