@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { cli } from '../helpers/cli.js';
 import { clustersSuite, keysOnShard, shardOfKey } from '../helpers/clusters.js';
 import { timed } from '../helpers/timeout.js';
-import { ExecutionError, InvalidArgumentError, Redlock, runOnce, type Lock } from '../../src/index.js';
+import { ExecutionError, InvalidArgumentError, Redlock, ReentrantRedlock, runOnce, type Lock } from '../../src/index.js';
 
 // Redis Cluster members: three local clusters of three shards each (masters only).
 const test = clustersSuite('cluster members', { clusters: 3, shards: 3, flushEach: true });
@@ -145,6 +145,42 @@ test('resources of two slots are refused with InvalidArgumentError naming resour
     const stats = await lock.attempts[0]!;
     assert.is(stats.votesFor.size, 2);
     await lock.release();
+  } finally {
+    await redlock.quit();
+  }
+}));
+
+test('lock kinds on cluster members: a semaphore and a read/write lock under a hash tag, reentrant nesting; an untagged name is refused', timed(30000, async ({ clusters }) => {
+  const redlock = new Redlock(clusters.clusters.map((c) => seeds(c.urls)), fast);
+  try {
+    // A semaphore's slot and counter keys share the slot of its tagged name.
+    const semaphore = redlock.semaphore('{exports}', 2);
+    const a = await semaphore.acquire(5000);
+    const b = await semaphore.acquire(5000);
+    assert.instance(await semaphore.acquire(5000).catch((e: unknown) => e), ExecutionError, 'a third holder of two permits is refused');
+    await a.release();
+    const c = await semaphore.acquire(5000);
+    await Promise.all([b.release(), c.release()]);
+    const untagged = await redlock.semaphore('exports', 2).acquire(5000).catch((e: unknown) => e);
+    assert.instance(untagged, InvalidArgumentError);
+    assert.ok((untagged as Error).message.includes('hash tag'), (untagged as Error).message);
+    // Many readers or one writer.
+    const rw = redlock.readWriteLock('{catalog}');
+    const r1 = await rw.readLock(5000);
+    const r2 = await rw.readLock(5000);
+    assert.instance(await rw.writeLock(5000).catch((e: unknown) => e), ExecutionError, 'no writer beside readers');
+    await Promise.all([r1.release(), r2.release()]);
+    const w = await rw.writeLock(5000, { retryCount: 20, retryDelay: 50 });
+    assert.instance(await rw.readLock(5000).catch((e: unknown) => e), ExecutionError, 'no reader beside the writer');
+    await w.release();
+    // Reentrant: the nest is one lock on the members.
+    const reentrant = new ReentrantRedlock(redlock);
+    const fence = await reentrant.using(['{job}:1'], 5000, { fencing: true }, async () => reentrant.using(['{job}:1'], 5000, async () => 'inner'));
+    assert.is(fence, 'inner');
+    for (const cl of clusters.clusters) for (const shard of [0, 1, 2]) {
+      const keys = await cl.command(shard, ['KEYS', '*']) as string[];
+      assert.equal(keys.filter((k) => !k.includes('permits-released') && !k.startsWith('pipelock:fence')), [], `nothing held is left on shard ${shard}`);
+    }
   } finally {
     await redlock.quit();
   }
