@@ -175,7 +175,7 @@ test('lock kinds on cluster members: a semaphore and a read/write lock under a h
     await w.release();
     // Reentrant: the nest is one lock on the members.
     const reentrant = new ReentrantRedlock(redlock);
-    const fence = await reentrant.using(['{job}:1'], 5000, { fencing: true }, async () => reentrant.using(['{job}:1'], 5000, async () => 'inner'));
+    const fence = await reentrant.using(['{job}:1'], 5000, { fencing: true }, () => reentrant.using(['{job}:1'], 5000, () => Promise.resolve('inner')));
     assert.is(fence, 'inner');
     for (const cl of clusters.clusters) for (const shard of [0, 1, 2]) {
       const keys = await cl.command(shard, ['KEYS', '*']) as string[];
