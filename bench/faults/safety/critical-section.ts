@@ -12,7 +12,7 @@ export interface SafetyData {
 }
 
 /** A worker's share of a safety run. */
-interface Safety {
+export interface Safety {
   readonly ledger: Ledger;
   readonly log: FencedLog;
   readonly worker: number;
@@ -21,9 +21,8 @@ interface Safety {
 
 /** The load worker's entry: every cycle of a safety run is a critical section (see below). */
 const factory: CustomCycleFactory = async (data, { index, prefix }) => {
-  const { ledger, logUrl } = data as SafetyData;
-  const log = await FencedLog.connect(logUrl);
-  const safety: Safety = { ledger: new Ledger(ledger), log, worker: index, prefix };
+  const safety = await openSafety(data, index, prefix);
+  const { log } = safety;
   return {
     cycle: (context, resources, start, out) => criticalSection(safety, context, resources, start, out),
     close: () => {
@@ -32,6 +31,30 @@ const factory: CustomCycleFactory = async (data, { index, prefix }) => {
   };
 };
 export default factory;
+
+/** A worker's share of a safety run from the CustomTask data: the shared ledger and a fenced-log connection. */
+export async function openSafety(data: unknown, worker: number, prefix: string): Promise<Safety> {
+  const { ledger, logUrl } = data as SafetyData;
+  return { ledger: new Ledger(ledger), log: await FencedLog.connect(logUrl), worker, prefix };
+}
+
+/**
+ * Records a holder's entry in the ledger and, when a stall is pending, takes it: the whole thread
+ * blocks (a stop-the-world GC pause), so its writes arrive late. Returns its ledger row, the
+ * resource's number and what it writes to the fenced log.
+ */
+export function enterSection(safety: Safety, resources: readonly string[], held: { readonly validity: number; readonly fence?: number | undefined; readonly attempts: readonly unknown[] }): { row: number; resource: number; entry: string } {
+  const { ledger } = safety;
+  const resource = Number(resources[0]!.slice(safety.prefix.length));
+  const row = ledger.enter(resource, safety.worker, held.validity, held.fence!);
+  ledger.countAttempts(held.attempts.length);
+  const stallMs = ledger.takeStall();
+  if (stallMs > 0) {
+    ledger.stalled(row, stallMs);
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, stallMs);
+  }
+  return { row, resource, entry: `${safety.worker}:${row}` };
+}
 
 /**
  * critical-section: acquire with a fencing token, record the entry in the shared ledger, write to
@@ -50,15 +73,7 @@ export async function criticalSection(safety: Safety, context: CycleContext, res
     throw error;
   }
   const acquired = performance.now();
-  const resource = Number(resources[0]!.slice(safety.prefix.length));
-  const row = ledger.enter(resource, safety.worker, lock.validity, lock.fence!);
-  ledger.countAttempts(lock.attempts.length);
-  const stallMs = ledger.takeStall();
-  if (stallMs > 0) {
-    ledger.stalled(row, stallMs);
-    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, stallMs);
-  }
-  const entry = `${safety.worker}:${row}`;
+  const { row, resource, entry } = enterSection(safety, resources, lock);
   ledger.wrote(row, await safety.log.write(resource, lock.fence!, entry));
   if (context.holdMs > 0) await delay(context.holdMs);
   ledger.committed(row, await safety.log.write(resource, lock.fence!, entry));

@@ -2,28 +2,18 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { ReentrantRedlock, type Redlock, type ReentrantLock } from '../../../src/index.js';
 import { ReleasedExpiredError, type CycleContext, type CustomCycleFactory, type Timings } from '../../../src/load/cycle.js';
 import { attemptsOf } from '../../../src/load/meter.js';
-import type { SafetyData } from './critical-section.js';
-import { FencedLog } from './fenced-log.js';
-import { Ledger } from './ledger.js';
+import { enterSection, openSafety, type Safety } from './critical-section.js';
 
 /** Nesting depth of every section: the outermost acquisition and two levels inside it. */
 export const kDepth = 3;
-
-interface Safety {
-  readonly ledger: Ledger;
-  readonly log: FencedLog;
-  readonly worker: number;
-  readonly prefix: string;
-}
 
 // The worker's Redlock reaches the cycle, not the factory: one reentrant view per Redlock.
 const views = new WeakMap<Redlock, ReentrantRedlock>();
 
 /** The load worker's entry: every cycle of the run is one reentrant critical section (see below). */
 const factory: CustomCycleFactory = async (data, { index, prefix }) => {
-  const { ledger, logUrl } = data as SafetyData;
-  const log = await FencedLog.connect(logUrl);
-  const safety: Safety = { ledger: new Ledger(ledger), log, worker: index, prefix };
+  const safety = await openSafety(data, index, prefix);
+  const { log } = safety;
   return {
     cycle: (context, resources, start, out) => reentrantSection(safety, context, resources, start, out),
     close: () => {
@@ -57,15 +47,7 @@ async function reentrantSection(safety: Safety, context: CycleContext, resources
       throw error;
     }
     const acquired = performance.now();
-    const resource = Number(resources[0]!.slice(safety.prefix.length));
-    const row = ledger.enter(resource, safety.worker, outer.validity, outer.fence!);
-    ledger.countAttempts(outer.attempts.length);
-    const stallMs = ledger.takeStall();
-    if (stallMs > 0) {
-      ledger.stalled(row, stallMs);
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, stallMs);
-    }
-    const entry = `${safety.worker}:${row}`;
+    const { row, resource, entry } = enterSection(safety, resources, outer);
     await view.using(resources, context.lockMs, async () => {
       const innermost = async (write: (fence: number) => Promise<void>): Promise<void> => {
         const handle = await view.acquire(resources, context.lockMs, { fencing: true });
