@@ -54,13 +54,18 @@ const kNodeFlags = ['--single-threaded', '--expose-gc', '--min-semi-space-size=6
  * more above it; 15% at c64, where the ratio shifts with the machine's load (0.569–0.629 over the
  * day), so there it catches only larger slowdowns, or ones per call rather than per lock (a call
  * carries 64 locks at c64, 256 at c512).
+ * Later, on another machine of the same kind (kernel fc-v769 where the baseline's was fc-v595), the
+ * same code (7aaed87) read c64 0.757 and c512 0.466 — +30% and +12% over that baseline — while HEAD
+ * read 0.716–0.743 and 0.436–0.439 over three fresh processes. The ratio moves with the machine, not
+ * only with the code: the baseline was measured again there, and the tolerances widened to 10% (c512)
+ * and 20% (c64); the busy-wait above (+11% to +21% at c512) is still caught in most runs.
  */
 const kRules: Readonly<Record<string, Rule>> = {
   scriptCallsPerCycle: { bound: 'max', tolerance: 0.1 },
   bytesPerCycle: { bound: 'max', tolerance: 0.02 },
   allocatedBytesPerCycle: { bound: 'max', tolerance: 0.05 },
-  'c512.cpuRatio': { bound: 'max', tolerance: 0.06 },
-  'c64.cpuRatio': { bound: 'max', tolerance: 0.15 },
+  'c512.cpuRatio': { bound: 'max', tolerance: 0.1 },
+  'c64.cpuRatio': { bound: 'max', tolerance: 0.2 },
   throughputRatio: { bound: 'min', tolerance: 0.5 },
 };
 const ruleOf = (config: string, metric: string): Rule | undefined => kRules[`${config}.${metric}`] ?? kRules[metric];
