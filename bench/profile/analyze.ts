@@ -43,6 +43,8 @@ export interface ProfileResult {
   readonly cyclesPerSec: number;
   /** process.cpuUsage() per cycle: every thread (GC helpers, libuv) as well as the main one. */
   readonly processCpuUsPerCycle: number;
+  /** Of which in the kernel (socket writes and reads, wake-ups): process.cpuUsage().system per cycle. */
+  readonly systemCpuUsPerCycle?: number;
   readonly client: ClientProfile;
   readonly redis: RedisProfile;
 }
@@ -147,7 +149,9 @@ export function redisRows(before: readonly string[], after: readonly string[], c
 export function renderProfile(r: ProfileResult): string {
   const out: string[] = ['## Where a cycle\'s µs go (profile)', ''];
   out.push(`\`npm run bench:profile\`: ${r.cycles.toLocaleString('en-US')} acquire → release cycles at ${r.concurrency} in flight on 5 local masters, pipelock from \`dist/\` (as installed), under V8's sampling profiler (100 µs); Redis side from the masters' INFO commandstats and cpu. ${Math.round(r.cyclesPerSec).toLocaleString('en-US')} cycles/s under the profiler. Absolute µs move with the machine; read the shares.`, '');
-  out.push(`Client: ${r.processCpuUsPerCycle.toFixed(2)} µs of process CPU per cycle (all threads), ${r.client.sampledUsPerCycle.toFixed(2)} µs sampled on the main thread.`, '');
+  const system = r.systemCpuUsPerCycle === undefined ? '' : ` (${r.systemCpuUsPerCycle.toFixed(2)} of them in the kernel)`;
+  out.push(`Client: ${r.processCpuUsPerCycle.toFixed(2)} µs of process CPU per cycle${system}, all threads, profiler included; ${r.client.sampledUsPerCycle.toFixed(2)} µs sampled on the main thread. ` +
+    'The sampler counts wall time: a socket write wakes a master, which on a machine with fewer cores than processes may take the CPU before the write returns, so the write row holds the masters\' scheduling as well as the kernel\'s send (compare it with the kernel CPU above).', '');
   out.push('| client part | µs / cycle | share |', '|---|---:|---:|');
   for (const row of r.client.rows) if (row.share >= 0.005) out.push(`| ${row.name} | ${row.usPerCycle.toFixed(2)} | ${(row.share * 100).toFixed(1)}% |`);
   out.push('', `Redis: ${r.redis.totalUsPerCycle.toFixed(2)} µs of CPU per cycle, summed over the 5 masters.`, '');

@@ -70,6 +70,7 @@ try {
     cycles,
     cyclesPerSec: cycles / (ms / 1000),
     processCpuUsPerCycle: (cpu.user + cpu.system) / cycles,
+    systemCpuUsPerCycle: cpu.system / cycles,
     client,
     redis,
   };
