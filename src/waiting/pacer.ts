@@ -46,10 +46,18 @@ export class Pacer {
      * behind one head, a process took its permits one acquisition at a time.
      */
     readonly mode: WaitMode = 'queue',
+    /** False for a schedule made after the call's first attempt: it was not a newcomer to queue. */
+    arriving = true,
   ) {
-    // A newcomer queues behind the calls of this process already waiting for the same resources,
-    // instead of racing them to the masters (with retryCount 0 it only ever makes one attempt).
-    if (waiters !== undefined && mode === 'queue' && settings.retryCount !== 0 && waiters.queued(resources)) this.#ticket = waiters.join(resources);
+    if (arriving && Pacer.joins(waiters, resources, settings, mode)) this.#ticket = waiters!.join(resources);
+  }
+
+  /**
+   * Whether a newcomer queues behind the calls of this process already waiting for the same
+   * resources, instead of racing them to the masters (with retryCount 0 it only ever makes one attempt).
+   */
+  static joins(waiters: Waiters | undefined, resources: readonly string[], settings: PaceSettings, mode: WaitMode = 'queue'): boolean {
+    return waiters !== undefined && mode === 'queue' && settings.retryCount !== 0 && waiters.queued(resources);
   }
 
   /** Whether the call must wait for its turn before its first attempt. */
