@@ -1,7 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import type { RedisClientOptions } from '@redis/client';
 import { kMaxTimerMs } from './alarm.js';
-import { Attempt } from './attempt.js';
+import { Attempt, PENDING } from './attempt.js';
 import type { MasterClient, RedisClient } from './redis-client.js';
 import type { MemberEntry } from './client.js';
 import { isClusterSeeds, isRedisCluster } from './cluster/detect.js';
@@ -133,6 +133,30 @@ export class MasterSet {
     this.dispatch(attempt);
     return attempt;
   }
+
+  /**
+   * An acquisition sent to master `gate` first and to the others once the gate grants it (see
+   * src/waiting/gate.ts): callers woken by the same release are ordered by the one master instead
+   * of splitting the quorum between them.
+   */
+  executeGated(gate: number, opcode: OpCode, keys: readonly string[], token: string, ttlArg: string, budget: number): Attempt {
+    this.assertOpen();
+    const attempt = this.attempt(opcode, keys, token, ttlArg, budget, false);
+    attempt.gate = gate;
+    attempt.onGate = this.#pastGate;
+    this.nodes[gate]!.enqueue(attempt);
+    return attempt;
+  }
+
+  readonly #pastGate = (attempt: Attempt): void => {
+    const nodes = this.nodes;
+    // Only masters still pending: a budget that ran out while the gate answered has timed them out.
+    for (let i = 0; i < nodes.length; i++) {
+      if (attempt.votes[i] !== PENDING) continue;
+      if (this.#closed) attempt.settle(i, new RedlockClosedError());
+      else nodes[i]!.enqueue(attempt);
+    }
+  };
 
   dispatch(attempt: Attempt): void {
     const nodes = this.nodes;

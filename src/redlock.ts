@@ -70,8 +70,8 @@ export class Redlock extends EventEmitter {
     this.#plain = plainCall(this.settings);
     const sources = this.masters.watchSources();
     const watchable = sources.some((source) => source !== undefined);
-    this.#watches = sources.map((source, index) => source === undefined ? undefined : new Watch(index, source, this.#changed, this.#watchReady));
-    this.#waiters = this.settings.wakeups && watchable ? new Waiters(this.#watches, this.masters.quorum) : undefined;
+    this.#watches = sources.map((source, index) => source === undefined ? undefined : new Watch(index, source, this.#changed, this.#watchReady, this.#watchLost));
+    this.#waiters = this.settings.wakeups && watchable ? new Waiters(this.#watches, this.masters.quorum, this.masters.nodes.map((node) => node.name)) : undefined;
     // watchHeld may be set per call, so the guard exists whenever a master can be watched; it opens nothing until used.
     this.#guard = watchable ? new Guard<Held>(this.#watches, this.masters.quorum, (held, lostOn) => { this.#renewals.lostOnWatch(held, lostOn); }) : undefined;
     this.#renewals = new Renewals(this.masters, this.settings.renewalWindow, this.#guard);
@@ -81,6 +81,10 @@ export class Redlock extends EventEmitter {
     // Only a key a waiter read present can have been released; a held lock's key counts on any change.
     if (present) this.#waiters?.changed(key);
     this.#guard?.changed(index, key);
+  };
+
+  readonly #watchLost = (index: number): void => {
+    this.#waiters?.lost(index);
   };
 
   readonly #watchReady = (index: number): void => {
@@ -198,9 +202,12 @@ export class Redlock extends EventEmitter {
         // its validity counts from there too. That is safe: validity must start no later than the
         // moment the first master could have set a key, and no master can set a key it has not yet
         // been sent; the clock is read before the write, so validity is, if anything, underestimated.
-        const attempt = kind === undefined
-          ? this.masters.execute(counters === undefined ? OP_ACQUIRE : OP_FENCED_ACQUIRE, keys, createToken(), ttlArg, s.nodeTimeout)
-          : this.masters.execute(kind.opcode, keys, createToken(), ttlArg, s.nodeTimeout, kind.target, kind.extra);
+        const gate = kind === undefined && pacer !== undefined ? pacer.gate : -1;
+        const attempt = kind !== undefined
+          ? this.masters.execute(kind.opcode, keys, createToken(), ttlArg, s.nodeTimeout, kind.target, kind.extra)
+          : gate === -1
+            ? this.masters.execute(counters === undefined ? OP_ACQUIRE : OP_FENCED_ACQUIRE, keys, createToken(), ttlArg, s.nodeTimeout)
+            : this.masters.executeGated(gate, counters === undefined ? OP_ACQUIRE : OP_FENCED_ACQUIRE, keys, createToken(), ttlArg, s.nodeTimeout);
         // What the lock holds if this attempt wins (a semaphore's one slot of its keys); its undo's keys.
         const held = kind === undefined ? resources : kind.resources;
         attempts.push(attempt);

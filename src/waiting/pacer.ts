@@ -65,6 +65,15 @@ export class Pacer {
     return this.#ticket !== undefined && !this.#ticket.head;
   }
 
+  /**
+   * The master the next attempt goes to first (src/waiting/gate.ts), or -1: to all at once. Only an
+   * attempt a wake-up brought forward is gated; the schedule's own go to every master, so a gate
+   * holding a stale key costs at most one slot.
+   */
+  get gate(): number {
+    return this.#woken && this.#ticket !== undefined ? this.#ticket.gate : -1;
+  }
+
   /** An attempt went out with `token`. */
   attempted(token: string): void {
     this.#tried = true;
@@ -103,6 +112,10 @@ export class Pacer {
       if (ticket === undefined) {
         await sleep(this.#slotEnd - now, signal, stats);
       } else {
+        // After a split (a schedule's attempt raced other processes' woken heads) the quorum is
+        // read again rather than the gate alone, which may hold this call's own undone grant.
+        ticket.gated = this.#splits === 0 && this.mode === 'queue';
+        ticket.gate = -1;
         this.#woken = await ticket.sleep(this.#slotEnd, signal, stats);
         if (this.#woken) {
           if (this.#splits > 0) await sleep(Math.random() * kSplitBackoffMs * 2 ** (this.#splits - 1), signal, stats);

@@ -1,6 +1,7 @@
 import { kMaxTimerMs } from '../alarm.js';
 import { LockAbortedError, type ExecutionStats } from '../errors.js';
 import { onAbort } from '../on-abort.js';
+import { gateOf, gateOrder } from './gate.js';
 import { UNKNOWN, type Watch } from './watch.js';
 
 /**
@@ -36,10 +37,21 @@ export class Waiters {
   #alone = 0;
   /** Per key, the sleeping heads whose read armed it. */
   readonly #armed = new Map<string, Set<Ticket>>();
+  /** The masters in gate order (src/waiting/gate.ts); undefined below three masters, where no vote splits. */
+  readonly #gates: readonly number[] | undefined;
 
-  constructor(watches: readonly (Watch | undefined)[], quorum: number) {
+  /** `names`: the masters' addresses, which order the gates alike in every process. */
+  constructor(watches: readonly (Watch | undefined)[], quorum: number, names: readonly string[] = []) {
     this.quorum = quorum;
     this.watches = watches;
+    this.#gates = watches.length >= 3 && names.length === watches.length ? gateOrder(names) : undefined;
+  }
+
+  /** The gate master of a wait on `keys` (src/waiting/gate.ts), or -1: none, or its watch is not connected. */
+  gate(keys: readonly string[]): number {
+    if (this.#gates === undefined) return -1;
+    const gate = gateOf(this.#gates, keys[0]!);
+    return this.watches[gate]?.ready === true ? gate : -1;
   }
 
   /** Whether calls of this process already wait for exactly these resources (a newcomer queues behind them). */
@@ -112,20 +124,24 @@ export class Waiters {
   }
 
   /**
-   * The PTTL of each key on every watch: if every key is gone on a quorum, the release happened
-   * between the refusal and the read (wake now); else the moment every key will have expired on a
-   * quorum sets a timer, since Redis may push an expiry late or never.
+   * The PTTL of each key on every watch (a gated wait: on its gate alone, whose grant is what its
+   * woken attempt needs first): if every key is gone on a quorum (on the gate), the release happened
+   * between the refusal and the read (wake now); else the moment every key will have expired there
+   * sets a timer, since Redis may push an expiry late or never.
    */
   #read(ticket: Ticket): void {
     const sleep = ticket.sleeps;
-    const reads = ticket.keys.map((key) => Promise.all(this.watches.map((watch) => watch === undefined ? Promise.resolve(UNKNOWN) : watch.read(key, ticket.token))));
+    const gate = ticket.gate = ticket.gated ? this.gate(ticket.keys) : -1;
+    const watches = gate === -1 ? this.watches : [this.watches[gate]];
+    const needed = gate === -1 ? this.quorum : 1;
+    const reads = ticket.keys.map((key) => Promise.all(watches.map((watch) => watch === undefined ? Promise.resolve(UNKNOWN) : watch.read(key, ticket.token))));
     void Promise.all(reads).then((perKey) => {
       if (ticket.sleeps !== sleep || !ticket.sleeping) return;
       let freeIn = 0;
       for (const pttls of perKey) {
         // Until the key is free on a quorum: absent counts 0, no TTL or unknown never.
         const remaining = pttls.map((pttl) => pttl === -2 ? 0 : pttl < 0 ? Infinity : pttl).sort((a, b) => a - b);
-        freeIn = Math.max(freeIn, remaining[this.quorum - 1] ?? Infinity);
+        freeIn = Math.max(freeIn, remaining[needed - 1] ?? Infinity);
       }
       if (freeIn === 0) ticket.wake();
       else if (Number.isFinite(freeIn)) ticket.wakeAt(performance.now() + freeIn + 1);
@@ -154,6 +170,20 @@ export class Waiters {
     }
   }
 
+  /**
+   * A watch's connection dropped: heads that listened on it alone (their gate) are woken to try
+   * again ungated; the gate being down, their next read is of every master.
+   */
+  lost(index: number): void {
+    for (const heads of [...this.#armed.values()]) {
+      for (const ticket of heads) {
+        if (ticket.gate !== index) continue;
+        ticket.gate = -1;
+        ticket.wake();
+      }
+    }
+  }
+
   /** A watch (re)connected: nothing is tracked there; read again for every sleeping head. */
   watchReady(): void {
     const heads = new Set<Ticket>();
@@ -168,6 +198,10 @@ export class Ticket {
   sleeps = 0;
   /** The token of the call's last attempt (its keys are its own, being undone). */
   token: string | undefined;
+  /** Whether its wake-ups are to be gated (src/waiting/gate.ts): set by its schedule before each sleep. */
+  gated = false;
+  /** The master whose change wakes this head (its woken attempt is gated there), or -1: a quorum's; set by each read. */
+  gate = -1;
   #resolve: ((woken: boolean) => void) | undefined;
   #timer: NodeJS.Timeout | undefined;
   #hint: NodeJS.Timeout | undefined;

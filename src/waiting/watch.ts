@@ -59,6 +59,8 @@ export class Watch {
     readonly onChange: ChangeListener,
     /** The watch is (again) connected: nothing is tracked on it yet. */
     readonly onReady: (index: number) => void,
+    /** The watch's connection dropped: what it tracked will not be told. */
+    readonly onLost: (index: number) => void = () => undefined,
   ) {}
 
   get ready(): boolean {
@@ -158,9 +160,11 @@ export class Watch {
       this.onReady(this.index);
     });
     client.on('error', () => {
-      // Tracking dies with the socket; the waiters fall back to their schedules until 'ready'.
+      // Tracking dies with the socket; the waiters fall back to their schedules until 'ready', and
+      // those that listened here alone (gated waits) read the other masters again.
       this.present.clear();
       this.#changedWhileRead.clear();
+      this.onLost(this.index);
     });
     client.connect().catch(() => undefined);
     this.#client = client;

@@ -1,0 +1,89 @@
+import '../helpers/setup.js';
+import * as assert from 'uvu/assert';
+import { setTimeout as delay } from 'node:timers/promises';
+import { mastersSuite } from '../helpers/masters.js';
+import { closeAll, connectAll, type Probe } from '../helpers/redis.js';
+import { timed } from '../helpers/timeout.js';
+import { Redlock, type Lock } from '../../src/index.js';
+import { gateOf, gateOrder } from '../../src/waiting/gate.js';
+
+// The gate (src/waiting/gate.ts): heads of several processes woken by one release are ordered at
+// one master; the ones it refuses send nothing to the others.
+const test = mastersSuite('gate', { count: 5, healEach: true, flushEach: true });
+
+let probes: Probe[] = [];
+test.before.each(async ({ masters }) => {
+  probes = await connectAll(masters.urls);
+});
+test.after.each(async () => {
+  await closeAll(probes);
+});
+
+/** SET calls per master so far (INFO commandstats). */
+async function setCalls(): Promise<number[]> {
+  const infos = await Promise.all(probes.map((probe) => probe.info('commandstats')));
+  return infos.map((info) => Number(/cmdstat_set:calls=(\d+)/.exec(info)?.[1] ?? 0));
+}
+
+test('three processes woken by each release: the gate grants one, the losers ask no other master', timed(20000, async ({ masters }) => {
+  const holder = new Redlock(masters.urls);
+  // Retries 10 s apart: every attempt after the first is one a release brought forward.
+  const waiters = Array.from({ length: 3 }, () => new Redlock(masters.urls, { retryCount: 3, retryDelay: 10000, retryJitter: 0 }));
+  const gate = gateOf(gateOrder(holder.masters.nodes.map((node) => node.name)), 'gated');
+  try {
+    const held = await holder.acquire(['gated'], 10000);
+    const order: number[] = [];
+    const locks: Promise<Lock>[] = waiters.map((redlock, i) => redlock.acquire(['gated'], 10000).then((lock) => {
+      order.push(i);
+      return lock;
+    }));
+    // Each waiter's first attempt (to every master) is refused; then they sleep, armed.
+    await delay(300);
+    const before = await setCalls();
+    await held.release();
+    // One handoff after another: each winner releases once the others are asleep again.
+    for (let round = 0; round < 3; round++) {
+      await Promise.race(locks.filter((_, i) => !order.slice(0, round).includes(i)));
+      await delay(100);
+      const winner = order[round]!;
+      await (await locks[winner]!).release();
+    }
+    const after = await setCalls();
+    const deltas = after.map((calls, i) => calls - before[i]!);
+    // At the gate: 3 + 2 + 1 woken attempts; elsewhere only each round's winner.
+    assert.is(deltas[gate], 6, `SET calls at the gate (master ${gate}): ${deltas.join(', ')}`);
+    for (let i = 0; i < deltas.length; i++) if (i !== gate) assert.is(deltas[i], 3, `SET calls on master ${i}: ${deltas.join(', ')}`);
+    assert.equal([...order].sort(), [0, 1, 2]);
+  } finally {
+    await holder.quit();
+    for (const redlock of waiters) await redlock.quit();
+  }
+}));
+
+test('a gate that is down is no arbiter: woken waiters still acquire through the other masters', timed(20000, async ({ masters }) => {
+  const holder = new Redlock(masters.urls);
+  const waiters = Array.from({ length: 2 }, () => new Redlock(masters.urls, { retryCount: 3, retryDelay: 10000, retryJitter: 0 }));
+  const gate = gateOf(gateOrder(holder.masters.nodes.map((node) => node.name)), 'gate-down');
+  try {
+    const held = await holder.acquire(['gate-down'], 10000);
+    const locks = waiters.map((redlock) => redlock.acquire(['gate-down'], 10000));
+    await delay(300);
+    await masters.masters[gate]!.stop();
+    // The gate's watch drops: the heads listening there alone read the other masters again, and
+    // the release on the four others wakes them.
+    const released = performance.now();
+    await held.release().catch(() => undefined);
+    const first = await Promise.race(locks);
+    await first.release();
+    const all = await Promise.all(locks);
+    const ms = performance.now() - released;
+    // Listening on the gate alone, they would sleep out their 10 s retry slot.
+    assert.ok(ms < 3000, `both acquired ${ms.toFixed(0)} ms after the release`);
+    for (const lock of all) await lock.release().catch(() => undefined);
+  } finally {
+    await holder.quit();
+    for (const redlock of waiters) await redlock.quit();
+  }
+}));
+
+test.run();
