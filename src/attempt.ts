@@ -1,4 +1,4 @@
-import { isRelease, OP_FENCED_ACQUIRE, OP_INCR, OP_IS_DONE, OP_MARK_DONE, OP_PERMIT, OP_PERMIT_EXTEND, OP_PERMIT_RELEASE, OP_RAISE, OP_READ, OP_READ_EXTEND, OP_READ_RELEASE, OP_WRITE, type OpArgs, type OpCode } from './scripts.js';
+import { isRelease, OP_FENCED_ACQUIRE, OP_GATED, OP_INCR, OP_IS_DONE, OP_MARK_DONE, OP_PERMIT, OP_PERMIT_EXTEND, OP_PERMIT_RELEASE, OP_RAISE, OP_READ, OP_READ_EXTEND, OP_READ_RELEASE, OP_WRITE, type OpArgs, type OpCode } from './scripts.js';
 import { decide, decideComplete, decideRelease, UNDECIDED, WON, type Decision, type Tally } from './quorum.js';
 
 export const PENDING = 0;
@@ -60,7 +60,8 @@ export class Attempt implements OpArgs, Tally {
   #discounted: boolean[] | undefined;
   #discounts = 0;
   #promise: Promise<this> | undefined;
-  #resolve: ((attempt: this) => void) | undefined;
+  /** Typed on Attempt, not `this`: a subclass (src/waiting/gate.ts) stays an Attempt to the coalescer. */
+  #resolve: ((attempt: Attempt) => void) | undefined;
   #onComplete: (() => void)[] | undefined;
 
   constructor(
@@ -118,7 +119,7 @@ export class Attempt implements OpArgs, Tally {
       this.#promise = this.decision !== UNDECIDED
         ? Promise.resolve(this)
         : new Promise<this>((resolve) => {
-          this.#resolve = resolve;
+          this.#resolve = resolve as (attempt: Attempt) => void;
         });
     }
     return this.#promise;
@@ -178,6 +179,7 @@ export class Attempt implements OpArgs, Tally {
       case OP_PERMIT:
         // Any other non-zero reply is a hint (a free slot), kept in `counts` by settle().
         return reply === this.target ? FOR : AGAINST;
+      case OP_GATED:
       case OP_MARK_DONE:
       case OP_IS_DONE:
       case OP_PERMIT_EXTEND:

@@ -14,7 +14,9 @@ import { InvalidArgumentError, QuorumUnreachableError, RedlockClosedError, Resou
 import { Node } from './node.js';
 import { describeOutcomes, mayHold, outcomesOf, statsOf } from './outcomes.js';
 import { quorumSize } from './quorum.js';
-import { OP_RELEASE, type OpCode } from './scripts.js';
+import { OP_ACQUIRE, OP_RELEASE, type OpCode } from './scripts.js';
+import { GateProbe } from './waiting/gate.js';
+import { queueKey, turnArgs } from './waiting/turns.js';
 import type { Transport } from './transport.js';
 import { IoredisTransport, isIoredisClient } from './transport-ioredis.js';
 import { RedisTransport } from './transport-redis.js';
@@ -136,16 +138,23 @@ export class MasterSet {
 
   /**
    * An acquisition sent to master `gate` first and to the others once the gate grants it (see
-   * src/waiting/gate.ts): callers woken by the same release are ordered by the one master instead
-   * of splitting the quorum between them.
+   * src/waiting/gate.ts): callers woken by the same release are ordered by the one master, in the
+   * order they queued there (`turn`: the caller's id in that queue), instead of splitting the
+   * quorum between them.
    */
-  executeGated(gate: number, opcode: OpCode, keys: readonly string[], token: string, ttlArg: string, budget: number): Attempt {
+  executeGated(gate: number, keys: readonly string[], token: string, ttlArg: string, budget: number, turn: string): Attempt {
     this.assertOpen();
-    const attempt = this.attempt(opcode, keys, token, ttlArg, budget, false);
+    const attempt = this.attempt(OP_ACQUIRE, keys, token, ttlArg, budget, false);
     attempt.gate = gate;
     attempt.onGate = this.#pastGate;
-    this.nodes[gate]!.enqueue(attempt);
+    // At the gate it takes its turn in the queue there (src/waiting/turns.ts).
+    this.nodes[gate]!.enqueue(new GateProbe(attempt, this.queueOf(keys[0]!), turnArgs(turn)));
     return attempt;
+  }
+
+  /** The waiting queue at the gate of a lock whose first resource is `resource` (src/waiting/turns.ts). */
+  queueOf(resource: string): string {
+    return queueKey(this.#prefix, resource, this.clustered);
   }
 
   readonly #pastGate = (attempt: Attempt): void => {

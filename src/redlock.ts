@@ -79,7 +79,7 @@ export class Redlock extends EventEmitter {
 
   readonly #changed = (index: number, key: string | null, present: boolean): void => {
     // Only a key a waiter read present can have been released; a held lock's key counts on any change.
-    if (present) this.#waiters?.changed(key);
+    this.#waiters?.changed(key, present);
     this.#guard?.changed(index, key);
   };
 
@@ -202,17 +202,19 @@ export class Redlock extends EventEmitter {
         // its validity counts from there too. That is safe: validity must start no later than the
         // moment the first master could have set a key, and no master can set a key it has not yet
         // been sent; the clock is read before the write, so validity is, if anything, underestimated.
-        const gate = kind === undefined && pacer !== undefined ? pacer.gate : -1;
+        // A mutex's attempt that a release brought forward takes its turn at the gate (src/waiting/gate.ts).
+        const gate = kind === undefined && counters === undefined && pacer !== undefined ? pacer.gate : -1;
         const attempt = kind !== undefined
           ? this.masters.execute(kind.opcode, keys, createToken(), ttlArg, s.nodeTimeout, kind.target, kind.extra)
           : gate === -1
             ? this.masters.execute(counters === undefined ? OP_ACQUIRE : OP_FENCED_ACQUIRE, keys, createToken(), ttlArg, s.nodeTimeout)
-            : this.masters.executeGated(gate, counters === undefined ? OP_ACQUIRE : OP_FENCED_ACQUIRE, keys, createToken(), ttlArg, s.nodeTimeout);
+            : this.masters.executeGated(gate, keys, createToken(), ttlArg, s.nodeTimeout, pacer!.turn(this.masters.queueOf(keys[0]!)));
         // What the lock holds if this attempt wins (a semaphore's one slot of its keys); its undo's keys.
         const held = kind === undefined ? resources : kind.resources;
         attempts.push(attempt);
         pacer?.attempted(attempt.token);
         await attempt.done;
+        if (gate !== -1) pacer!.gated(attempt, gate);
         const latency = performance.now() - attempt.start;
         // A won attempt's room frees now; a lost one's once its undo is answered (below): the undo
         // is work the window admitted, and sent outside it, a burst of refusals flooded the masters

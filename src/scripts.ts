@@ -28,7 +28,9 @@ export const OP_READ_EXTEND = 'e';
 export const OP_READ_RELEASE = 'u';
 /** Write lock: keys are readers, writer, writer-waiting; `extra` is the waiting marker's ttl. */
 export const OP_WRITE = 'W';
-export type OpCode = typeof OP_ACQUIRE | typeof OP_EXTEND | typeof OP_RELEASE | typeof OP_FENCED_ACQUIRE | typeof OP_RAISE | typeof OP_INCR | typeof OP_MARK_DONE | typeof OP_IS_DONE
+/** Acquire at the gate, in turn: keys are the lock keys, then the gate's queue (src/waiting/turns.ts); `extra` is "grace id". */
+export const OP_GATED = 'G';
+export type OpCode = typeof OP_GATED | typeof OP_ACQUIRE | typeof OP_EXTEND | typeof OP_RELEASE | typeof OP_FENCED_ACQUIRE | typeof OP_RAISE | typeof OP_INCR | typeof OP_MARK_DONE | typeof OP_IS_DONE
   | typeof OP_PERMIT | typeof OP_PERMIT_EXTEND | typeof OP_PERMIT_RELEASE | typeof OP_READ | typeof OP_READ_EXTEND | typeof OP_READ_RELEASE | typeof OP_WRITE;
 
 /**
@@ -63,7 +65,10 @@ export const DONE_MARKER = 'pipelock:done';
  *      expired readers dropped; with no writer and nobody waiting to write, the token joins: 1;
  *   e / u: owner-checked re-arm / removal of the token in the readers set (expired ones dropped first): 1 or 0;
  *   W: same keys as r: with no writer and no live reader, SET writer token PX ttl and clear the
- *      waiting marker: 1; refused by readers: the marker is set for `extra` ms: 0.
+ *      waiting marker: 1; refused by readers: the marker is set for `extra` ms: 0;
+ *   G: lock keys, then the gate's queue (see turn below); `extra` is "bypass grace id" (µs, µs):
+ *      free and this waiter's turn (or the first in line past its bypass), the keys are set and it
+ *      leaves the queue: 1; else it joins it: 0 held, -1 free but another's turn.
  * GET runs under pcall so a foreign key of another type counts as "not ours" instead of raising,
  * which would fail every other lock coalesced into the same call.
  */
@@ -111,6 +116,30 @@ local function counter(c, ttl)
     redis.call('PEXPIRE', c, twice)
   end
 end
+-- The waiting heads of every process queue at the gate (src/waiting/turns.ts): q scores each
+-- head's id by its arrival on this master's clock (µs), and a free lock goes to the first. The
+-- first sighting of the lock free with another first marks that first, its score made minus the
+-- time (it stays first); past bypass µs anyone may take the lock and the first keeps its place;
+-- past grace µs the first loses it, unless it came since (found the lock held), which clears the mark.
+local function turn(q, id, bypass, grace, free, now)
+  while true do
+    local front = redis.call('ZRANGE', q, 0, 0, 'WITHSCORES')
+    local first, score = front[1], tonumber(front[2])
+    if not first then return 1 end
+    if first == id then
+      if score < 0 and not free then redis.call('ZADD', q, 0, id) end
+      return 1
+    end
+    if not free then return 0 end
+    if score >= 0 then
+      redis.call('ZADD', q, -now, first)
+      return -1
+    end
+    if now + score <= bypass then return -1 end
+    if now + score <= grace then return 2 end
+    redis.call('ZREM', q, first)
+  end
+end
 local a = 1
 local last = #ARGV
 while a <= last do
@@ -120,7 +149,7 @@ while a <= last do
     n = tonumber(string.sub(op, 2))
     op = string.sub(op, 1, 1)
   end
-  if op == 'R' or op == 'Q' or op == 'X' or op == 'u' or op == 'V' then a = a + 2 elseif op == 'P' or op == 'W' then a = a + 4 else a = a + 3 end
+  if op == 'R' or op == 'Q' or op == 'X' or op == 'u' or op == 'V' then a = a + 2 elseif op == 'P' or op == 'W' or op == 'G' then a = a + 4 else a = a + 3 end
   local r = 0
   if op == 'A' then
     if n == 1 then
@@ -223,6 +252,24 @@ while a <= last do
   elseif op == 'u' then
     local z = KEYS[k + 1]
     if readers(z, clock()) then r = redis.call('ZREM', z, token) end
+  elseif op == 'G' then
+    local m, q = n - 1, KEYS[k + n]
+    local bypass, grace, id = string.match(extra, '^(%d+) (%d+) (.+)$')
+    local free = true
+    for i = k + 1, k + m do
+      if redis.call('EXISTS', KEYS[i]) == 1 then free = false break end
+    end
+    local t = redis.call('TIME')
+    local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+    r = turn(q, id, tonumber(bypass), tonumber(grace), free, now)
+    if r > 0 and free then
+      for i = k + 1, k + m do redis.call('SET', KEYS[i], token, 'PX', ttl) end
+      redis.call('ZREM', q, id)
+      r = 1
+    else
+      if r == 1 then r = 0 end
+      if redis.call('ZADD', q, 'NX', now, id) == 1 then redis.call('PEXPIRE', q, 60000) end
+    end
   elseif op == 'W' then
     local z, w, q = KEYS[k + 1], KEYS[k + 2], KEYS[k + 3]
     if readers(z, clock()) and redis.call('EXISTS', w) == 0 then
@@ -261,7 +308,7 @@ export interface OpArgs {
 /** How many ARGV an operation takes: code, token, then a ttl and an extra for some. */
 function argsOf(opcode: OpCode): number {
   if (opcode === OP_RELEASE || opcode === OP_IS_DONE || opcode === OP_RAISE || opcode === OP_READ_RELEASE || opcode === OP_PERMIT_RELEASE) return 2;
-  return opcode === OP_PERMIT || opcode === OP_WRITE ? 4 : 3;
+  return opcode === OP_PERMIT || opcode === OP_WRITE || opcode === OP_GATED ? 4 : 3;
 }
 
 /**
@@ -281,6 +328,8 @@ export function undoOf(opcode: OpCode, keys: readonly string[], target: number, 
       return { opcode: OP_READ_RELEASE, keys: [keys[0]!] };
     case OP_WRITE:
       return { opcode: OP_RELEASE, keys: [keys[1]!] };
+    case OP_GATED:
+      return { opcode: OP_RELEASE, keys: keys.slice(0, -1) };
     default:
       return undefined;
   }

@@ -41,3 +41,17 @@ export function clusterCounterKey(resource: string): string {
   if (calculateSlot(tagged) === calculateSlot(resource)) return tagged;
   throw new InvalidArgumentError('resources', 'must, for fencing on a Redis Cluster member, either carry a hash tag or contain no "}" (the counter key could not share the resource\'s slot)', resource);
 }
+
+/**
+ * A key pipelock keeps beside a lock key `lockKey` (`head` + `key`: a waiting queue), in that key's
+ * slot on a cluster member (as clusterCounterKey). Where no name shares the slot, the plain one:
+ * the call using it then fails on that member, which the caller treats as that member's failure.
+ */
+export function sideKey(head: string, key: string, clustered: boolean, lockKey = key): string {
+  const plain = head + key;
+  if (!clustered) return plain;
+  const slot = calculateSlot(lockKey);
+  if (calculateSlot(plain) === slot) return plain;
+  const tagged = `${head}{${key}}`;
+  return calculateSlot(tagged) === slot ? tagged : plain;
+}

@@ -24,6 +24,9 @@
  * masters under different addresses pick different gates and fall back to racing, as before.
  */
 
+import { Attempt, PENDING } from '../attempt.js';
+import { OP_GATED } from '../scripts.js';
+
 /** The masters' indexes, ordered by name: the same order in every process listing the same masters. */
 export function gateOrder(names: readonly string[]): readonly number[] {
   return names.map((name, index) => ({ name, index })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.index - b.index)).map((entry) => entry.index);
@@ -37,4 +40,39 @@ export function gateOf(order: readonly number[], key: string): number {
     hash = Math.imul(hash, 0x01000193);
   }
   return order[(hash >>> 0) % order.length]!;
+}
+
+/**
+ * A gated attempt's call to its gate: the `G` operation (take the lock in turn, src/waiting/
+ * turns.ts) with the gate's queue as one more key. Its clock is its attempt's, and each answer it
+ * gets is the attempt's vote from the gate — a grant counts as the attempt's keys set, a refusal
+ * keeps its reply (0 held, -1 another's turn) in the attempt's counts — so the attempt's quorum,
+ * validity and undo read as if it had been sent to the gate itself.
+ */
+export class GateProbe extends Attempt {
+  constructor(readonly main: Attempt, queue: string, extra: string) {
+    super(OP_GATED, [...main.keys, queue], main.token, main.ttlArg, 1, main.start, main.budget, false, main.size);
+    this.extra = extra;
+  }
+
+  override settle(node: number, reply: number | Error): void {
+    if (this.votes[node] !== PENDING) return;
+    super.settle(node, reply);
+    this.main.settle(node, reply === 1 ? this.main.keys.length : reply);
+  }
+
+  override sent(now: number): void {
+    super.sent(now);
+    this.main.sent(now);
+  }
+
+  override discount(node: number): void {
+    super.discount(node);
+    this.main.discount(node);
+  }
+
+  override expire(): void {
+    super.expire();
+    this.main.expire();
+  }
 }

@@ -1,6 +1,8 @@
 import { publishAcquireRetry } from '../diagnostics.js';
 import type { ExecutionStats } from '../errors.js';
 import { isAborted, mayRetry, retryWait, sleep } from '../retry.js';
+import { FOR, type Attempt } from '../attempt.js';
+import { turnId } from './turns.js';
 import type { Ticket, Waiters, WaitMode } from './waiters.js';
 
 /** The settings an acquire call's retries follow (a ResolvedSettings fits). */
@@ -74,10 +76,27 @@ export class Pacer {
     return this.#woken && this.#ticket !== undefined ? this.#ticket.gate : -1;
   }
 
+  /** This call's id in the queue `queue` at its gate (src/waiting/turns.ts); the same for all its attempts. */
+  turn(queue: string): string {
+    const ticket = this.#ticket!;
+    ticket.queue = queue;
+    return ticket.turn ??= turnId();
+  }
+
+  /** A gated attempt was decided: granted at the gate, the call left the queue there; refused, it is in it. */
+  gated(attempt: Attempt, gate: number): void {
+    const ticket = this.#ticket;
+    if (ticket === undefined) return;
+    ticket.queuedAt = attempt.votes[gate] === FOR ? -1 : gate;
+    // Free, but another's turn: the call listens for the lock being taken, not for it being free.
+    ticket.yielded = attempt.counts?.[gate] === -1;
+  }
+
   /** An attempt went out with `token`. */
   attempted(token: string): void {
     this.#tried = true;
     this.#token = token;
+    if (this.#ticket !== undefined) this.#ticket.yielded = false;
     if (!this.#woken) this.#made++;
     this.#woken = false;
   }

@@ -2,6 +2,7 @@ import { kMaxTimerMs } from '../alarm.js';
 import { LockAbortedError, type ExecutionStats } from '../errors.js';
 import { onAbort } from '../on-abort.js';
 import { gateOf, gateOrder } from './gate.js';
+import { kBypassMs } from './turns.js';
 import { UNKNOWN, type Watch } from './watch.js';
 
 /**
@@ -82,6 +83,8 @@ export class Waiters {
     if (at === -1) return;
     queue.splice(at, 1);
     this.disarm(ticket);
+    // Gone from the gate's queue too, so the next in it need not wait out the grace.
+    if (ticket.queuedAt !== -1) this.watches[ticket.queuedAt]?.forget(ticket.queue!, ticket.turn!);
     if (queue.length === 0) this.#queues.delete(ticket.id);
     // The next in line is head from now: if it sleeps, it listens for the release from here on.
     // Told in a microtask: when one signal aborts a whole queue, its callers leave one after the
@@ -143,25 +146,45 @@ export class Waiters {
         const remaining = pttls.map((pttl) => pttl === -2 ? 0 : pttl < 0 ? Infinity : pttl).sort((a, b) => a - b);
         freeIn = Math.max(freeIn, remaining[needed - 1] ?? Infinity);
       }
-      if (freeIn === 0) ticket.wake();
-      else if (Number.isFinite(freeIn)) ticket.wakeAt(performance.now() + freeIn + 1);
+      // Free, but its turn is another's: that one's SET is the change to wake for (see changed);
+      // if it does not come within the bypass, the lock is anyone's (src/waiting/turns.ts).
+      if (freeIn === 0 && ticket.yielded) ticket.wakeAt(performance.now() + kBypassMs + 1);
+      else if (freeIn === 0) ticket.wake();
+      else {
+        ticket.yielded = false;
+        if (Number.isFinite(freeIn)) ticket.wakeAt(performance.now() + freeIn + 1);
+      }
     });
   }
 
-  /** A watch told of a change to `key` (null: every key). */
-  changed(key: string | null): void {
+  /**
+   * A watch told of a change to `key` (null: every key); `present`: a waiter had read it present
+   * since its last change, so the change is a release. A head that yielded its turn wakes on any
+   * change — the one whose turn it was took the lock — to read it again and listen for its release.
+   */
+  changed(key: string | null, present = true): void {
     if (key === null) {
       for (const heads of [...this.#armed.values()]) for (const ticket of heads) ticket.wake();
       return;
     }
     const heads = this.#armed.get(key);
     if (heads === undefined) return;
+    let reread: Ticket[] | undefined;
+    for (const ticket of heads) if (ticket.yielded && ticket.sleeping) (reread ??= []).push(ticket);
+    if (reread !== undefined) {
+      for (const ticket of reread) {
+        ticket.yielded = false;
+        this.#read(ticket);
+      }
+    }
+    if (!present) return;
     // A change frees one permit at most: of the callers waiting for a permit, one wakes, the longest
     // armed, instead of all of them racing for it. Each master reports a release, so up to N wake
     // per release; the others keep their schedule. (64 callers on 4 semaphores of 8 permits on this
     // 2-core machine: 2,000–2,950 cycles/s against 1,900–2,500 waking all, within the noise.)
     let woken = false;
     for (const ticket of [...heads]) {
+      if (reread?.includes(ticket) === true) continue;
       if (ticket.one) {
         if (woken) continue;
         woken = true;
@@ -202,6 +225,14 @@ export class Ticket {
   gated = false;
   /** The master whose change wakes this head (its woken attempt is gated there), or -1: a quorum's; set by each read. */
   gate = -1;
+  /** Its id in the queue at the gate (src/waiting/turns.ts), made at its first gated attempt. */
+  turn: string | undefined;
+  /** That queue's key. */
+  queue: string | undefined;
+  /** The master whose queue it is in (refused there), or -1. */
+  queuedAt = -1;
+  /** Its last gated attempt found the lock free but another's turn: it waits for that one to take it. */
+  yielded = false;
   #resolve: ((woken: boolean) => void) | undefined;
   #timer: NodeJS.Timeout | undefined;
   #hint: NodeJS.Timeout | undefined;

@@ -126,6 +126,13 @@ export class Watch {
     }
   }
 
+  /** Best effort: `member` leaves the sorted set `key` (a waiter leaving a gate's queue); unsent when not connected. */
+  forget(key: string, member: string): void {
+    const client = this.#client;
+    if (client === undefined || !client.isReady) return;
+    client.sendCommand(['ZREM', key, member], { timeout: 0 }).catch(() => undefined);
+  }
+
   close(): void {
     const client = this.#client;
     this.#client = undefined;
