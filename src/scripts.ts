@@ -121,16 +121,23 @@ end
 -- first sighting of the lock free with another first marks that first, its score made minus the
 -- time (it stays first); past bypass µs anyone may take the lock and the first keeps its place;
 -- past grace µs the first loses it, unless it came since (found the lock held), which clears the mark.
-local function turn(q, id, bypass, grace, free, now)
+local function micros()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
+-- 0: held; -1: free, another's turn; 1: free, nobody in line; 2: free, the first in line bypassed;
+-- 3: this one is first (free or not).
+local function turn(q, id, bypass, grace, free)
   while true do
     local front = redis.call('ZRANGE', q, 0, 0, 'WITHSCORES')
     local first, score = front[1], tonumber(front[2])
-    if not first then return 1 end
+    if not first then return free and 1 or 0 end
     if first == id then
       if score < 0 and not free then redis.call('ZADD', q, 0, id) end
-      return 1
+      return 3
     end
     if not free then return 0 end
+    local now = micros()
     if score >= 0 then
       redis.call('ZADD', q, -now, first)
       return -1
@@ -259,16 +266,14 @@ while a <= last do
     for i = k + 1, k + m do
       if redis.call('EXISTS', KEYS[i]) == 1 then free = false break end
     end
-    local t = redis.call('TIME')
-    local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-    r = turn(q, id, tonumber(bypass), tonumber(grace), free, now)
-    if r > 0 and free then
+    local t = turn(q, id, tonumber(bypass), tonumber(grace), free)
+    if t > 0 and free then
       for i = k + 1, k + m do redis.call('SET', KEYS[i], token, 'PX', ttl) end
-      redis.call('ZREM', q, id)
+      if t > 1 then redis.call('ZREM', q, id) end
       r = 1
-    else
-      if r == 1 then r = 0 end
-      if redis.call('ZADD', q, 'NX', now, id) == 1 then redis.call('PEXPIRE', q, 60000) end
+    elseif t ~= 3 then
+      r = t
+      if redis.call('ZADD', q, 'NX', micros(), id) == 1 then redis.call('PEXPIRE', q, 60000) end
     end
   elseif op == 'W' then
     local z, w, q = KEYS[k + 1], KEYS[k + 2], KEYS[k + 3]
