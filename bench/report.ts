@@ -68,12 +68,16 @@ export function judgeTargets(summary: Summary): Target[] {
 }
 
 function configTable(summary: Summary, config: string, contenders: readonly string[]): string {
-  const hot = CONFIGS.find((c) => c.id === config)?.keys === 1;
-  const peers = PEERS.filter((peer) => contenders.includes(peer));
+  const workload = CONFIGS.find((c) => c.id === config);
+  const hot = workload?.keys === 1;
+  const cluster = workload?.cluster !== undefined;
+  // A cluster configuration runs only the contenders that can: columns for the peers measured.
+  const peers = PEERS.filter((peer) => contenders.includes(peer) && get(summary, config, peer) !== undefined);
   const head = [
     'contender', hot ? 'successes/s median (min–max)' : 'cycles/s median (min–max)', ...(hot ? ['refused/s'] : []),
     '× quorum ceiling', ...peers.map((peer) => `× ${contenderInfo(peer).label}`),
     'acquire p50 / p99 / p99.9 ms', 'release p50 / p99 / p99.9 ms', `client CPU µs/${hot ? 'attempt' : 'cycle'}`, `Redis CPU µs/${hot ? 'attempt' : 'cycle'}`,
+    ...(cluster ? ['script calls/cycle', 'script calls per shard per tick (ops/tick)'] : []),
   ];
   const rows = [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`];
   for (const id of contenders) {
@@ -92,6 +96,7 @@ function configTable(summary: Summary, config: string, contenders: readonly stri
       `${fmtMs(s.releaseP50.median)} / ${fmtMs(s.releaseP99.median)} / ${fmtMs(s.releaseP999.median)}`,
       fmtUs(s.clientCpuUsPerCycle.median),
       fmtUs(s.redisCpuUsPerCycle.median),
+      ...(cluster ? [fmtUs(s.scriptCallsPerCycle.median), Number.isFinite(s.scriptCallsPerShardPerTick.median) ? `${fmtUs(s.scriptCallsPerShardPerTick.median)} (${fmtUs(s.opsPerTick.median)})` : '–'] : []),
     ].join(' | ')} |`);
   }
   return rows.join('\n');
@@ -140,7 +145,9 @@ export function renderMarkdown(peers: PeersResult, micro: MicroResult | undefine
 
   for (const config of CONFIGS) {
     if (!plan.configs.includes(config.id)) continue;
-    out.push(`## ${config.label}`, '', configTable(summary, config.id, plan.contenders), '');
+    out.push(`## ${config.label}`, '');
+    if (config.cluster !== undefined) out.push(clusterMethod(config.cluster, plan.contenders), '');
+    out.push(configTable(summary, config.id, plan.contenders), '');
   }
 
   if (renewal !== undefined) out.push(renderRenewal(renewal));
@@ -157,6 +164,17 @@ export function renderMarkdown(peers: PeersResult, micro: MicroResult | undefine
     out.push('');
   }
   return out.join('\n');
+}
+
+/** How the cluster configuration differs from the others, and which contenders run in it. */
+function clusterMethod(cluster: { readonly members: number; readonly shards: number }, contenders: readonly string[]): string {
+  const on = contenders.filter((id) => contenderInfo(id).onCluster !== undefined);
+  return [
+    `- ${cluster.members} local Redis Clusters of ${cluster.shards} shards each (masters only, \`startClusters\`), each one Redlock member (N = ${cluster.members}), on the same host, started once for this configuration; the same closed loop as above on random keys, so a lock's key lives on any shard.`,
+    `- Only the contenders that can run on cluster members: ${on.map((id) => `${contenderInfo(id).label}, ${contenderInfo(id).onCluster ?? ''}`).join('; ')}.`,
+    '- Script calls: EVALSHA + EVAL over the window from `INFO commandstats`, summed over every shard. A `SET NX` sent outside a script (the quorum ceiling\'s acquire) is not counted: commandstats cannot tell it from the SETs scripts run.',
+    '- Ticks: pipelock\'s coalesced batches per member (the `pipelock:node-call` diagnostics channel, subscribed in every run of this configuration); per shard per tick = a member\'s script calls ÷ its shards ÷ its ticks. Random keys rarely share a slot, and one script call carries one slot (README, "Deployments").',
+  ].join('\n');
 }
 
 async function readJson<T>(path: string): Promise<T | undefined> {

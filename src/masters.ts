@@ -2,7 +2,7 @@ import type { EventEmitter } from 'node:events';
 import type { RedisClientOptions } from '@redis/client';
 import { kMaxTimerMs } from './alarm.js';
 import { Attempt, PENDING } from './attempt.js';
-import type { MasterClient, RedisClient } from './redis-client.js';
+import type { MasterClient } from './redis-client.js';
 import type { MemberEntry } from './client.js';
 import { isClusterSeeds, isRedisCluster } from './cluster/detect.js';
 import { ClusterTransport } from './cluster/transport.js';
@@ -20,6 +20,7 @@ import { queueKey, turnArgs } from './waiting/turns.js';
 import type { Transport } from './transport.js';
 import { IoredisTransport, isIoredisClient } from './transport-ioredis.js';
 import { RedisTransport } from './transport-redis.js';
+import type { WatchSource } from './waiting/watches.js';
 
 /** The settings the masters run with (a ResolvedSettings fits). */
 export interface MasterSettings {
@@ -119,11 +120,18 @@ export class MasterSet {
   }
 
   /**
-   * Per master, the @redis/client client a watch connection can be duplicated from (waiting woken
-   * by releases, src/waiting/watch.ts); undefined for ioredis masters, which are polled.
+   * Per member, what its watch connections are duplicated from (waiting woken by releases,
+   * src/waiting/watch.ts): an @redis/client master's client, or an @redis/client cluster's (one
+   * watch per shard, src/waiting/cluster-watch.ts); undefined for ioredis masters and clusters,
+   * which are polled.
    */
-  watchSources(): (RedisClient | undefined)[] {
-    return this.nodes.map((node) => node.transport instanceof RedisTransport ? node.transport.client : undefined);
+  watchSources(): (WatchSource | undefined)[] {
+    return this.nodes.map((node) => {
+      const transport = node.transport;
+      if (transport instanceof RedisTransport) return { master: transport.client };
+      if (transport instanceof RedisClusterTransport) return { cluster: transport.client };
+      return undefined;
+    });
   }
 
   /** One operation sent to every master, with its own quorum tally. */

@@ -30,7 +30,8 @@ import { AdmissionWindow } from './window.js';
 import { Pacer } from './waiting/pacer.js';
 import { Waiters } from './waiting/waiters.js';
 import { Guard } from './waiting/guard.js';
-import { Watch } from './waiting/watch.js';
+import type { MemberWatch } from './waiting/watch.js';
+import { memberWatch } from './waiting/watches.js';
 
 export interface RedlockOptions extends Partial<Settings> {
   /** Extra @redis/client options for the connections pipelock opens from URLs (TLS, credentials, …). */
@@ -52,12 +53,12 @@ export class Redlock extends EventEmitter {
   readonly #plain: ResolvedCall;
   /** Bounds the acquisition keys in flight; the rest wait in the client (src/window.ts). */
   readonly #window = new AdmissionWindow();
-  /** Refused acquisitions waiting for a release (src/waiting/); undefined with `wakeups: false` or no @redis/client master. */
+  /** Refused acquisitions waiting for a release (src/waiting/); undefined with `wakeups: false` or no @redis/client master or cluster. */
   readonly #waiters: Waiters | undefined;
-  /** Watches held locks' keys (setting `watchHeld`); undefined with no @redis/client master. */
+  /** Watches held locks' keys (setting `watchHeld`); undefined with no @redis/client master or cluster. */
   readonly #guard: Guard<Held> | undefined;
-  /** The watch connection of each @redis/client master, opened on first use; shared by waiters and guard. */
-  readonly #watches: readonly (Watch | undefined)[];
+  /** The watch of each @redis/client master or cluster (a connection per shard), opened on first use; shared by waiters and guard. */
+  readonly #watches: readonly (MemberWatch | undefined)[];
 
   constructor(clients: Iterable<MemberEntry>, options?: RedlockOptions) {
     super();
@@ -70,7 +71,7 @@ export class Redlock extends EventEmitter {
     this.#plain = plainCall(this.settings);
     const sources = this.masters.watchSources();
     const watchable = sources.some((source) => source !== undefined);
-    this.#watches = sources.map((source, index) => source === undefined ? undefined : new Watch(index, source, this.#changed, this.#watchReady, this.#watchLost));
+    this.#watches = sources.map((source, index) => source === undefined ? undefined : memberWatch(index, source, this.#changed, this.#watchReady, this.#watchLost));
     this.#waiters = this.settings.wakeups && watchable ? new Waiters(this.#watches, this.masters.quorum, this.masters.nodes.map((node) => node.name)) : undefined;
     // watchHeld may be set per call, so the guard exists whenever a master can be watched; it opens nothing until used.
     this.#guard = watchable ? new Guard<Held>(this.#watches, this.masters.quorum, (held, lostOn) => { this.#renewals.lostOnWatch(held, lostOn); }) : undefined;

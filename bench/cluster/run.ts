@@ -9,6 +9,9 @@
  * commandstats cannot tell it from the SETs scripts run), over the ticks counted on the
  * `pipelock:node-call` diagnostics channel, one message per batch a member's coalescer cut).
  *
+ * Peers on cluster members (node-redlock v5, the quorum ceiling) are measured by bench:peers'
+ * `cluster64` configuration (bench/peers/cluster.ts).
+ *
  *   npm run bench:cluster            (BENCH_SECONDS=5 BENCH_CONCURRENCY=64 by default)
  * Writes bench/results/cluster.json.
  */

@@ -13,6 +13,12 @@ export interface ContenderSummary {
   readonly releaseP999: Spread;
   readonly clientCpuUsPerCycle: Spread;
   readonly redisCpuUsPerCycle: Spread;
+  /** Cluster configurations: EVALSHA + EVAL over every shard ÷ cycles. */
+  readonly scriptCallsPerCycle: Spread;
+  /** Cluster configurations, pipelock: script calls per shard per coalesced tick of its member. */
+  readonly scriptCallsPerShardPerTick: Spread;
+  /** Cluster configurations, pipelock: lock operations per coalesced tick. */
+  readonly opsPerTick: Spread;
   readonly errors: number;
   readonly failedRuns: number;
   /** cycles/s per repetition, in repetition order (NaN where the run failed), for paired ratios. */
@@ -47,6 +53,10 @@ export function summarize(runs: readonly RunRecord[]): Summary {
       releaseP999: pick((r) => r.release?.p999),
       clientCpuUsPerCycle: pick((r) => r.clientCpuUsPerCycle),
       redisCpuUsPerCycle: pick((r) => r.redisCpuUsPerCycle),
+      scriptCallsPerCycle: pick((r) => r.cluster === undefined || r.cycles === undefined || r.cycles === 0 ? undefined : r.cluster.scriptCalls / r.cycles),
+      // Summed over members, so per member: calls ÷ (shards per member) ÷ (ticks per member).
+      scriptCallsPerShardPerTick: pick((r) => r.cluster === undefined || r.cluster.ticks === 0 ? undefined : (r.cluster.scriptCalls * r.cluster.members) / (r.cluster.shards * r.cluster.ticks)),
+      opsPerTick: pick((r) => r.cluster === undefined || r.cluster.ticks === 0 ? undefined : r.cluster.operations / r.cluster.ticks),
       errors: ok.reduce((sum, run) => sum + (run.errors ?? 0), 0),
       failedRuns: group.length - ok.length,
       perRep,

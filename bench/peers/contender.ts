@@ -23,16 +23,18 @@ export interface ContenderInfo {
   readonly packages: readonly string[];
   readonly kind: 'pipelock' | 'ceiling' | 'peer';
   readonly note: string;
+  /** Also measured on Redis Cluster members (configurations with `cluster`), and how. */
+  readonly onCluster?: string;
 }
 
 export const CONTENDERS: readonly ContenderInfo[] = [
-  { id: 'pipelock', label: 'pipelock', packages: ['@redis/client'], kind: 'pipelock', note: 'public API, retryCount 0, coalescing on (default)' },
-  { id: 'pipelock-ioredis', label: 'pipelock over ioredis', packages: ['ioredis'], kind: 'pipelock', note: 'as pipelock, handed ioredis clients (a node-redlock v5 user\'s)' },
+  { id: 'pipelock', label: 'pipelock', packages: ['@redis/client'], kind: 'pipelock', note: 'public API, retryCount 0, coalescing on (default)', onCluster: '`{ cluster: [seed URLs] }` per member: an @redis/client cluster' },
+  { id: 'pipelock-ioredis', label: 'pipelock over ioredis', packages: ['ioredis'], kind: 'pipelock', note: 'as pipelock, handed ioredis clients (a node-redlock v5 user\'s)', onCluster: 'an ioredis `Cluster` per member' },
   { id: 'pipelock-uncoalesced', label: 'pipelock (coalesce: false)', packages: ['@redis/client'], kind: 'pipelock', note: 'one script call per operation per master' },
   { id: 'raw-coalesced', label: 'ceiling: coalesced, quorum', packages: ['@redis/client'], kind: 'ceiling', note: 'SET NX / compare-and-delete gathered per master per tick into one EVALSHA; returns at the quorum' },
-  { id: 'raw-quorum', label: 'ceiling: per command, quorum', packages: ['@redis/client'], kind: 'ceiling', note: 'SET NX PX to all, EVALSHA compare-and-delete to all; returns at the quorum' },
+  { id: 'raw-quorum', label: 'ceiling: per command, quorum', packages: ['@redis/client'], kind: 'ceiling', note: 'SET NX PX to all, EVALSHA compare-and-delete to all; returns at the quorum', onCluster: 'each command sent by an @redis/client cluster client to the key\'s shard' },
   { id: 'raw-all', label: 'ceiling: per command, all', packages: ['@redis/client'], kind: 'ceiling', note: 'as above, waits for all N replies' },
-  { id: 'node-redlock', label: 'redlock 5.0.0-beta.2', packages: ['redlock', 'ioredis'], kind: 'peer', note: 'ioredis, retryCount 0, no using()' },
+  { id: 'node-redlock', label: 'redlock 5.0.0-beta.2', packages: ['redlock', 'ioredis'], kind: 'peer', note: 'ioredis, retryCount 0, no using()', onCluster: 'an ioredis `Cluster` per member, as its README suggests' },
   { id: 'sesamecare-redlock', label: '@sesamecare-oss/redlock', packages: ['@sesamecare-oss/redlock', 'ioredis'], kind: 'peer', note: 'ioredis, retryCount 0, no using()' },
   { id: 'redis-semaphore', label: 'redis-semaphore RedlockMutex', packages: ['redis-semaphore', 'ioredis'], kind: 'peer', note: 'ioredis, acquireAttemptsLimit 1, retryInterval 0, refreshInterval 0' },
 ];
@@ -53,6 +55,8 @@ export interface WorkloadConfig {
   readonly concurrency: number;
   /** Keys drawn uniformly at random; 1 = one hot key. */
   readonly keys: number;
+  /** Run on `members` local Redis Clusters of `shards` masters each instead of the standalone masters. */
+  readonly cluster?: { readonly members: number; readonly shards: number };
 }
 
 export const CONFIGS: readonly WorkloadConfig[] = [
@@ -60,7 +64,13 @@ export const CONFIGS: readonly WorkloadConfig[] = [
   { id: 'c64', label: 'concurrency 64, 1M keys', concurrency: 64, keys: 1_000_000 },
   { id: 'c512', label: 'concurrency 512, 1M keys', concurrency: 512, keys: 1_000_000 },
   { id: 'hot64', label: 'concurrency 64, one hot key', concurrency: 64, keys: 1 },
+  { id: 'cluster64', label: 'Redis Cluster members: concurrency 64, 1M keys, 3 clusters × 3 shards', concurrency: 64, keys: 1_000_000, cluster: { members: 3, shards: 3 } },
 ];
+
+/** The contenders of `contenders` that run in `config` (on cluster members, only those that can). */
+export function contendersOf(config: WorkloadConfig, contenders: readonly string[]): string[] {
+  return config.cluster === undefined ? [...contenders] : contenders.filter((id) => contenderInfo(id).onCluster !== undefined);
+}
 
 export function configById(id: string): WorkloadConfig {
   const config = CONFIGS.find((c) => c.id === id);

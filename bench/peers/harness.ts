@@ -2,13 +2,15 @@
  * One harness for every contender: the same 5 local masters, the same workloads, each measurement
  * in a fresh child process (bench/peers/run-one.ts), one at a time, interleaved: every contender
  * once per configuration, then all again, with the starting contender rotating per repetition.
- * FLUSHALL between measurements.
+ * FLUSHALL between measurements. A cluster configuration runs the contenders that can on local
+ * Redis Clusters (masters only), started once before its first measurement and kept to the end.
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { startClusters, type LocalClusters } from '../../src/local/clusters.js';
 import { startMasters } from '../../src/local/masters.js';
 import { hostInfo, ROOT, type Host } from '../lib/host.js';
-import { contenderInfo, TTL_MS } from './contender.js';
+import { configById, contenderInfo, contendersOf, TTL_MS, type WorkloadConfig } from './contender.js';
 import type { RunResult } from './run-one.js';
 
 export interface PeersPlan {
@@ -62,16 +64,21 @@ export async function runPeers(plan: PeersPlan, log: (line: string) => void): Pr
   const packages = plan.contenders.flatMap((id) => contenderInfo(id).packages);
   const host = hostInfo(packages, plan.command);
   const local = await startMasters({ count: plan.masters });
+  let clusters: LocalClusters | undefined;
   const runs: RunRecord[] = [];
   try {
-    const urls = local.urls.join(',');
-    const total = plan.reps * plan.configs.length * plan.contenders.length;
+    const total = plan.reps * plan.configs.reduce((sum, id) => sum + contendersOf(configById(id), plan.contenders).length, 0);
     for (let rep = 0; rep < plan.reps; rep++) {
       for (const config of plan.configs) {
-        const n = plan.contenders.length;
+        const workload = configById(config);
+        const contenders = contendersOf(workload, plan.contenders);
+        if (workload.cluster !== undefined) clusters ??= await startClusters({ clusters: workload.cluster.members, shards: workload.cluster.shards });
+        const servers = workload.cluster === undefined ? local : clusters!.masters;
+        const urls = serverUrls(workload, local.urls, clusters);
+        const n = contenders.length;
         for (let k = 0; k < n; k++) {
-          const contender = plan.contenders[(k + rep) % n]!;
-          await Promise.all(local.masters.map((master) => master.flush()));
+          const contender = contenders[(k + rep) % n]!;
+          await Promise.all(servers.masters.map((master) => master.flush()));
           const args = ['--contender', contender, '--config', config, '--urls', urls, '--warmup-ms', String(plan.warmupMs), '--duration-ms', String(plan.durationMs)];
           const base = { contender, config, rep, order: k };
           try {
@@ -88,6 +95,13 @@ export async function runPeers(plan: PeersPlan, log: (line: string) => void): Pr
     }
   } finally {
     await local.close();
+    await clusters?.close();
   }
   return { kind: 'pipelock-bench-peers', host, plan: { ...plan, ttlMs: TTL_MS }, runs, finished: new Date().toISOString(), loadavgEnd: (await import('node:os')).loadavg()[0] ?? 0 };
+}
+
+/** run-one's `--urls`: the standalone masters, or per cluster member its shards (members split by `;`). */
+function serverUrls(config: WorkloadConfig, masters: readonly string[], clusters: LocalClusters | undefined): string {
+  if (config.cluster === undefined) return masters.join(',');
+  return clusters!.clusters.map((cluster) => cluster.urls.join(',')).join(';');
 }

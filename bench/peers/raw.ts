@@ -14,7 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import { RedisClient as RedisClientClass } from '@redis/client';
-import { REFUSED, type DrainableContender } from './contender.js';
+import { REFUSED, type Contender, type DrainableContender } from './contender.js';
 
 const NO_TIMEOUT = Object.freeze({ timeout: 0 });
 
@@ -100,17 +100,50 @@ interface Held {
   readonly token: string;
 }
 
+/** One member as the per-command ceilings see it: a command sent where `key` lives. */
+type Send = (key: string, args: readonly string[]) => Promise<unknown>;
+
 /** raw-all and raw-quorum: one command per lock per master. */
 export async function rawPerCommand(urls: readonly string[], ttlMs: number, all: boolean): Promise<DrainableContender> {
   const clients = await connectAll(urls);
-  const n = clients.length;
+  return {
+    ...perCommand(clients.map((client) => (_key, args) => client.sendCommand(args, NO_TIMEOUT)), ttlMs, all),
+    close() {
+      for (const client of clients) client.destroy();
+      return Promise.resolve();
+    },
+    drain: () => drainAll(clients),
+  };
+}
+
+/**
+ * raw-quorum on Redis Cluster members (bench:peers' cluster configuration): the same commands,
+ * each sent by @redis/client's cluster client to the shard owning the key (it follows MOVED/ASK).
+ */
+export async function rawPerCommandClusters(members: readonly (readonly string[])[], ttlMs: number, all: boolean): Promise<Contender> {
+  const { createCluster } = await import('@redis/client');
+  const clusters = members.map((urls) => createCluster({ rootNodes: urls.map((url) => ({ url })) }));
+  for (const cluster of clusters) cluster.on('error', () => undefined);
+  await Promise.all(clusters.map((cluster) => cluster.connect()));
+  // The compare-and-delete may run on any shard: loaded on every master.
+  await Promise.all(clusters.flatMap((cluster) => cluster.masters.map(async (node) => (await cluster.nodeClient(node)).sendCommand(['SCRIPT', 'LOAD', DEL_IF_EQUAL]))));
+  return {
+    ...perCommand(clusters.map((cluster) => (key, args) => cluster.sendCommand(key, false, args as string[], NO_TIMEOUT)), ttlMs, all),
+    async close() {
+      await Promise.all(clusters.map((cluster) => cluster.close()));
+    },
+  };
+}
+
+function perCommand(members: readonly Send[], ttlMs: number, all: boolean): Omit<Contender, 'close'> {
+  const n = members.length;
   const need = (n >>> 1) + 1;
   const ttl = String(ttlMs);
 
-  function send(args: readonly string[], yes: (reply: unknown) => boolean): Round {
+  function send(key: string, args: readonly string[], yes: (reply: unknown) => boolean): Round {
     const round = new Round(n, need, all);
     for (let i = 0; i < n; i++) {
-      clients[i]!.sendCommand(args, NO_TIMEOUT).then(
+      members[i]!(key, args).then(
         (reply) => { round.settle(i, yes(reply)); },
         () => { round.settle(i, false); },
       );
@@ -123,27 +156,22 @@ export async function rawPerCommand(urls: readonly string[], ttlMs: number, all:
   return {
     async acquire(key) {
       const token = tokenPrefix + String(tokens++);
-      const round = send(['SET', key, token, 'NX', 'PX', ttl], isOk);
+      const round = send(key, ['SET', key, token, 'NX', 'PX', ttl], isOk);
       if (await round.done) return { key, token } satisfies Held;
       // Undo wherever the SET may have landed (said yes, or has not answered yet).
       const undo = new Round(n, need, all);
       const args = ['EVALSHA', DEL_SHA, '1', key, token];
       for (let i = 0; i < n; i++) {
         if (round.votes[i] === NO) undo.settle(i, false);
-        else clients[i]!.sendCommand(args, NO_TIMEOUT).then(() => { undo.settle(i, true); }, () => { undo.settle(i, false); });
+        else members[i]!(key, args).then(() => { undo.settle(i, true); }, () => { undo.settle(i, false); });
       }
       await undo.done;
       return REFUSED;
     },
     async release(handle) {
       const { key, token } = handle as Held;
-      await send(['EVALSHA', DEL_SHA, '1', key, token], isOne).done;
+      await send(key, ['EVALSHA', DEL_SHA, '1', key, token], isOne).done;
     },
-    close() {
-      for (const client of clients) client.destroy();
-      return Promise.resolve();
-    },
-    drain: () => drainAll(clients),
   };
 }
 

@@ -1,14 +1,14 @@
 // redlock 5.0.0-beta.2 ships dist/index.d.ts but its package.json "exports" has no "types"
 // condition, so NodeNext resolution cannot find it: the part the benchmark uses, declared here.
 declare module 'redlock' {
-  import type { Redis } from 'ioredis';
+  import type { Cluster, Redis } from 'ioredis';
 
   export class ExecutionError extends Error {}
   export class Lock {
     release(): Promise<unknown>;
   }
   export default class Redlock {
-    constructor(clients: Iterable<Redis>, settings?: { retryCount?: number; automaticExtensionThreshold?: number });
+    constructor(clients: Iterable<Redis | Cluster>, settings?: { retryCount?: number; automaticExtensionThreshold?: number });
     acquire(resources: string[], duration: number): Promise<Lock>;
   }
 }

@@ -39,6 +39,12 @@ export interface WorkloadTiming {
   readonly durationMs: number;
 }
 
+/** Told when the measured window starts and ends (bench/peers/cluster.ts counts script calls over it). */
+export interface WindowProbe {
+  start(): Promise<void>;
+  end(): Promise<void>;
+}
+
 const kMaxErrors = 10_000;
 
 function histogram(): Histogram {
@@ -49,7 +55,7 @@ function percentiles(h: Histogram): Percentiles {
   return { p50: h.getValueAtPercentile(50), p99: h.getValueAtPercentile(99), p999: h.getValueAtPercentile(99.9) };
 }
 
-export async function runWorkload(contender: Contender, config: WorkloadConfig, timing: WorkloadTiming, redisCpu: RedisCpu): Promise<Measurement> {
+export async function runWorkload(contender: Contender, config: WorkloadConfig, timing: WorkloadTiming, redisCpu: RedisCpu, probe?: WindowProbe): Promise<Measurement> {
   const acquireHist = histogram();
   const releaseHist = histogram();
   let measuring = false;
@@ -106,7 +112,7 @@ export async function runWorkload(contender: Contender, config: WorkloadConfig, 
   for (let i = 0; i < config.concurrency; i++) loops.push(loop());
 
   await new Promise((resolve) => setTimeout(resolve, timing.warmupMs));
-  const redis0 = await redisCpu.seconds();
+  const [redis0] = await Promise.all([redisCpu.seconds(), probe?.start()]);
   const cpu0 = process.cpuUsage();
   const start = performance.now();
   measuring = true;
@@ -114,7 +120,7 @@ export async function runWorkload(contender: Contender, config: WorkloadConfig, 
   measuring = false;
   const seconds = (performance.now() - start) / 1000;
   const cpu = process.cpuUsage(cpu0);
-  const redis1 = await redisCpu.seconds();
+  const [redis1] = await Promise.all([redisCpu.seconds(), probe?.end()]);
   stopping = true;
   await Promise.all(loops);
 

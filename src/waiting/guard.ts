@@ -1,4 +1,4 @@
-import type { Watch } from './watch.js';
+import type { MemberWatch } from './watch.js';
 
 /** What the guard needs of a held lock (renewal.ts's Held fits). */
 export interface Guarded {
@@ -12,7 +12,7 @@ export type LostHandler<T extends Guarded> = (held: T, lostOn: readonly number[]
 
 /**
  * The lost-lock signal from the server (setting `watchHeld`): every master's watch connection
- * (src/waiting/watch.ts) tracks the keys of the auto-extended locks that ask for it, and a change
+ * (src/waiting/watch.ts; a cluster member's, per shard: cluster-watch.ts) tracks the keys of the auto-extended locks that ask for it, and a change
  * to one is re-read there at once. A notification is never proof: only the read decides, and a
  * master counts as lost for the lock when a key reads absent or holding another token. Once more
  * masters are lost than the quorum can spare (N − quorum), no quorum can hold the lock any more —
@@ -26,7 +26,7 @@ export type LostHandler<T extends Guarded> = (held: T, lostOn: readonly number[]
  * never read as a loss.
  */
 export class Guard<T extends Guarded> {
-  readonly #watches: readonly (Watch | undefined)[];
+  readonly #watches: readonly (MemberWatch | undefined)[];
   /** Masters that may be lost before the lock is: N − quorum. */
   readonly #spare: number;
   readonly #onLost: LostHandler<T>;
@@ -37,7 +37,7 @@ export class Guard<T extends Guarded> {
   /** Per master, the keys to read at the end of this tick (one MGET each). */
   readonly #toRead: Set<string>[];
 
-  constructor(watches: readonly (Watch | undefined)[], quorum: number, onLost: LostHandler<T>) {
+  constructor(watches: readonly (MemberWatch | undefined)[], quorum: number, onLost: LostHandler<T>) {
     this.#watches = watches;
     this.#spare = watches.length - quorum;
     this.#onLost = onLost;
@@ -120,6 +120,8 @@ export class Guard<T extends Guarded> {
       void this.#watches[index]!.owners(chunk).then((values) => {
         if (values === undefined) return;
         for (let k = 0; k < chunk.length; k++) {
+          // Unknown (a cluster member's shard that could not be read) is not lost.
+          if (values[k] === undefined) continue;
           for (const held of judged[k]!) if (values[k] !== held.lock.value) this.#lose(held, index);
         }
       });

@@ -3,7 +3,7 @@ import { LockAbortedError, type ExecutionStats } from '../errors.js';
 import { onAbort } from '../on-abort.js';
 import { gateOf, gateOrder } from './gate.js';
 import { kBypassMs } from './turns.js';
-import { UNKNOWN, type Watch } from './watch.js';
+import { UNKNOWN, type MemberWatch } from './watch.js';
 
 /**
  * How a refused call waits among the callers of its process for the same keys: `queue` behind them
@@ -30,8 +30,8 @@ export type WaitMode = 'queue' | 'alone' | 'one';
  */
 export class Waiters {
   readonly quorum: number;
-  /** One watch per master that can have one (@redis/client masters; ioredis masters are polled); the Redlock's, shared with its Guard. */
-  readonly watches: readonly (Watch | undefined)[];
+  /** One watch per member that can have one (@redis/client masters and clusters; ioredis ones are polled); the Redlock's, shared with its Guard. */
+  readonly watches: readonly (MemberWatch | undefined)[];
   /** Per set of resources, its waiting calls in arrival order; the first is the head. */
   readonly #queues = new Map<string, Ticket[]>();
   /** Numbers the queues of callers that wait alone. */
@@ -42,7 +42,7 @@ export class Waiters {
   readonly #gates: readonly number[] | undefined;
 
   /** `names`: the masters' addresses, which order the gates alike in every process. */
-  constructor(watches: readonly (Watch | undefined)[], quorum: number, names: readonly string[] = []) {
+  constructor(watches: readonly (MemberWatch | undefined)[], quorum: number, names: readonly string[] = []) {
     this.quorum = quorum;
     this.watches = watches;
     this.#gates = watches.length >= 3 && names.length === watches.length ? gateOrder(names) : undefined;
@@ -52,7 +52,7 @@ export class Waiters {
   gate(keys: readonly string[]): number {
     if (this.#gates === undefined) return -1;
     const gate = gateOf(this.#gates, keys[0]!);
-    return this.watches[gate]?.ready === true ? gate : -1;
+    return this.watches[gate]?.readyFor(keys[0]!) === true ? gate : -1;
   }
 
   /** Whether calls of this process already wait for exactly these resources (a newcomer queues behind them). */

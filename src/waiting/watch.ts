@@ -31,6 +31,23 @@ const WRONG_TYPE = Symbol('wrong type');
 export const UNKNOWN = -3;
 
 /**
+ * What waiting (src/waiting/waiters.ts) and the lost-lock guard (guard.ts) need of one member's
+ * watch, whatever the member is: a standalone master's Watch, or a cluster member's ClusterWatch
+ * (cluster-watch.ts), which routes each key to the watch of the shard that owns it.
+ */
+export interface MemberWatch {
+  readonly index: number;
+  /** Whether a read of `key` can be answered now (its connection is open and ready). */
+  readyFor(key: string): boolean;
+  read(key: string, own: string | undefined): Promise<number>;
+  /** Per key its value, null where absent, undefined where unknown; undefined: nothing could be read. */
+  owners(keys: readonly string[]): Promise<readonly (string | null | undefined)[] | undefined>;
+  /** Best effort: `member` leaves the sorted set `key` (a waiter leaving a gate's queue, src/waiting/turns.ts). */
+  forget(key: string, member: string): void;
+  close(): void;
+}
+
+/**
  * One master's watch connection: a RESP3 connection of its own with client-side-caching
  * invalidations on (CLIENT TRACKING in the default mode), opened the first time someone waits.
  *
@@ -44,7 +61,7 @@ export const UNKNOWN = -3;
  * reference/client-side-caching), so the PTTL also sets a timer (src/waiting/waiters.ts).
  * PUBLISH in the release script (Redisson's way) would cost every release, waited on or not.
  */
-export class Watch {
+export class Watch implements MemberWatch {
   /** Keys read present since their last invalidation: only their change is a release. */
   readonly present = new Set<string>();
   /** Reads in flight per key, and the keys changed while one was (see read). */
@@ -65,6 +82,10 @@ export class Watch {
 
   get ready(): boolean {
     return this.#client?.isReady === true;
+  }
+
+  readyFor(): boolean {
+    return this.ready;
   }
 
   /**

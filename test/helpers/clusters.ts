@@ -63,3 +63,25 @@ export function keysOnShard(cluster: LocalCluster, shard: number, count: number,
 export function shardOfKey(cluster: LocalCluster, key: string): number {
   return shardOfSlot(cluster, calculateSlot(key));
 }
+
+/**
+ * Moves `slot` with its keys from shard `from` to shard `to` at once, the way redis-cli --cluster
+ * reshard does (redis.io/docs/latest/commands/cluster-setslot/): IMPORTING on the target, MIGRATING
+ * on the source, MIGRATE the keys, then NODE on the target, the source and every other shard.
+ */
+export async function moveSlot(cluster: LocalCluster, slot: number, from: number, to: number): Promise<number> {
+  const target = cluster.shards[to]!;
+  await cluster.command(to, ['CLUSTER', 'SETSLOT', String(slot), 'IMPORTING', cluster.shards[from]!.id]);
+  await cluster.command(from, ['CLUSTER', 'SETSLOT', String(slot), 'MIGRATING', target.id]);
+  let moved = 0;
+  for (;;) {
+    const keys = await cluster.command(from, ['CLUSTER', 'GETKEYSINSLOT', String(slot), '100']) as string[];
+    if (keys.length === 0) break;
+    await cluster.command(from, ['MIGRATE', target.master.host, String(target.master.port), '', '0', '5000', 'KEYS', ...keys]);
+    moved += keys.length;
+  }
+  for (const shard of [to, from, ...cluster.shards.keys()].filter((s, i, all) => all.indexOf(s) === i)) {
+    await cluster.command(shard, ['CLUSTER', 'SETSLOT', String(slot), 'NODE', target.id]);
+  }
+  return moved;
+}
