@@ -165,4 +165,29 @@ test('a slot migrated mid-wait: the waiter ends within its budget, and once it r
   }
 }));
 
+test('three cluster members: processes take a hot lock in turns through the queue at the gate, in the lock\'s slot', timed(30000, async ({ clusters }) => {
+  const members = clusters.clusters.map(seeds);
+  const redlocks = Array.from({ length: 3 }, () => new Redlock(members, { retryCount: 100, retryDelay: 10000, retryJitter: 0 }));
+  const counts = [0, 0, 0];
+  let total = 0;
+  try {
+    await Promise.all(redlocks.flatMap((redlock, p) => [0, 1].map(async () => {
+      while (total < 60) {
+        const lock = await redlock.acquire(['cturns'], 10000);
+        counts[p]!++;
+        total++;
+        await delay(2);
+        await lock.release();
+      }
+    })));
+    const spread = Math.max(...counts) - Math.min(...counts);
+    assert.ok(spread <= 6, `acquisitions per process: ${counts.join(', ')}`);
+    // The queue lives beside the lock key, in its slot, on the gate member only.
+    const queue = redlocks[0]!.masters.queueOf('cturns');
+    assert.is(calculateSlot(queue), calculateSlot('cturns'));
+  } finally {
+    for (const redlock of redlocks) await redlock.quit();
+  }
+}));
+
 test.run();
