@@ -83,6 +83,34 @@ test('processes take a hot lock in turns, whichever hears the release first', ti
   }
 }));
 
+test('multi-resource locks wait in turns; a fenced caller beside them (never gated) keeps one holder at a time', timed(30000, async ({ masters }) => {
+  const redlocks = Array.from({ length: 4 }, () => new Redlock(masters.urls, { retryCount: 100, retryDelay: 10000, retryJitter: 0 }));
+  const counts = [0, 0, 0, 0];
+  let total = 0;
+  let holders = 0;
+  let overlaps = 0;
+  try {
+    await Promise.all(redlocks.flatMap((redlock, p) => (p === 3 ? [0] : [0, 1]).map(async () => {
+      while (total < 60) {
+        // The fourth process's one caller asks for fencing tokens: its attempts go to every master at once.
+        const lock = await redlock.acquire(['multi:a', 'multi:b'], 10000, p === 3 ? { fencing: true } : undefined);
+        if (holders++ !== 0) overlaps++;
+        counts[p]!++;
+        total++;
+        await delay(2);
+        holders--;
+        await lock.release();
+      }
+    })));
+    assert.is(overlaps, 0);
+    const turns = counts.slice(0, 3);
+    assert.ok(Math.max(...turns) - Math.min(...turns) <= 8, `acquisitions per process: ${counts.join(', ')}`);
+    assert.equal(await Promise.all(probes.map((probe) => probe.exists(['multi:a', 'multi:b']))), [0, 0, 0, 0, 0], 'no key left behind');
+  } finally {
+    for (const redlock of redlocks) await redlock.quit();
+  }
+}));
+
 test('a first in line that never comes (a dead process) holds nobody up: bypassed at once, dropped after the grace', timed(20000, async ({ masters }) => {
   const holder = new Redlock(masters.urls);
   const waiter = new Redlock(masters.urls, { retryCount: 3, retryDelay: 10000, retryJitter: 0 });
