@@ -5,21 +5,20 @@ import { OP_ACQUIRE, OP_EXTEND, OP_RELEASE, type OpArgs } from './scripts.js';
  * The script for the calls nearly every lock makes: single-key acquire (A), extend (E) and release
  * (R) whose acquires and extends share one ttl. KEYS holds one key per operation; ARGV one token per
  * operation, then the shape — the operation code when every operation has it, else one code per
- * operation ('AARE…') — then the ttl (absent when there are only releases).
+ * operation ('AARE…', run in that order) — then the ttl (absent when there are only releases).
  * The reply, per operation as BATCH_SCRIPT's for single keys: A 1 if set (SET NX PX) else 0;
  * E 1 if the key held the token and was re-armed (PEXPIRE) else 0; R 1 if it held the token and was
  * deleted else 0. When every operation answered 1 the reply is the integer n instead of n ones.
  *
  * Why a second script: in BATCH_SCRIPT each operation pays for its generality — an op code, a ttl
- * and a spare argument parsed from ARGV, string compares to find its branch, a loop per key. On
- * redis-server 7.0.15 (instructions counted with valgrind's callgrind, one master, 64 acquires then
- * 64 releases per call) an acquire + release cycle cost 33.9k instructions there and 25.3k here:
- * fewer ARGV (each one parsed, then pushed into Lua as a string), a loop per shape with no
- * dispatch, `redis.call` and the tables read once into locals, and no reply array when all is well.
- * The three redis.call of a cycle are what is left (redis.io/docs/latest/develop/interact/programmability/eval-intro:
- * a script's commands run as a client's would, each with its own lookup, checks and reply).
- * GET runs under pcall so a key of another type counts as "not ours" instead of failing every
- * other operation of the call.
+ * and spare arguments parsed from ARGV and pushed into Lua as strings, string compares to find its
+ * branch, a loop per key, a reply array. Instructions per acquire + release cycle on one
+ * redis-server 7.0.15 (valgrind's callgrind, 64 operations per call): 33.5k there, 25.4k here
+ * (25.7k with acquires and releases interleaved in one call; 74k and 59k with one operation per
+ * call). What is left is mostly the three redis.call of a cycle, each converting its arguments,
+ * looking the command up and converting its reply back into Lua (redis.io/docs/latest/develop/interact/programmability/lua-api,
+ * "Data type conversion"). GET runs under pcall so a key of another type counts as "not ours"
+ * instead of failing every other operation of the call.
  */
 export const LEAN_SCRIPT = `local call, pcall, keys, argv = redis.call, redis.pcall, KEYS, ARGV
 local n = #keys

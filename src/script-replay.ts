@@ -25,10 +25,11 @@ export async function loadScripts(transport: Transport): Promise<void> {
 
 /**
  * NOSCRIPT recovery of one master. The script cache was flushed (restart, SCRIPT FLUSH), which
- * drops every script at once: load them all once, then resend, in their original order, the batches that met NOSCRIPT and those cut
- * meanwhile. Order matters: a failed acquisition's cleanup must reach the master after the
- * acquisition it undoes. Every batch sent before the SCRIPT LOAD answers before it on this
- * connection, so all of them are in the replay list by the time the load resolves.
+ * drops every script at once: load them all once, then resend, in their original order, the
+ * batches that met NOSCRIPT and those cut meanwhile. Order matters: a failed acquisition's cleanup
+ * must reach the master after the acquisition it undoes. Every batch sent before the SCRIPT LOADs
+ * answers before them on this connection, so all of them are in the replay list by the time the
+ * loads resolve.
  */
 export class ScriptReplay {
   readonly #target: ReplayTarget;
