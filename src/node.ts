@@ -3,8 +3,9 @@ import type { MasterClient } from './redis-client.js';
 import { Coalescer, type Batch, type Outlet } from './coalescer.js';
 import type { Deadlines } from './deadlines.js';
 import { NodeUnavailableError, UnexpectedReplyError } from './errors.js';
-import { asError, ScriptReplay, type ReplayTarget } from './script-replay.js';
-import { BATCH_SHA, scriptLoadArgs, undoOf } from './scripts.js';
+import { answerAt, isCallReply } from './script-calls.js';
+import { asError, loadScripts, ScriptReplay, type ReplayTarget } from './script-replay.js';
+import { undoOf } from './scripts.js';
 import type { Transport } from './transport.js';
 import { Unanswered } from './unanswered.js';
 import { nodeCallStart, publishNodeCall, publishNodeCallError } from './diagnostics.js';
@@ -103,12 +104,7 @@ export class Node implements Outlet, ReplayTarget {
 
   /** SCRIPT LOAD at connect and at every reconnect, so EVALSHA rarely meets NOSCRIPT. */
   #preload(): void {
-    this.transport.send(scriptLoadArgs()).then(
-      (sha) => {
-        if (sha !== BATCH_SHA) this.report(new UnexpectedReplyError(this.name, sha));
-      },
-      (error: unknown) => { this.report(asError(error)); },
-    );
+    loadScripts(this.transport).catch((error: unknown) => { this.report(asError(error)); });
   }
 
   /** The coalescer's flush. */
@@ -166,14 +162,14 @@ export class Node implements Outlet, ReplayTarget {
       ops[0]!.settle(this.index, reply === 'OK' ? 1 : reply === null ? 0 : this.#unexpected(reply));
       return;
     }
-    if (!Array.isArray(reply) || reply.length !== ops.length) {
+    if (!isCallReply(reply, ops.length)) {
       const error = this.#unexpected(reply);
       for (const op of ops) op.settle(this.index, error);
       return;
     }
     let reported: unknown;
     for (let i = 0; i < ops.length; i++) {
-      const value: unknown = reply[i];
+      const value = answerAt(reply, ops.length, i);
       if (typeof value === 'number') {
         ops[i]!.settle(this.index, value);
       } else if (value instanceof Error) {
@@ -202,7 +198,7 @@ export class Node implements Outlet, ReplayTarget {
     for (let i = 0; i < ops.length; i++) {
       const op = ops[i]!;
       if (op.votes[this.index] === PENDING) continue;
-      const value: unknown = batch.setNx ? (reply === 'OK' ? 1 : 0) : Array.isArray(reply) ? reply[i] : 0;
+      const value = batch.setNx ? (reply === 'OK' ? 1 : 0) : isCallReply(reply, ops.length) ? answerAt(reply, ops.length, i) : 0;
       if (typeof value !== 'number' || value <= 0) continue;
       const what = undoOf(op.opcode, op.keys, op.target, value);
       if (what === undefined) continue;

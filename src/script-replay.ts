@@ -1,6 +1,6 @@
 import type { Batch } from './coalescer.js';
 import { UnexpectedReplyError } from './errors.js';
-import { BATCH_SHA, scriptLoadArgs } from './scripts.js';
+import { SCRIPTS, scriptLoadArgs } from './script-calls.js';
 import type { Transport } from './transport.js';
 
 /** What a replay needs from its master. */
@@ -15,11 +15,21 @@ export interface ReplayTarget {
 }
 
 /**
- * NOSCRIPT recovery of one master. The script cache was flushed (restart, SCRIPT FLUSH): load it
- * once, then resend, in their original order, the batches that met NOSCRIPT and those cut
- * meanwhile. Order matters: a failed acquisition's cleanup must reach the master after the
- * acquisition it undoes. Every batch sent before the SCRIPT LOAD answers before it on this
- * connection, so all of them are in the replay list by the time the load resolves.
+ * SCRIPT LOAD of every script (src/script-calls.ts), sent together; rejects with the transport's
+ * error, or UnexpectedReplyError when a master answers another SHA than the script's.
+ */
+export async function loadScripts(transport: Transport): Promise<void> {
+  const shas = await Promise.all(SCRIPTS.map((script) => transport.send(scriptLoadArgs(script))));
+  for (let i = 0; i < SCRIPTS.length; i++) if (shas[i] !== SCRIPTS[i]!.sha) throw new UnexpectedReplyError(transport.name, shas[i]);
+}
+
+/**
+ * NOSCRIPT recovery of one master. The script cache was flushed (restart, SCRIPT FLUSH), which
+ * drops every script at once: load them all once, then resend, in their original order, the
+ * batches that met NOSCRIPT and those cut meanwhile. Order matters: a failed acquisition's cleanup
+ * must reach the master after the acquisition it undoes. Every batch sent before the SCRIPT LOADs
+ * answers before them on this connection, so all of them are in the replay list by the time the
+ * loads resolve.
  */
 export class ScriptReplay {
   readonly #target: ReplayTarget;
@@ -52,8 +62,7 @@ export class ScriptReplay {
     const target = this.#target;
     let failure: Error | undefined;
     try {
-      const sha = await target.transport.send(scriptLoadArgs());
-      if (sha !== BATCH_SHA) failure = new UnexpectedReplyError(target.transport.name, sha);
+      await loadScripts(target.transport);
     } catch (error) {
       failure = asError(error);
     }

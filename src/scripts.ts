@@ -381,6 +381,3 @@ export function setNxArgs(key: string, token: string, ttlArg: string): string[] 
   return ['SET', key, token, 'NX', 'PX', ttlArg];
 }
 
-export function scriptLoadArgs(): string[] {
-  return ['SCRIPT', 'LOAD', BATCH_SCRIPT];
-}

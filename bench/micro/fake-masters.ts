@@ -4,15 +4,21 @@
  */
 import { createHash } from 'node:crypto';
 import type { RedisClient } from '../../src/index.js';
+import { LEAN_SHA } from '../../src/lean-script.js';
 
 /**
- * The reply a master that holds nothing would give (SET → OK, batch script → every op fully
+ * The reply a master that holds nothing would give (SET → OK, a script → every op fully
  * applied), or with `refuse` one where every key is held by someone else (SET → null, script → 0s).
  */
 export function fakeReply(args: readonly string[], refuse = false): unknown {
   const command = args[0];
   if (command === 'SET') return refuse ? null : 'OK';
   if (command === 'SCRIPT') return createHash('sha1').update(args[2] ?? '').digest('hex');
+  if (command === 'EVALSHA' && args[1] === LEAN_SHA) {
+    // One single-key operation per key; all applied: the integer n.
+    const n = Number(args[2]);
+    return refuse ? new Array<number>(n).fill(0) : n;
+  }
   if (command === 'EVALSHA') {
     const numKeys = Number(args[2]);
     const argv = 3 + numKeys;

@@ -4,7 +4,7 @@ import type { Batch } from '../coalescer.js';
 import { NodeUnavailableError, UnexpectedReplyError } from '../errors.js';
 import type { MasterClient } from '../redis-client.js';
 import { asError } from '../script-replay.js';
-import { BATCH_SCRIPT, BATCH_SHA, batchArgs } from '../scripts.js';
+import { answersOf, callArgs, scriptBySha, scriptBySource } from '../script-calls.js';
 import type { Transport } from '../transport.js';
 import { slotOf } from './slots.js';
 
@@ -51,11 +51,15 @@ export abstract class ClusterTransport implements Transport {
   /** Resolves once the client is connected; NodeUnavailableError when `deadline` comes first or it was closed. */
   protected abstract connected(deadline: number): Promise<void>;
 
-  /** SCRIPT LOAD goes to every master (a script call may land on any); anything else is routed by no key. */
+  /**
+   * SCRIPT LOAD goes to every master (a script call may land on any), and answers the script's SHA
+   * only if every master did; anything else is routed by no key.
+   */
   async send(args: readonly string[]): Promise<unknown> {
     if (args[0] !== 'SCRIPT') return this.route(undefined, args);
     const replies = await this.everyMaster(args);
-    return replies.find((reply) => reply !== BATCH_SHA) ?? BATCH_SHA;
+    const sha = scriptBySource(args[2])?.sha;
+    return replies.find((reply) => reply !== sha) ?? sha;
   }
 
   /**
@@ -82,7 +86,7 @@ export abstract class ClusterTransport implements Transport {
     const calls: Promise<void>[] = [];
     for (const group of groups.values()) {
       const sub = group.map((i) => ops[i]!);
-      calls.push(this.#slot(sub, batchArgs(BATCH_SHA, sub, 0, sub.length), batch.deadline).then((replies) => {
+      calls.push(this.#slot(sub, callArgs(sub, 0, sub.length), batch.deadline).then((replies) => {
         for (let k = 0; k < group.length; k++) out[group[k]!] = replies[k];
       }));
     }
@@ -99,12 +103,13 @@ export abstract class ClusterTransport implements Transport {
   async #slot(ops: readonly Attempt[], args: readonly string[], deadline: number): Promise<unknown[]> {
     try {
       const reply = await this.#call(ops[0]!.keys[0]!, args, deadline, ops.length === 1);
-      if (Array.isArray(reply) && reply.length === ops.length) return reply as unknown[];
+      const answers = answersOf(reply, ops.length);
+      if (answers !== undefined) return answers;
       const error = new UnexpectedReplyError(this.name, reply);
       return ops.map(() => error);
     } catch (error) {
       if (ops.length > 1 && isTryAgain(error)) {
-        const parts = await Promise.all(ops.map((op) => this.#slot([op], batchArgs(BATCH_SHA, [op], 0, 1), deadline)));
+        const parts = await Promise.all(ops.map((op) => this.#slot([op], callArgs([op], 0, 1), deadline)));
         return parts.flat();
       }
       const failure = asError(error);
@@ -127,8 +132,9 @@ export abstract class ClusterTransport implements Transport {
         return await this.route(key, args);
       } catch (error) {
         const message = error instanceof Error ? error.message : '';
-        if (message.startsWith('NOSCRIPT') && args[0] === 'EVALSHA') {
-          args = ['EVAL', BATCH_SCRIPT, ...args.slice(2)];
+        const script = args[0] === 'EVALSHA' ? scriptBySha(args[1]) : undefined;
+        if (message.startsWith('NOSCRIPT') && script !== undefined) {
+          args = ['EVAL', script.source, ...args.slice(2)];
           continue;
         }
         if (retry && message.startsWith('TRYAGAIN') && performance.now() + kTryAgainMs < deadline) {

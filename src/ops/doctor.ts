@@ -218,7 +218,7 @@ function perMaster(m: MasterFacts, options: Pick<DoctorOptions, 'nodeTimeoutMs'>
     });
   }
   if (m.scriptCached === false) {
-    add({ severity: 'info', check: 'script', master, message: `${master}: pipelock's script is not cached (no client connected since its last restart or SCRIPT FLUSH)`, consequence: 'none: pipelock loads it on connect and after NOSCRIPT', fix: 'none needed' });
+    add({ severity: 'info', check: 'script', master, message: `${master}: pipelock's scripts are not all cached (no client connected since its last restart or SCRIPT FLUSH)`, consequence: 'none: pipelock loads them on connect and after NOSCRIPT', fix: 'none needed' });
   }
 }
 

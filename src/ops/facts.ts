@@ -1,3 +1,4 @@
+import { SCRIPTS } from '../script-calls.js';
 import { BATCH_SHA } from '../scripts.js';
 import { attempt, parseInfo, type Connection, type OpsClient } from './connect.js';
 
@@ -23,6 +24,7 @@ export interface MasterFacts {
   readonly configError?: string;
   /** Median PING round trip, ms. */
   readonly rttMs?: number;
+  /** Whether every pipelock script is in the master's script cache (SCRIPT EXISTS). */
   readonly scriptCached?: boolean;
   /** The ACL user, and the commands pipelock needs that it may not run (undefined: not checkable). */
   readonly aclUser?: string;
@@ -46,8 +48,8 @@ const kConfig = ['appendonly', 'appendfsync', 'save', 'maxmemory', 'maxmemory-po
 const kPings = 5;
 
 /**
- * The commands pipelock sends (SET NX PX for a lone key, EVALSHA and SCRIPT LOAD for the batch
- * script) and those its script calls, which Redis 7 also checks against the user's ACL.
+ * The commands pipelock sends (SET NX PX for a lone key, EVALSHA and SCRIPT LOAD for its
+ * scripts) and those its scripts call, which Redis 7 also checks against the user's ACL.
  */
 export function neededCommands(key: string): string[][] {
   return [
@@ -70,7 +72,7 @@ export async function gatherFacts(connection: Connection, key: string): Promise<
   const replication = parseInfo(await attempt(client, ['INFO', 'replication']));
   const cluster = parseInfo(await attempt(client, ['INFO', 'cluster']));
   const config = await readConfig(client);
-  const cached = await attempt(client, ['SCRIPT', 'EXISTS', BATCH_SHA]);
+  const cached = await attempt(client, ['SCRIPT', 'EXISTS', ...SCRIPTS.map((script) => script.sha)]);
   const acl = await checkAcl(client, key);
   const role = replication.get('role');
   return {
@@ -88,7 +90,7 @@ export async function gatherFacts(connection: Connection, key: string): Promise<
     replicas: numberOr(replication.get('connected_slaves')),
     ...config,
     rttMs: await roundTrip(client),
-    scriptCached: Array.isArray(cached) ? cached[0] === 1 : undefined,
+    scriptCached: Array.isArray(cached) ? cached.every((one) => one === 1) : undefined,
     ...acl,
   };
 }

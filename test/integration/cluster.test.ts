@@ -221,18 +221,21 @@ test('fencing tokens strictly increase, autoExtend renews and runOnce runs once 
   }
 }));
 
-test('a shard that lost its scripts (SCRIPT FLUSH) gets the call again as EVAL', timed(20000, async ({ clusters }) => {
+test('a shard that lost its scripts (SCRIPT FLUSH) gets the call again as EVAL, of either script', timed(20000, async ({ clusters }) => {
   const cluster = clusters.clusters[2]!;
   const redlock = new Redlock([seeds(cluster.urls)], fast);
   try {
     await redlock.ready();
     const keys = [0, 1, 2].map((shard) => keysOnShard(cluster, shard, 1, 'flushed')[0]!);
-    // Two locks per shard so that each call is a script call, not a lone SET NX.
-    await Promise.all([0, 1, 2].map((shard) => cluster.command(shard, ['SCRIPT', 'FLUSH'])));
-    const locks = await Promise.all(keys.flatMap((key) => [redlock.acquire([key], 5000), redlock.acquire([`{${key}}:2`], 5000)]));
-    assert.is(locks.length, 6);
-    const results = await Promise.all(locks.map((lock) => lock.release()));
-    assert.ok(results.every((result) => result.released));
+    // Two locks per slot so that each call is a script call, not a lone SET NX: single-key locks
+    // make a LEAN_SCRIPT call, two-key locks a BATCH_SCRIPT call.
+    for (const resources of [(key: string, i: number) => [`{${key}}:${i}`], (key: string, i: number) => [`{${key}}:${i}`, `{${key}}:${i}:b`]]) {
+      await Promise.all([0, 1, 2].map((shard) => cluster.command(shard, ['SCRIPT', 'FLUSH'])));
+      const locks = await Promise.all(keys.flatMap((key) => [redlock.acquire(resources(key, 1), 5000), redlock.acquire(resources(key, 2), 5000)]));
+      assert.is(locks.length, 6);
+      const results = await Promise.all(locks.map((lock) => lock.release()));
+      assert.ok(results.every((result) => result.released));
+    }
   } finally {
     await redlock.quit();
   }

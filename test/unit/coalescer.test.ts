@@ -1,11 +1,13 @@
 import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Attempt } from '../../src/attempt.js';
+import { AGAINST, Attempt, FAILED, FOR } from '../../src/attempt.js';
 import type { RedisClient } from '../../src/client.js';
 import { Deadlines } from '../../src/deadlines.js';
 import { Node } from '../../src/node.js';
 import { WON } from '../../src/quorum.js';
+import { UnexpectedReplyError } from '../../src/errors.js';
+import { LEAN_SHA } from '../../src/lean-script.js';
 import { BATCH_SHA, OP_ACQUIRE, OP_EXTEND, OP_RELEASE, type OpCode } from '../../src/scripts.js';
 import type { Transport } from '../../src/transport.js';
 
@@ -36,9 +38,14 @@ class FakeTransport implements Transport {
     return Promise.resolve();
   }
 
-  /** Words of each call so far: 'SET', or the EVALSHA's key count and operation codes. */
+  /** Words of each call so far: 'SET'; LEAN_SCRIPT's 'lean', key count and shape; or BATCH_SCRIPT's key count and operation codes. */
   get calls(): string[] {
-    return this.sent.map(({ args }) => (args[0] === 'SET' ? 'SET' : `${args[2]}:${args.slice(3 + Number(args[2])).filter((a) => /^[A-Z]\d*$/.test(a)).join(',')}`));
+    return this.sent.map(({ args }) => {
+      if (args[0] === 'SET') return 'SET';
+      const n = Number(args[2]);
+      if (args[1] === LEAN_SHA) return `lean ${n}:${args[3 + 2 * n]!}`;
+      return `${n}:${args.slice(3 + n).filter((a) => /^[A-Z]\d*$/.test(a)).join(',')}`;
+    });
   }
 }
 
@@ -50,8 +57,8 @@ function master(chunkSize = 256, coalesce = true): { node: Node; transport: Fake
   return { node, transport };
 }
 
-function op(opcode: OpCode, keys: readonly string[]): Attempt {
-  return new Attempt(opcode, keys, 'tok', '1000', 1, performance.now(), 60_000, false, 1);
+function op(opcode: OpCode, keys: readonly string[], ttlArg = '1000'): Attempt {
+  return new Attempt(opcode, keys, 'tok', ttlArg, 1, performance.now(), 60_000, false, 1);
 }
 
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -75,12 +82,12 @@ test('chunks of at most chunkSize keys; an operation is never split, one larger 
   node.enqueue(op(OP_EXTEND, ['g', 'h', 'i', 'j'])); // larger than a chunk: alone
   node.enqueue(op(OP_RELEASE, ['k']));
   await tick();
-  assert.equal(transport.calls, ['3:E2,E', '3:E,E2', '4:E4', '1:R']);
+  assert.equal(transport.calls, ['3:E2,E', '3:E,E2', '4:E4', 'lean 1:R']);
   transport.sent.length = 0;
   node.enqueue(op(OP_EXTEND, ['g', 'h', 'i', 'j'])); // first in its queue
   node.enqueue(op(OP_RELEASE, ['k']));
   await tick();
-  assert.equal(transport.calls, ['4:E4', '1:R'], 'no empty call before an oversized first operation');
+  assert.equal(transport.calls, ['4:E4', 'lean 1:R'], 'no empty call before an oversized first operation');
 });
 
 test('a lone single-key acquisition is a plain SET NX PX; any company, a second key or another operation makes it a script call', async () => {
@@ -99,7 +106,63 @@ test('a lone single-key acquisition is a plain SET NX PX; any company, a second 
   node.enqueue(op(OP_ACQUIRE, ['e']));
   node.enqueue(op(OP_ACQUIRE, ['f']));
   await tick();
-  assert.equal(transport.calls, ['SET', '2:A2', '1:E', '2:A,A']);
+  assert.equal(transport.calls, ['SET', '2:A2', 'lean 1:E', 'lean 2:A']);
+});
+
+test('single-key acquire, extend and release sharing a ttl go as one LEAN_SCRIPT call in queue order; any other operation, a second key or a second ttl makes it BATCH_SCRIPT', async () => {
+  const { node, transport } = master();
+  node.enqueue(op(OP_RELEASE, ['a']));
+  node.enqueue(op(OP_ACQUIRE, ['b']));
+  node.enqueue(op(OP_EXTEND, ['c']));
+  node.enqueue(op(OP_ACQUIRE, ['d']));
+  await tick();
+  node.enqueue(op(OP_ACQUIRE, ['e']));
+  node.enqueue(op(OP_ACQUIRE, ['f', 'g']));
+  await tick();
+  node.enqueue(op(OP_ACQUIRE, ['h']));
+  node.enqueue(op(OP_EXTEND, ['i'], '2000'));
+  await tick();
+  node.enqueue(op(OP_RELEASE, ['j'], '0'));
+  node.enqueue(op(OP_EXTEND, ['k'], '2000'));
+  await tick();
+  assert.equal(transport.calls, ['lean 4:RAEA', '3:A,A2', '2:A,E', 'lean 2:RE'], "a release's ttl is not one the others must share");
+  assert.equal(transport.sent[0]!.args, ['EVALSHA', LEAN_SHA, '4', 'a', 'b', 'c', 'd', 'tok', 'tok', 'tok', 'tok', 'RAEA', '1000']);
+});
+
+test('chunks choose their script each: a chunk of single-key operations is LEAN_SCRIPT beside a chunk that is not', async () => {
+  const { node, transport } = master(2);
+  node.enqueue(op(OP_ACQUIRE, ['a']));
+  node.enqueue(op(OP_ACQUIRE, ['b']));
+  node.enqueue(op(OP_EXTEND, ['c', 'd']));
+  node.enqueue(op(OP_RELEASE, ['e']));
+  node.enqueue(op(OP_RELEASE, ['f']));
+  await tick();
+  assert.equal(transport.calls, ['lean 2:A', '2:E2', 'lean 2:R']);
+});
+
+test("LEAN_SCRIPT's replies: the integer n votes for with every operation, an array per operation, anything else is an unexpected reply", async () => {
+  const { node, transport } = master();
+  const ops = [op(OP_ACQUIRE, ['a']), op(OP_ACQUIRE, ['b'])];
+  for (const o of ops) node.enqueue(o);
+  await tick();
+  transport.sent[0]!.answer(2);
+  await Promise.all(ops.map((o) => o.done));
+  assert.equal(ops.map((o) => o.votes[0]), [FOR, FOR]);
+
+  const mixed = [op(OP_ACQUIRE, ['c']), op(OP_RELEASE, ['d'])];
+  for (const o of mixed) node.enqueue(o);
+  await tick();
+  transport.sent[1]!.answer([0, 1]);
+  await Promise.all(mixed.map((o) => o.done));
+  assert.equal(mixed.map((o) => o.votes[0]), [AGAINST, FOR]);
+
+  const odd = [op(OP_EXTEND, ['e']), op(OP_EXTEND, ['f'])];
+  for (const o of odd) node.enqueue(o);
+  await tick();
+  transport.sent[2]!.answer(1);
+  await Promise.all(odd.map((o) => o.done));
+  assert.equal(odd.map((o) => o.votes[0]), [FAILED, FAILED], 'an integer that is not the operation count answers nothing');
+  assert.instance(odd[0]!.errors?.[0], UnexpectedReplyError);
 });
 
 test('coalesce: false sends one call per operation, a lone-key acquisition still as SET NX', async () => {
@@ -130,7 +193,7 @@ test('calls in flight: the flush waits for setImmediate and gathers what the mic
   await Promise.resolve();
   assert.is(transport.sent.length, 1, 'not flushed in a microtask while a call is in flight');
   await tick();
-  assert.equal(transport.calls, ['SET', '2:E,E']);
+  assert.equal(transport.calls, ['SET', 'lean 2:E']);
 });
 
 test.run();

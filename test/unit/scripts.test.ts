@@ -5,14 +5,13 @@ import * as assert from 'uvu/assert';
 import {
   BATCH_SCRIPT, BATCH_SHA, batchArgs, OP_ACQUIRE, OP_EXTEND, OP_FENCED_ACQUIRE, OP_INCR, OP_IS_DONE, OP_MARK_DONE, OP_PERMIT, OP_PERMIT_EXTEND, OP_PERMIT_RELEASE, OP_RAISE, OP_READ, OP_READ_EXTEND, OP_READ_RELEASE,
   OP_RELEASE, OP_WRITE,
-  scriptLoadArgs, setNxArgs, undoOf, type OpArgs,
+  setNxArgs, undoOf, type OpArgs,
 } from '../../src/scripts.js';
 
 const test = suite('scripts');
 
 test('SHA is the sha1 of the script body', () => {
   assert.is(BATCH_SHA, createHash('sha1').update(BATCH_SCRIPT).digest('hex'));
-  assert.equal(scriptLoadArgs(), ['SCRIPT', 'LOAD', BATCH_SCRIPT]);
 });
 
 test('SET NX PX for a lone acquisition', () => {
