@@ -27,6 +27,7 @@ import { createToken } from './token.js';
 import { validUntil } from './validity.js';
 import { traceAcquire, traceExtend, traceRelease } from './lifecycle.js';
 import { AdmissionWindow } from './window.js';
+import { QueuedAcquisition } from './queued.js';
 import { Pacer } from './waiting/pacer.js';
 import { Waiters } from './waiting/waiters.js';
 import { Guard } from './waiting/guard.js';
@@ -164,18 +165,50 @@ export class Redlock extends EventEmitter {
     return this.#acquire(how.kind.resources, duration, how.call, how.kind);
   }
 
-  async #acquire(resources: readonly string[], duration: number, call: ResolvedCall, kind?: Kind): Promise<Lock> {
+  /**
+   * Starts an acquisition. One that must wait for its first turn in the window (src/window.ts) waits
+   * there as one object (src/queued.ts) with no frame of its own: a burst of 100,000 queued calls
+   * held 1,190 B each as suspended frames, about 300 so.
+   */
+  #acquire(resources: readonly string[], duration: number, call: ResolvedCall, kind?: Kind): Promise<Lock> {
+    const s = call.settings;
+    const signal = call.signal;
+    if (isAborted(signal)) return Promise.reject(new LockAbortedError(signal?.reason, []));
+    const counters = call.fencing ? counterKeys(resources, this.masters.clustered) : undefined;
+    const keys = keysOf(resources, counters, kind);
+    // A cluster member runs one operation's keys in one script call, so they must share a slot
+    // (a semaphore's or read/write lock's keys do when its name carries a hash tag: '{jobs}').
+    if (this.masters.clustered) {
+      try {
+        checkOneSlot(keys, resources);
+      } catch (error) {
+        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    }
+    const deadline = performance.now() + s.acquireTimeout;
+    // One queued behind callers of this process waiting for the same resources enters the window
+    // after that wait (#attempts).
+    if (Pacer.joins(this.#waiters, kind?.waitKeys ?? resources, s, kind?.waiting)) return this.#attempts(resources, duration, call, kind, keys, counters, deadline, false);
+    if (this.#window.tryEnter(keys.length)) return this.#attempts(resources, duration, call, kind, keys, counters, deadline, true);
+    const queued = new QueuedAcquisition(keys.length, deadline, resources, duration, call, kind, counters, this.#startQueued);
+    const answer = queued.answer();
+    this.#window.queue(queued, signal, noAttempts);
+    return answer;
+  }
+
+  /** A queued acquisition's turn came (src/queued.ts): its keys are in the window. */
+  readonly #startQueued = (q: QueuedAcquisition): Promise<Lock> =>
+    this.#attempts(q.resources, q.duration, q.call, q.kind, keysOf(q.resources, q.counters, q.kind), q.counters, q.deadline, true);
+
+  /** The attempts of one acquisition; `admitted`: the first one's keys are already in the window. */
+  async #attempts(
+    resources: readonly string[], duration: number, call: ResolvedCall, kind: Kind | undefined,
+    keys: readonly string[], counters: readonly string[] | undefined, deadline: number, admitted: boolean,
+  ): Promise<Lock> {
     const s = call.settings;
     const signal = call.signal;
     const attempts: Attempt[] = [];
-    if (isAborted(signal)) throw new LockAbortedError(signal?.reason, []);
     const ttlArg = String(duration);
-    const counters = call.fencing ? counterKeys(resources, this.masters.clustered) : undefined;
-    const keys = kind !== undefined ? kind.keys : counters === undefined ? resources : [...resources, ...counters];
-    // A cluster member runs one operation's keys in one script call, so they must share a slot
-    // (a semaphore's or read/write lock's keys do when its name carries a hash tag: '{jobs}').
-    if (this.masters.clustered) checkOneSlot(keys, resources);
-    const deadline = performance.now() + s.acquireTimeout;
     // Bound, not an arrow: an arrow capturing `this` and `attempts` moves them into a heap context
     // kept for the whole wait, and a dev loader's keepNames (tsx) gives each arrow its own property
     // store: 1,790 → 1,545 B per queued acquisition (bench:overload's 100,000-acquisition burst).
@@ -188,12 +221,22 @@ export class Redlock extends EventEmitter {
       // Queued behind callers of this process waiting for the same resources (src/waiting/pacer.ts).
       if (Pacer.joins(this.#waiters, waitKeys, s, kind?.waiting)) {
         pacer = new Pacer(this.#waiters, waitKeys, s, deadline, kind?.waiting);
-        if (pacer.queued) await pacer.pause(signal, stats);
+        if (pacer.queued) {
+          // Admitted from the window's queue after others of this process began waiting for the
+          // same resources: it waits behind them, and gives its room to someone who can use it.
+          if (admitted) {
+            admitted = false;
+            this.#window.cancel(keys.length);
+          }
+          await pacer.pause(signal, stats);
+        }
       }
       for (;;) {
         // Each attempt waits for its turn in the client (src/window.ts) and fails there, with
         // nothing sent, when its turn would come after `deadline` or its signal aborts first.
-        if (!this.#window.tryEnter(keys.length)) {
+        if (admitted) {
+          admitted = false;
+        } else if (!this.#window.tryEnter(keys.length)) {
           await this.#window.enter(keys.length, deadline, signal, stats);
           this.masters.assertOpen();
         }
@@ -430,3 +473,11 @@ export class Redlock extends EventEmitter {
     if (!(lock instanceof Lock) || lock.redlock !== this) throw new InvalidArgumentError('lock', 'must be a Lock returned by this Redlock', lock);
   }
 }
+
+/** What one acquisition attempt sends: the kind's keys, or the resources and their fencing counters. */
+function keysOf(resources: readonly string[], counters: readonly string[] | undefined, kind: Kind | undefined): readonly string[] {
+  return kind !== undefined ? kind.keys : counters === undefined ? resources : [...resources, ...counters];
+}
+
+/** A first turn's wait has no attempts behind it. */
+const noAttempts = (): ReadonlyArray<Promise<ExecutionStats>> => [];

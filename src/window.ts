@@ -11,16 +11,44 @@ export const kMaxWindowKeys = 4096;
 /** Never below this, so a busy machine still moves a chunk per round trip. */
 export const kMinWindowKeys = 256;
 
-interface Waiter {
-  readonly keys: number;
-  /** performance.now() by when the caller must have its answer (Infinity: no deadline). */
-  readonly deadline: number;
-  readonly resolve: () => void;
-  readonly reject: (error: Error) => void;
-  /** Stops listening to the caller's signal (src/on-abort.ts). */
-  forget: (() => void) | undefined;
-  /** Left the queue (aborted): skipped when its turn comes. */
-  gone: boolean;
+/**
+ * A place in the window's queue: the window reads its `keys` and `deadline` and tells it, once,
+ * that its turn came (`admit`: its keys are in the window, send now) or that it leaves with
+ * nothing sent (`refuse`). A class to extend rather than a record of callbacks: a queued
+ * acquisition is then one object, and a burst of 100,000 of them holds no closure per entry
+ * (src/queued.ts).
+ */
+export abstract class Queued {
+  /** Stops listening to the caller's signal (src/on-abort.ts); the window's. */
+  forget: (() => void) | undefined = undefined;
+  /** Left the queue (aborted): skipped when its turn comes; the window's. */
+  gone = false;
+
+  constructor(
+    readonly keys: number,
+    /** performance.now() by when the caller must have its answer (Infinity: no deadline). */
+    readonly deadline: number,
+  ) {}
+
+  /** Its keys are in the window: send them now. */
+  abstract admit(): void;
+  /** Leaves the queue with nothing sent. */
+  abstract refuse(error: Error): void;
+}
+
+/** A wait inside a running call (a retry's turn): settles a promise. */
+class Turn extends Queued {
+  constructor(keys: number, deadline: number, readonly resolve: () => void, readonly reject: (error: Error) => void) {
+    super(keys, deadline);
+  }
+
+  admit(): void {
+    this.resolve();
+  }
+
+  refuse(error: Error): void {
+    this.reject(error);
+  }
 }
 
 /**
@@ -57,7 +85,7 @@ export class AdmissionWindow {
   /** Slow start's threshold: below it the limit doubles per round trip, above it grows by a call. */
   #threshold = kMaxWindowKeys;
   #inflight = 0;
-  readonly #queue: (Waiter | undefined)[] = [];
+  readonly #queue: (Queued | undefined)[] = [];
   /** Releases waiting for room: admitted before anything in #queue. */
   readonly #first: { readonly keys: number; readonly resolve: () => void; readonly reject: (error: Error) => void }[] = [];
   #head = 0;
@@ -69,6 +97,10 @@ export class AdmissionWindow {
   #cutAt = 0;
   /** The limit held someone back since the window was last empty: only then does it grow. */
   #pressed = false;
+  /** In #pump, which an admitted entry may enter again (by giving its room back at once). */
+  #pumping = false;
+  /** Pumps asked for while #pumping. */
+  #pumpAsked = 0;
 
   get limit(): number {
     return this.#limit;
@@ -123,21 +155,40 @@ export class AdmissionWindow {
    * `attempts` is handed to LockAbortedError (the caller's earlier attempts).
    */
   enter(keys: number, deadline: number, signal: AbortSignal | undefined, attempts: () => ReadonlyArray<Promise<ExecutionStats>>): Promise<void> {
-    const now = performance.now();
-    const wait = this.estimateWait(keys);
-    if (now + wait > deadline) return Promise.reject(new OverloadedError(this.#queuedKeys, wait, Math.max(0, deadline - now)));
     return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = { keys, deadline, resolve, reject, forget: undefined, gone: false };
-      if (signal !== undefined) {
-        waiter.forget = onAbort(signal, () => {
-          waiter.forget = undefined;
-          this.#leaveQueue(waiter);
-          reject(new LockAbortedError(signal.reason, attempts));
-        });
-      }
-      this.#queue.push(waiter);
-      this.#queuedKeys += keys;
+      this.queue(new Turn(keys, deadline, resolve, reject), signal, attempts);
     });
+  }
+
+  /**
+   * `enter` for an entry that is its own answer: admitted later by `waiter.admit()`, or refused by
+   * `waiter.refuse()` on the same terms as `enter` rejects (at once, when its turn would come too late).
+   */
+  queue(waiter: Queued, signal: AbortSignal | undefined, attempts: () => ReadonlyArray<Promise<ExecutionStats>>): void {
+    const now = performance.now();
+    const wait = this.estimateWait(waiter.keys);
+    if (now + wait > waiter.deadline) {
+      waiter.refuse(new OverloadedError(this.#queuedKeys, wait, Math.max(0, waiter.deadline - now)));
+      return;
+    }
+    if (signal !== undefined) {
+      waiter.forget = onAbort(signal, () => {
+        waiter.forget = undefined;
+        this.#leaveQueue(waiter);
+        waiter.refuse(new LockAbortedError(signal.reason, attempts));
+      });
+    }
+    this.#queue.push(waiter);
+    this.#queuedKeys += waiter.keys;
+  }
+
+  /**
+   * An admitted entry that will not be sent now gives its room back (there is no decision time to
+   * learn from) and whoever fits is admitted.
+   */
+  cancel(keys: number): void {
+    this.#inflight -= keys;
+    this.#pump();
   }
 
   /**
@@ -169,6 +220,26 @@ export class AdmissionWindow {
   }
 
   #pump(): void {
+    // An entry admitted here starts its call at once, and that call may give its room back
+    // (cancel), which pumps again: the inner pump only asks this one to go round once more, so a
+    // run of such entries does not nest one stack frame deeper each.
+    if (this.#pumping) {
+      this.#pumpAsked++;
+      return;
+    }
+    this.#pumping = true;
+    try {
+      let asked: number;
+      do {
+        asked = this.#pumpAsked;
+        this.#admit();
+      } while (this.#pumpAsked !== asked);
+    } finally {
+      this.#pumping = false;
+    }
+  }
+
+  #admit(): void {
     const first = this.#first;
     let taken = 0;
     while (taken < first.length && (this.#inflight + first[taken]!.keys <= this.#limit || this.#inflight === 0)) {
@@ -194,12 +265,12 @@ export class AdmissionWindow {
       this.#unlisten(waiter);
       if (now > waiter.deadline) {
         // Its deadline passed while it waited: nothing of it was sent, nothing is left anywhere.
-        waiter.reject(new OverloadedError(this.#queuedKeys, now - waiter.deadline, 0));
+        waiter.refuse(new OverloadedError(this.#queuedKeys, now - waiter.deadline, 0));
         continue;
       }
       this.#inflight += waiter.keys;
       this.#admitted++;
-      waiter.resolve();
+      waiter.admit();
     }
     // Compact once the consumed head dominates, so a long burst does not keep a 100k-slot array.
     if (this.#head === queue.length) {
@@ -211,13 +282,13 @@ export class AdmissionWindow {
     }
   }
 
-  #leaveQueue(waiter: Waiter): void {
+  #leaveQueue(waiter: Queued): void {
     waiter.gone = true;
     this.#queuedKeys -= waiter.keys;
     this.#unlisten(waiter);
   }
 
-  #unlisten(waiter: Waiter): void {
+  #unlisten(waiter: Queued): void {
     waiter.forget?.();
     waiter.forget = undefined;
   }
@@ -230,7 +301,7 @@ export class AdmissionWindow {
       const waiter = queue[i];
       if (waiter === undefined || waiter.gone) continue;
       this.#unlisten(waiter);
-      waiter.reject(error);
+      waiter.refuse(error);
     }
     queue.length = 0;
     this.#head = 0;

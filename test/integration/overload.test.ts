@@ -99,6 +99,36 @@ test('a master paused mid-burst: the others serve the whole burst, and no key is
   }
 }));
 
+test('a queued acquisition whose resource others of its process now wait for gives its room back while it waits behind them', timed(60_000, async ({ masters }) => {
+  const holder = new Redlock(masters.urls);
+  // A 10 s retry slot: a call that kept its room through it would hold the window that long.
+  const redlock = new Redlock(masters.urls, { retryCount: -1, retryDelay: 10_000, retryJitter: 0 });
+  const stop = new AbortController();
+  const settled: Promise<unknown>[] = [];
+  try {
+    await Promise.all([holder.ready(), redlock.ready()]);
+    const held = await holder.acquire(['hot'], 30_000);
+    // The window's first 256 keys, then 3,000 calls on the held key queued behind them (nobody of
+    // this process waits for it yet), then one on a free key.
+    for (let i = 0; i < 256; i++) settled.push(redlock.acquire([`fill:${i}`], 30_000).then((lock) => lock.release()));
+    for (let i = 0; i < 3000; i++) settled.push(redlock.acquire(['hot'], 30_000, { signal: stop.signal }).catch(() => undefined));
+    const t0 = performance.now();
+    const free = await redlock.acquire(['free'], 30_000, { acquireTimeout: 20_000 });
+    const waited = performance.now() - t0;
+    // The first windows of hot calls were sent and refused; every later one, admitted after them,
+    // waits behind them with its room given back, so the free key's turn came within round trips.
+    assert.ok(waited < 4000, `the free key waited ${waited.toFixed(0)} ms for its turn`);
+    await free.release();
+    await held.release();
+  } finally {
+    // Aborted, not left to quit(): a waiter behind others sleeps out its retry slot before it sees the close.
+    stop.abort();
+    await redlock.quit();
+    await holder.quit();
+    await Promise.allSettled(settled);
+  }
+}));
+
 test('a burst of 25,000 releases with a tight budget: every one confirmed (they wait their turn in the window, not in the masters\' queues)', timed(60_000, async ({ masters }) => {
   // 50 ms: sent all at once, the last of 25,000 releases sat in each master's queue well past it.
   const redlock = new Redlock(masters.urls, { retryCount: 3, nodeTimeout: 50 });

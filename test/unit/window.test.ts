@@ -2,7 +2,7 @@ import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LockAbortedError, OverloadedError, RedlockClosedError } from '../../src/index.js';
-import { AdmissionWindow, kInitialWindowKeys, kMaxWindowKeys, kMinWindowKeys } from '../../src/window.js';
+import { AdmissionWindow, kInitialWindowKeys, kMaxWindowKeys, kMinWindowKeys, Queued } from '../../src/window.js';
 
 const test = suite('admission window');
 const none = (): [] => [];
@@ -115,6 +115,37 @@ test('a signal that aborts while waiting leaves the queue with LockAbortedError;
   assert.instance(await late, OverloadedError);
   await next;
   assert.is(w.queued, 0);
+});
+
+/** An entry that gives its room back as soon as it is admitted (a call that finds it must wait elsewhere first). */
+class Declines extends Queued {
+  admitted = false;
+  constructor(readonly window: AdmissionWindow) {
+    super(1, Infinity);
+  }
+
+  admit(): void {
+    this.admitted = true;
+    this.window.cancel(this.keys);
+  }
+
+  refuse(): void {
+    throw new Error('not refused here');
+  }
+}
+
+test('an admitted entry that gives its room back at once: whoever fits is admitted, however long the run of such entries', async () => {
+  const w = new AdmissionWindow();
+  for (let i = 0; i < kInitialWindowKeys; i++) assert.ok(w.tryEnter(1));
+  // Each cancel pumps from inside the pump: nested, 100,000 of them overflowed the stack.
+  const declining = Array.from({ length: 100_000 }, () => new Declines(w));
+  for (const entry of declining) w.queue(entry, undefined, none);
+  const last = w.enter(1, Infinity, undefined, none);
+  w.leave(1, 1, 250);
+  await last;
+  assert.ok(declining.every((entry) => entry.admitted));
+  assert.is(w.queued, 0);
+  assert.is(w.inflight, kInitialWindowKeys);
 });
 
 test.run();
