@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { KINDS, kLoadDefaults, kMinUsingLockMs, OPERATIONS, runsUnderUsing, type LoadOptions } from '../load/options.js';
+import { kOpenInFlight } from '../load/loops.js';
 import { redactUrl } from '../load/servers.js';
 import { UsageError } from './errors.js';
 
@@ -37,7 +38,8 @@ const FLAGS: Readonly<Record<string, Flag>> = {
   rate: {
     arg: 'R',
     help: 'open loop: target cycles/s over all workers, each timed from its intended start (no coordinated omission).\n' +
-      'Default: closed loop',
+      `At most ${kOpenInFlight} (+ rate × hold) in flight per worker: past that, due cycles wait their turn and their wait\n` +
+      'counts in their latency; those due in the window and not completed by its end are reported as late. Default: closed loop',
     apply: (v, o) => (o.rate = num('--rate', v, 1e6)),
   },
   duration: { arg: 'TIME', help: `measured time: 10, 10s, 1500ms, 2m; a bare number is seconds (default ${d.durationMs / 1000}s)`, apply: (v, o) => (o.durationMs = time('--duration', v, 's', 1)) },
@@ -120,7 +122,7 @@ export function parseLoadFlags(args: readonly string[]): LoadOptions | 'help' {
 function checkCombination(o: LoadOptions, given: (name: string) => boolean): void {
   if (given('permits') && o.kind !== 'semaphore') throw new UsageError('--permits', 'needs --kind semaphore');
   if (given('servers') && given('masters')) throw new UsageError('--masters', 'conflicts with --servers: embedded masters are started only when no --servers is given');
-  if (given('rate') && given('concurrency') && o.operation !== 'renew-hold') throw new UsageError('--rate', 'conflicts with --concurrency: an open loop (--rate) keeps as many cycles in flight as its schedule needs');
+  if (given('rate') && given('concurrency') && o.operation !== 'renew-hold') throw new UsageError('--rate', `conflicts with --concurrency: an open loop (--rate) starts cycles on its schedule, at most ${kOpenInFlight} (+ rate × hold) in flight per worker`);
   if (o.rate > 0 && o.operation === 'renew-hold') throw new UsageError('--rate', 'conflicts with --operation renew-hold: its locks are held for the whole run, not started at a rate');
   if (runsUnderUsing(o.operation) && o.lockMs < kMinUsingLockMs) {
     throw new UsageError('--lock-duration', `must be at least ${kMinUsingLockMs}ms with --operation ${o.operation} (using() extends when less than ${kMinUsingLockMs - 101}ms remain)`, `${o.lockMs}ms`);

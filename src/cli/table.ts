@@ -36,6 +36,9 @@ export function formatResult(result: RunResult): string {
   } else {
     lines.push(`throughput    ${result.throughput.toFixed(1)} cycles/s (${result.cycles} cycles)`);
   }
+  if (result.late !== undefined) {
+    lines.push(`late          ${result.late === 0 ? 'none' : `${result.late} cycles due in the window had not completed by its end (behind the schedule: the open loop's backlog)`}`);
+  }
   const errors = Object.entries(result.errors).sort(([, a], [, b]) => b - a);
   lines.push(`errors        ${errors.length === 0 ? 'none' : errors.map(([code, n]) => `${code} ${n}`).join(', ')}`);
   lines.push(...contentionLines(result));

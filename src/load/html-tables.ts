@@ -54,7 +54,8 @@ export function summaryTable(series: readonly Series[]): string {
   const rows: string[][] = [];
   for (const { label, result } of series) {
     const errors = Object.entries(result.errors).sort(([, a], [, b]) => b - a).map(([code, n]) => `${escapeHtml(code)} ${n}`).join('<br>') || 'none';
-    rows.push([`<b>${escapeHtml(label)}</b>`, `${result.throughput.toFixed(1)} cycles/s (${result.cycles} cycles in ${result.measuredSeconds.toFixed(1)} s${result.interrupted ? ', interrupted' : ''})`,
+    const late = result.late === undefined || result.late === 0 ? '' : `; ${result.late} due in it not completed by its end (late)`;
+    rows.push([`<b>${escapeHtml(label)}</b>`, `${result.throughput.toFixed(1)} cycles/s (${result.cycles} cycles in ${result.measuredSeconds.toFixed(1)} s${result.interrupted ? ', interrupted' : ''}${late})`,
       `${result.contendedAcquires} acquires lost ${result.lostAttempts} attempts`, errors]);
   }
   const latency: string[][] = [];

@@ -9,10 +9,11 @@ export interface Window {
   /** renew-hold: every hold counts, as each one spans the whole run. */
   readonly countAll: boolean;
   /**
-   * Open loop: a cycle counts when it was due inside the window, however late it completes, so
-   * the slowest are never the ones left out. Closed loop: when it started and ended inside it.
+   * Open loop: a cycle counts when it completes inside the window, whenever it was due, timed
+   * from when it was due; one due inside the window that has not completed by its end is counted
+   * as late, so the slowest are never silently left out. Closed loop: when it started and ended inside it.
    */
-  readonly byStart: boolean;
+  readonly byEnd: boolean;
 }
 
 export interface Loop {
@@ -31,12 +32,18 @@ export interface Loop {
   readonly cancel: AbortSignal;
 }
 
-/** Most cycles an open loop keeps in flight; past it, due cycles are skipped and counted. */
-const kMaxBacklog = 100_000;
-export const BACKLOG_CODE = 'ERR_LOAD_BACKLOG';
+/**
+ * Cycles an open loop keeps in flight per worker besides those its holds occupy (rate × hold):
+ * one initial admission window's worth (src/window.ts). Past capacity the loop used to start every
+ * due cycle, up to 100,000 in flight per worker, and garbage collection of those cycles' frames
+ * took a third of the workers' CPU; completed cycles/s fell to a half, then a tenth, of what a
+ * closed loop made. With 64, 256 and 1,024 in flight per worker at twice capacity, 256 did
+ * as well as 64 or a little better, and 1,024 ran into timeouts (the workers' loops 95% busy).
+ */
+export const kOpenInFlight = 256;
 
 function counts(window: Window, start: number, end: number): boolean {
-  return window.countAll || (start >= window.from && (window.byStart ? start < window.to : end <= window.to));
+  return window.countAll || ((window.byEnd ? end >= window.from : start >= window.from) && end <= window.to);
 }
 
 /**
@@ -60,15 +67,24 @@ async function one(loop: Loop, start: number, out: Timings, contender: number): 
   try {
     await loop.cycle(loop.context, pick(loop, contender), start, out);
     const end = performance.now();
-    loop.meter.done(out, end - start, counts(loop.window, start, end), contender);
+    loop.meter.done(out, end - start, settled(loop, start, end), contender);
   } catch (error) {
     // What fails once a closed loop's window ended is cut short by the end, not a failure of its
     // own; renew-hold's holds span the whole run, so one that failed or never completed counts.
-    if (!loop.cancel.aborted || loop.window.countAll) loop.meter.failed(error, counts(loop.window, start, performance.now()));
+    const counted = settled(loop, start, performance.now());
+    if (!loop.cancel.aborted || loop.window.countAll) loop.meter.failed(error, counted);
     // A failure can come back without any I/O (every master down, no retries): without a turn
     // of the event loop here, a closed loop would starve the timers that end the run.
     await yieldToLoop();
   }
+}
+
+/** Whether a cycle that ran from `start` to `end` counts; in an open loop, one due in the window that ended after it is late. */
+function settled(loop: Loop, start: number, end: number): boolean {
+  const window = loop.window;
+  if (counts(window, start, end)) return true;
+  if (window.byEnd && start >= window.from && start < window.to) loop.meter.late(1);
+  return false;
 }
 
 /**
@@ -84,29 +100,49 @@ export async function closedLoop(loop: Loop, concurrency: number): Promise<void>
 }
 
 /**
- * Cycles started on a fixed schedule of `rate` per second from `origin`, whatever is in flight;
- * each cycle's latency runs from its intended start, so a stall shows in full (no coordinated omission).
+ * Cycles due on a fixed schedule of `rate` per second from `origin`, each timed from when it was
+ * due. At most kOpenInFlight (+ rate × hold) run at once; a due cycle past that waits its turn in
+ * the generator — only a count, as cycle i is due at origin + i / rate — and starts when a cycle
+ * ends, its latency still counted from when it was due: the wait shows in full, which is what
+ * correcting for coordinated omission means (Gil Tene, "How NOT to Measure Latency"; wrk2 and
+ * HdrHistogram's recordValueWithExpectedInterval correct the same way). So past capacity the
+ * generator offers the library what it can admit and a backlog that grows in the latencies,
+ * instead of a heap of waiting calls; what was due inside the window and never ran is late.
  */
 export async function openLoop(loop: Loop, rate: number, origin: number): Promise<void> {
   const interval = 1000 / rate;
-  const inflight = new Set<Promise<void>>();
-  for (let i = 0; !loop.signal.aborted;) {
+  const window = loop.window;
+  const cap = kOpenInFlight + Math.ceil((rate * loop.context.holdMs) / 1000);
+  let next = 0;
+  let inflight = 0;
+  let drained: (() => void) | undefined;
+  const run = async (due: number): Promise<void> => {
+    await one(loop, due, timings(), -1);
+    inflight--;
+    startDue();
+    if (inflight === 0) drained?.();
+  };
+  const startDue = (): void => {
+    if (loop.signal.aborted) return;
     const now = performance.now();
-    let due = origin + i * interval;
-    while (due <= now) {
-      if (inflight.size >= kMaxBacklog) {
-        if (counts(loop.window, due, due)) loop.meter.count(BACKLOG_CODE);
-      } else {
-        const running: Promise<void> = one(loop, due, timings(), -1).finally(() => inflight.delete(running));
-        inflight.add(running);
-      }
-      due = origin + ++i * interval;
+    for (let due = origin + next * interval; due <= now && inflight < cap; due = origin + next * interval) {
+      next++;
+      inflight++;
+      void run(due);
     }
+  };
+  while (!loop.signal.aborted) {
+    startDue();
+    // Behind schedule, the ends of cycles start the cycles due; this only keeps to the schedule.
     try {
-      await delay(due - performance.now(), undefined, { signal: loop.signal });
+      await delay(Math.max(1, origin + next * interval - performance.now()), undefined, { signal: loop.signal });
     } catch {
       // aborted: the run is over
     }
   }
-  await Promise.all(inflight);
+  // Cycle i is due inside the window for i in [ceil((from − origin) / interval), ceil((to − origin) / interval)).
+  const first = Math.max(next, Math.ceil((window.from - origin) / interval));
+  const end = Math.ceil((window.to - origin) / interval);
+  if (end > first) loop.meter.late(end - first);
+  if (inflight > 0) await new Promise<void>((resolve) => (drained = resolve));
 }

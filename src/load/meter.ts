@@ -11,6 +11,8 @@ export interface MeterShape {
   readonly contenders: number;
   /** Whether a cycle's attempts are known (not under using(), which hides its Lock). */
   readonly attempts: boolean;
+  /** An open loop: it counts the cycles due in the window that did not complete inside it. */
+  readonly open?: boolean;
 }
 
 /** A worker's tallies: the measured window's histograms and counts, and the current second's for the live line. */
@@ -21,6 +23,7 @@ export class Meter {
   readonly #won: number[] | undefined;
   readonly #errors: Record<string, number> = {};
   #cycles = 0;
+  #late: number | undefined;
   #contended = 0;
   #lostAttempts = 0;
   #interval = new Recorder();
@@ -30,6 +33,7 @@ export class Meter {
   constructor(shape: MeterShape) {
     this.#waits = shape.attempts ? { firstAttempt: new Recorder(), retried: new Recorder(), attempts: emptyAttempts() } : undefined;
     this.#won = shape.contenders > 0 ? new Array<number>(shape.contenders).fill(0) : undefined;
+    if (shape.open === true) this.#late = 0;
   }
 
   /** A completed cycle; `counted` when it lies inside the measured window; `contender`: the slot that ran it (closed loop). */
@@ -69,6 +73,11 @@ export class Meter {
     }
   }
 
+  /** Open loop: `n` cycles due inside the window did not complete inside it (never started, or ended after it). */
+  late(n: number): void {
+    if (this.#late !== undefined) this.#late += n;
+  }
+
   /** An error outside any cycle's accounting (an open loop skipping a tick it had no room for). */
   count(code: string): void {
     this.#intervalErrors++;
@@ -98,6 +107,7 @@ export class Meter {
       histograms: Object.fromEntries(OP_NAMES.map((op) => [op, encode(this.#recorders[op].histogram)])) as Record<OpName, string>,
       ...(waits === undefined ? {} : { waits: { firstAttempt: encode(waits.firstAttempt.histogram), retried: encode(waits.retried.histogram), attempts: { ...waits.attempts, buckets: [...waits.attempts.buckets] } } }),
       ...(this.#won === undefined ? {} : { won: [...this.#won] }),
+      ...(this.#late === undefined ? {} : { late: this.#late }),
       ...extra,
     };
   }

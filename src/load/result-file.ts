@@ -50,6 +50,8 @@ export function checkResult(file: string, value: unknown): asserts value is RunR
     field(name, typeof n === 'number' && Number.isFinite(n) && n >= 0);
   }
   field('runs', Number.isInteger(result.runs) && (result.runs as number) >= 1);
+  // Optional (closed loops and older files have none), checked when present.
+  field('late', result.late === undefined || (typeof result.late === 'number' && Number.isInteger(result.late) && result.late >= 0));
   field('interrupted', typeof result.interrupted === 'boolean');
   field('errors', isCounts(result.errors));
   field('hosts', Array.isArray(result.hosts) && result.hosts.length === result.runs &&

@@ -21,6 +21,8 @@ export interface WorkerReport {
   readonly waits?: WaitReport;
   /** Acquisitions won in the measured window by each closed-loop slot; absent with no fixed contenders. */
   readonly won?: readonly number[];
+  /** Open loop: cycles due inside the window that did not complete inside it; absent for closed loops. */
+  readonly late?: number;
   /** process.cpuUsage() over the worker's measured window: the whole process's, as threads share it. */
   readonly cpuUserMs: number;
   readonly cpuSystemMs: number;
@@ -54,7 +56,7 @@ export interface MeasuredWindow {
   readonly to: string;
 }
 
-export interface WorkerSummary extends Omit<WorkerReport, 'histograms' | 'errors' | 'waits' | 'won'> {
+export interface WorkerSummary extends Omit<WorkerReport, 'histograms' | 'errors' | 'waits' | 'won' | 'late'> {
   readonly run: number;
   readonly errors: number;
 }
@@ -79,6 +81,12 @@ export interface RunResult {
   readonly cycles: number;
   /** Completed cycles per second; for merged runs (run side by side on several machines) the sum. */
   readonly throughput: number;
+  /**
+   * Open loop: cycles due inside the window that had not completed by its end — the backlog the
+   * schedule built past what the masters served, never started or still running. Absent for closed
+   * loops and in files written before it was recorded.
+   */
+  readonly late?: number;
   readonly errors: Readonly<Record<string, number>>;
   readonly contendedAcquires: number;
   readonly lostAttempts: number;
@@ -130,6 +138,7 @@ export function buildResult(reports: readonly WorkerReport[], facts: RunFacts): 
     measuredSeconds: facts.measuredSeconds,
     cycles,
     throughput: facts.measuredSeconds > 0 ? cycles / facts.measuredSeconds : 0,
+    ...(reports.some((r) => r.late !== undefined) ? { late: sum(reports, (r) => r.late ?? 0) } : {}),
     errors,
     contendedAcquires: sum(reports, (r) => r.contendedAcquires),
     lostAttempts: sum(reports, (r) => r.lostAttempts),
@@ -139,7 +148,7 @@ export function buildResult(reports: readonly WorkerReport[], facts: RunFacts): 
     clamped: sum(reports, (r) => r.clamped),
     operations,
     timeline: markPartial(facts),
-    workers: reports.map(({ histograms: _, errors: byCode, waits: _w, won: _c, ...rest }) => ({ run: 0, ...rest, errors: countOf(byCode) })),
+    workers: reports.map(({ histograms: _, errors: byCode, waits: _w, won: _c, late: _l, ...rest }) => ({ run: 0, ...rest, errors: countOf(byCode) })),
     cpu: [{ run: 0, ...facts.cpu }],
     ...(facts.window === undefined ? {} : { windows: [{ run: 0, from: new Date(facts.window.from).toISOString(), to: new Date(facts.window.to).toISOString() }] }),
   };
@@ -204,6 +213,7 @@ export function mergeResults(results: readonly RunResult[], given: readonly stri
     measuredSeconds: Math.max(0, ...results.map((r) => r.measuredSeconds)),
     cycles: sum(results, (r) => r.cycles),
     throughput,
+    ...(results.some((r) => r.late !== undefined) ? { late: sum(results, (r) => r.late ?? 0) } : {}),
     errors,
     contendedAcquires: sum(results, (r) => r.contendedAcquires),
     lostAttempts: sum(results, (r) => r.lostAttempts),

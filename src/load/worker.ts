@@ -45,6 +45,7 @@ async function measure(task: WorkerTask, redlock: Redlock, cycle: Cycle): Promis
   const meter = new Meter({
     contenders: task.rate > 0 || task.operation === 'renew-hold' ? 0 : task.concurrency,
     attempts: task.custom !== undefined || task.operation !== 'using',
+    open: task.rate > 0,
   });
   // ending: the window is over, start nothing more; cancel: abort the waits of cycles in flight.
   const ending = new AbortController();
@@ -57,7 +58,7 @@ async function measure(task: WorkerTask, redlock: Redlock, cycle: Cycle): Promis
   const begun = new Promise<number | undefined>((resolve) => {
     go = resolve;
   });
-  const window: Window = { from: Infinity, to: Infinity, countAll: task.operation === 'renew-hold', byStart: task.rate > 0 };
+  const window: Window = { from: Infinity, to: Infinity, countAll: task.operation === 'renew-hold', byEnd: task.rate > 0 };
   port.on('message', (message: ToWorker) => {
     if (message.type === 'start' && !started) {
       started = true;

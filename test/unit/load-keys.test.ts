@@ -5,7 +5,7 @@ import { pick } from '../../src/load/loops.js';
 
 const test = suite('loadtest keys');
 
-const window = (countAll: boolean) => ({ from: 0, to: Infinity, countAll, byStart: false });
+const window = (countAll: boolean) => ({ from: 0, to: Infinity, countAll, byEnd: false });
 
 test('renew-hold: every slot of every worker holds a distinct key while the key space covers them (exactly, here)', () => {
   const seen = new Set<string>();
