@@ -5,6 +5,7 @@ import calculateSlot from 'cluster-key-slot';
 import { setTimeout as delay } from 'node:timers/promises';
 import { clustersSuite, keysOnShard, moveSlot, shardOfKey } from '../helpers/clusters.js';
 import { timed } from '../helpers/timeout.js';
+import { takeTurns } from '../helpers/turns.js';
 import { LockLostError, Redlock, type Lock } from '../../src/index.js';
 import type { LocalCluster } from '../../src/local/clusters.js';
 
@@ -168,18 +169,8 @@ test('a slot migrated mid-wait: the waiter ends within its budget, and once it r
 test('three cluster members: processes take a hot lock in turns through the queue at the gate, in the lock\'s slot', timed(30000, async ({ clusters }) => {
   const members = clusters.clusters.map(seeds);
   const redlocks = Array.from({ length: 3 }, () => new Redlock(members, { retryCount: 100, retryDelay: 10000, retryJitter: 0 }));
-  const counts = [0, 0, 0];
-  let total = 0;
   try {
-    await Promise.all(redlocks.flatMap((redlock, p) => [0, 1].map(async () => {
-      while (total < 60) {
-        const lock = await redlock.acquire(['cturns'], 10000);
-        counts[p]!++;
-        total++;
-        await delay(2);
-        await lock.release();
-      }
-    })));
+    const counts = await takeTurns(redlocks, 'cturns', 60);
     const spread = Math.max(...counts) - Math.min(...counts);
     assert.ok(spread <= 6, `acquisitions per process: ${counts.join(', ')}`);
     // The queue lives beside the lock key, in its slot, on the gate member only.

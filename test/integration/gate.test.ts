@@ -4,6 +4,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { mastersSuite } from '../helpers/masters.js';
 import { closeAll, connectAll, eventually, type Probe } from '../helpers/redis.js';
 import { timed } from '../helpers/timeout.js';
+import { takeTurns } from '../helpers/turns.js';
 import { Redlock, type Lock } from '../../src/index.js';
 import { gateOf, gateOrder } from '../../src/waiting/gate.js';
 
@@ -64,18 +65,8 @@ test('processes take a hot lock in turns, whichever hears the release first', ti
   // Redis pushes an invalidation to the connections in the order they connected, so without the
   // queue at the gate the first Redlock here won nearly every handoff.
   const redlocks = Array.from({ length: 3 }, () => new Redlock(masters.urls, { retryCount: 100, retryDelay: 10000, retryJitter: 0 }));
-  const counts = [0, 0, 0];
-  let total = 0;
   try {
-    await Promise.all(redlocks.flatMap((redlock, p) => [0, 1].map(async () => {
-      while (total < 90) {
-        const lock = await redlock.acquire(['turns'], 10000);
-        counts[p]!++;
-        total++;
-        await delay(2);
-        await lock.release();
-      }
-    })));
+    const counts = await takeTurns(redlocks, 'turns', 90);
     const spread = Math.max(...counts) - Math.min(...counts);
     assert.ok(spread <= 6, `acquisitions per process: ${counts.join(', ')}`);
   } finally {
