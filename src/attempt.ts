@@ -45,13 +45,6 @@ export class Attempt implements OpArgs, Tally {
   target = 0;
   /** The script's extra argument (P: the slot; W: the waiting marker's ttl). */
   extra = '';
-  /**
-   * A gated attempt (src/waiting/gate.ts): sent to this master alone, and to the others only once
-   * it votes for (or cannot answer); refused there, the attempt is lost with nothing else sent.
-   */
-  gate = -1;
-  /** Sends a gated attempt to the masters past its gate. */
-  onGate: ((attempt: Attempt) => void) | undefined;
   #votesFor = 0;
   #votesAgainst = 0;
   /** FAILED or TIMEOUT. */
@@ -146,24 +139,7 @@ export class Attempt implements OpArgs, Tally {
     this.votes[node] = vote;
     this.pending--;
     this.#count(vote);
-    if (node === this.gate) this.#passGate(vote);
     if (this.pending === 0) this.#completed();
-  }
-
-  /**
-   * The gate answered: refused, the other masters are not asked (they count against, as masters a
-   * release skips do); otherwise — for, or failed, when the gate is no arbiter — they are sent it now.
-   */
-  #passGate(vote: Vote): void {
-    const send = this.onGate;
-    const gate = this.gate;
-    this.gate = -1;
-    this.onGate = undefined;
-    if (vote !== AGAINST) {
-      send?.(this);
-      return;
-    }
-    for (let i = 0; i < this.votes.length; i++) if (i !== gate && this.votes[i] === PENDING) this.skip(i);
   }
 
   /** What a master's integer reply means for this operation (see BATCH_SCRIPT). */

@@ -147,16 +147,14 @@ export class MasterSet {
   /**
    * An acquisition sent to master `gate` first and to the others once the gate grants it (see
    * src/waiting/gate.ts): callers woken by the same release are ordered by the one master, in the
-   * order they queued there (`turn`: the caller's id in that queue), instead of splitting the
+   * order they queued in `queue` there (`turn`: the caller's id in it), instead of splitting the
    * quorum between them.
    */
-  executeGated(gate: number, keys: readonly string[], token: string, ttlArg: string, budget: number, turn: string): Attempt {
+  executeGated(gate: number, keys: readonly string[], token: string, ttlArg: string, budget: number, queue: string, turn: string): Attempt {
     this.assertOpen();
     const attempt = this.attempt(OP_ACQUIRE, keys, token, ttlArg, budget, false);
-    attempt.gate = gate;
-    attempt.onGate = this.#pastGate;
     // At the gate it takes its turn in the queue there (src/waiting/turns.ts).
-    this.nodes[gate]!.enqueue(new GateProbe(attempt, this.queueOf(keys[0]!), turnArgs(turn)));
+    this.nodes[gate]!.enqueue(new GateProbe(attempt, queue, turnArgs(turn), this.#pastGate));
     return attempt;
   }
 

@@ -252,7 +252,7 @@ export class Redlock extends EventEmitter {
           ? this.masters.execute(kind.opcode, keys, createToken(), ttlArg, s.nodeTimeout, kind.target, kind.extra)
           : gate === -1
             ? this.masters.execute(counters === undefined ? OP_ACQUIRE : OP_FENCED_ACQUIRE, keys, createToken(), ttlArg, s.nodeTimeout)
-            : this.masters.executeGated(gate, keys, createToken(), ttlArg, s.nodeTimeout, pacer!.turn(this.masters.queueOf(keys[0]!)));
+            : this.#executeGated(gate, keys, ttlArg, s.nodeTimeout, pacer!);
         // What the lock holds if this attempt wins (a semaphore's one slot of its keys); its undo's keys.
         const held = kind === undefined ? resources : kind.resources;
         attempts.push(attempt);
@@ -444,6 +444,12 @@ export class Redlock extends EventEmitter {
     this.#waiters?.close();
     for (const watch of this.#watches) watch?.close();
     await this.masters.close(options?.keepClients === true);
+  }
+
+  /** A woken mutex attempt, sent to its gate first, in its turn in the queue there (src/waiting/gate.ts, turns.ts). */
+  #executeGated(gate: number, keys: readonly string[], ttlArg: string, budget: number, pacer: Pacer): Attempt {
+    const queue = pacer.queue ??= this.masters.queueOf(keys[0]!);
+    return this.masters.executeGated(gate, keys, createToken(), ttlArg, budget, queue, pacer.turn());
   }
 
   /** An admitted attempt was decided: its `keys` leave the window (src/window.ts) now or once its masters answered. */

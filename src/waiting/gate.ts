@@ -24,7 +24,7 @@
  * masters under different addresses pick different gates and fall back to racing, as before.
  */
 
-import { Attempt, PENDING } from '../attempt.js';
+import { AGAINST, Attempt, PENDING } from '../attempt.js';
 import { OP_GATED } from '../scripts.js';
 
 /** The masters' indexes, ordered by name: the same order in every process listing the same masters. */
@@ -50,15 +50,32 @@ export function gateOf(order: readonly number[], key: string): number {
  * validity and undo read as if it had been sent to the gate itself.
  */
 export class GateProbe extends Attempt {
-  constructor(readonly main: Attempt, queue: string, extra: string) {
+  constructor(
+    readonly main: Attempt,
+    queue: string,
+    extra: string,
+    /** Sends `main` to the masters past the gate (those it has not yet voted on). */
+    readonly pass: (main: Attempt) => void,
+  ) {
     super(OP_GATED, [...main.keys, queue], main.token, main.ttlArg, 1, main.start, main.budget, false, main.size);
     this.extra = extra;
   }
 
+  /**
+   * The gate's answer is the attempt's vote there. Refused, the other masters are not asked (they
+   * count against, as masters a release skips do); otherwise — granted, or failed, when the gate
+   * is no arbiter — they are sent the attempt now.
+   */
   override settle(node: number, reply: number | Error): void {
     if (this.votes[node] !== PENDING) return;
     super.settle(node, reply);
-    this.main.settle(node, reply === 1 ? this.main.keys.length : reply);
+    const main = this.main;
+    main.settle(node, reply === 1 ? main.keys.length : reply);
+    if (main.votes[node] !== AGAINST) {
+      this.pass(main);
+      return;
+    }
+    for (let i = 0; i < main.votes.length; i++) if (main.votes[i] === PENDING) main.skip(i);
   }
 
   override sent(now: number): void {

@@ -76,11 +76,18 @@ export class Pacer {
     return this.#woken && this.#ticket !== undefined ? this.#ticket.gate : -1;
   }
 
-  /** This call's id in the queue `queue` at its gate (src/waiting/turns.ts); the same for all its attempts. */
-  turn(queue: string): string {
-    const ticket = this.#ticket!;
-    ticket.queue = queue;
-    return ticket.turn ??= turnId();
+  /** The key of the queue at its gate (src/waiting/turns.ts), once it has taken a turn there. */
+  get queue(): string | undefined {
+    return this.#ticket?.queue;
+  }
+
+  set queue(queue: string | undefined) {
+    this.#ticket!.queue = queue;
+  }
+
+  /** This call's id in the queue at its gate; the same for all its attempts. */
+  turn(): string {
+    return this.#ticket!.turn ??= turnId();
   }
 
   /** A gated attempt was decided: granted at the gate, the call left the queue there; refused, it is in it. */

@@ -256,41 +256,4 @@ test('done resolves even when read after the decision; onDecided is told once', 
   assert.is(told, 1);
 });
 
-test('a gated attempt refused at its gate is lost at once, the other masters never asked', async () => {
-  const a = make();
-  a.gate = 2;
-  let passed = 0;
-  a.onGate = () => { passed++; };
-  a.settle(2, 0);
-  assert.is(a.decision, LOST);
-  assert.is(passed, 0);
-  assert.is(a.pending, 0, 'nothing left to answer: its cleanup sends nothing');
-  assert.equal(a.votes, [AGAINST, AGAINST, AGAINST, AGAINST, AGAINST]);
-  await a.done;
-});
-
-test('a gated attempt granted at its gate goes to the others, which decide it', () => {
-  const a = make();
-  a.gate = 0;
-  const passed: Attempt[] = [];
-  a.onGate = (attempt) => { passed.push(attempt); };
-  a.settle(0, 2);
-  assert.equal(passed, [a]);
-  assert.is(a.gate, -1, 'passed once');
-  a.settle(1, 2);
-  assert.is(a.decision, UNDECIDED);
-  a.settle(3, 2);
-  assert.is(a.decision, WON);
-});
-
-test('a gate that cannot answer is no arbiter: the attempt goes to the others', () => {
-  const a = make();
-  a.gate = 4;
-  let passed = 0;
-  a.onGate = () => { passed++; };
-  a.settle(4, new Error('down'));
-  assert.is(passed, 1);
-  assert.is(a.decision, UNDECIDED);
-});
-
 test.run();
