@@ -169,22 +169,20 @@ export class Waiters {
     }
     const heads = this.#armed.get(key);
     if (heads === undefined) return;
-    let reread: Ticket[] | undefined;
-    for (const ticket of heads) if (ticket.yielded && ticket.sleeping) (reread ??= []).push(ticket);
-    if (reread !== undefined) {
-      for (const ticket of reread) {
-        ticket.yielded = false;
-        this.#read(ticket);
-      }
-    }
-    if (!present) return;
     // A change frees one permit at most: of the callers waiting for a permit, one wakes, the longest
     // armed, instead of all of them racing for it. Each master reports a release, so up to N wake
     // per release; the others keep their schedule. (64 callers on 4 semaphores of 8 permits on this
     // 2-core machine: 2,000–2,950 cycles/s against 1,900–2,500 waking all, within the noise.)
     let woken = false;
     for (const ticket of [...heads]) {
-      if (reread?.includes(ticket) === true) continue;
+      if (ticket.yielded) {
+        if (ticket.sleeping) {
+          ticket.yielded = false;
+          this.#read(ticket);
+        }
+        continue;
+      }
+      if (!present) continue;
       if (ticket.one) {
         if (woken) continue;
         woken = true;
