@@ -82,8 +82,9 @@ test('multi-resource locks wait in turns; a fenced caller beside them (never gat
   let overlaps = 0;
   try {
     await Promise.all(redlocks.flatMap((redlock, p) => (p === 3 ? [0] : [0, 1]).map(async () => {
-      while (total < 60) {
-        // The fourth process's one caller asks for fencing tokens: its attempts go to every master at once.
+      // The fourth process's one caller asks for fencing tokens: its attempts go to every master at
+      // once and race the turns (it took 45 of 66 in one run), so it makes only a few.
+      while (total < 60 && (p !== 3 || counts[3]! < 5)) {
         const lock = await redlock.acquire(['multi:a', 'multi:b'], 10000, p === 3 ? { fencing: true } : undefined);
         if (holders++ !== 0) overlaps++;
         counts[p]!++;
