@@ -5,6 +5,7 @@ import { contended, contentionLines } from './contention-format.js';
 
 const kLockLost = 'ERR_PIPELOCK_LOCK_LOST';
 const kStillAcquiring = 'ERR_LOAD_STILL_ACQUIRING';
+const kUnconfirmedRelease = 'ERR_LOAD_RELEASE_UNCONFIRMED';
 const kColumns = ['count', 'p50', 'p90', 'p99', 'p99.9', 'max'] as const;
 
 /** The final table: a line on what ran, per-operation percentiles (µs), then throughput, errors, contention and CPU. */
@@ -51,16 +52,24 @@ export function formatResult(result: RunResult): string {
   return lines.join('\n');
 }
 
+/** renew-hold: locks held to the end of the run whose release then went unconfirmed (counted as errors, not as cycles). */
+export function releasedUnconfirmed(result: RunResult): number {
+  return result.errors[kUnconfirmedRelease] ?? 0;
+}
+
 /**
  * renew-hold's summary: of the locks asked for (workers × concurrency), how many were held to the
- * end, lost, and still being acquired; every failed attempt to take one shows under errors.
+ * end, lost, and still being acquired; every failed attempt to take one shows under errors. A lock
+ * held to the end whose release then failed counts as held, and its release under errors.
  */
 function describeHolds(result: RunResult): string {
   const f = result.hosts[0]!.flags;
   const wanted = Number(f.workers) * Number(f.concurrency);
   const of = Number.isFinite(wanted) && wanted > 0 ? ` of ${wanted}` : '';
-  const failed = Object.entries(result.errors).reduce((n, [code, k]) => (code === kLockLost || code === kStillAcquiring ? n : n + k), 0);
-  return `held          ${result.cycles}${of} locks until the run ended, kept alive by pipelock; ${result.errors[kLockLost] ?? 0} lost, ` +
+  const unconfirmed = releasedUnconfirmed(result);
+  const failed = Object.entries(result.errors).reduce((n, [code, k]) => (code === kLockLost || code === kStillAcquiring || code === kUnconfirmedRelease ? n : n + k), 0);
+  const releases = unconfirmed > 0 ? `, ${unconfirmed} of them released unconfirmed` : '';
+  return `held          ${result.cycles + unconfirmed}${of} locks until the run ended${releases}, kept alive by pipelock; ${result.errors[kLockLost] ?? 0} lost, ` +
     `${result.errors[kStillAcquiring] ?? 0} still acquiring at the end, ${failed} other failures (see errors)`;
 }
 

@@ -145,4 +145,29 @@ test('renew-hold counts the holds it never got: still acquiring at the end is no
   assert.equal(await withEach(masters.urls, (client) => client.dbSize()), [0, 0, 0]);
 }));
 
+test('renew-hold: a lock held to the end whose release times out counts as held, its release under errors', timed(30_000, async ({ masters }) => {
+  // Every master paused shortly before the run ends and resumed well after: the holds are done,
+  // each release times out (nodeTimeout) on every master, and the leftover keys are removed after.
+  const json = join(dir, 'renew-hold-release.json');
+  const timers: NodeJS.Timeout[] = [];
+  const run = await cli(['loadtest', '--servers', masters.urls.join(','), '--operation', 'renew-hold', '--workers', '1', '--concurrency', '4',
+    '--duration', '1', '--warmup', '0.2', '--json', json], {
+    onStart: () => {
+      timers.push(setTimeout(() => {
+        for (const m of masters.masters) m.pause();
+      }, 800));
+      timers.push(setTimeout(() => {
+        for (const m of masters.masters) m.resume();
+      }, 2_500));
+    },
+  });
+  for (const timer of timers) clearTimeout(timer);
+  for (const m of masters.masters) if (m.paused) m.resume();
+  assert.is(run.code, 0, run.stderr);
+  assert.match(run.stdout, /^held\s+4 of 4 locks until the run ended, 4 of them released unconfirmed, kept alive by pipelock; 0 lost, 0 still acquiring at the end, 0 other failures/m);
+  assert.match(run.stdout, /^errors\s+ERR_LOAD_RELEASE_UNCONFIRMED 4$/m);
+  assert.equal((await readResult(json)).errors, { ERR_LOAD_RELEASE_UNCONFIRMED: 4 });
+  assert.equal(await withEach(masters.urls, (client) => client.dbSize()), [0, 0, 0]);
+}));
+
 test.run();
