@@ -52,6 +52,11 @@ export class Coalescer {
     this.#coalesce = coalesce;
   }
 
+  /** Nothing waits to be sent. */
+  get empty(): boolean {
+    return !this.#scheduled;
+  }
+
   enqueue(op: Attempt): void {
     this.#queue.push(op);
     if (this.#scheduled) return;

@@ -22,6 +22,9 @@ import { IoredisTransport, isIoredisClient } from './transport-ioredis.js';
 import { RedisTransport } from './transport-redis.js';
 import type { WatchSource } from './waiting/watches.js';
 
+/** How often quit() looks whether the masters answered what was sent (a rare, bounded wait). */
+const kDrainPollMs = 2;
+
 /** The settings the masters run with (a ResolvedSettings fits). */
 export interface MasterSettings {
   readonly nodeTimeout: number;
@@ -87,6 +90,11 @@ export class MasterSet {
   }
 
   get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Same as `closed`, as a call: read again after an await, where the compiler would keep a property's earlier value. */
+  isClosed(): boolean {
     return this.#closed;
   }
 
@@ -222,11 +230,28 @@ export class MasterSet {
     if (this.#events.listenerCount('error') > 0) this.#events.emit('error', error);
   }
 
+  /** How long quit() gives the masters to answer what was sent, and the connections to close. */
+  get graceMs(): number {
+    return Math.min(kMaxTimerMs, Math.max(250, 2 * this.#settings.nodeTimeout));
+  }
+
   /** From now on nothing is sent (RedlockClosedError); answers false when already closed. */
   shut(): boolean {
     if (this.#closed) return false;
     this.#closed = true;
     return true;
+  }
+
+  /**
+   * After shut(): resolves once every master is idle (what was sent is answered or timed out, and
+   * the undos that failed attempts queued are answered too), or after `graceMs`. The deadline
+   * timer still runs meanwhile, so a silent master holds this up by at most its budget.
+   */
+  async drain(graceMs: number): Promise<void> {
+    const until = performance.now() + graceMs;
+    while (!this.nodes.every((node) => node.idle) && performance.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, kDrainPollMs));
+    }
   }
 
   /**
@@ -236,7 +261,7 @@ export class MasterSet {
   async close(keepClients: boolean): Promise<void> {
     this.#deadlines.clear();
     const closing: Promise<unknown>[] = [];
-    const graceMs = Math.min(kMaxTimerMs, Math.max(250, 2 * this.#settings.nodeTimeout));
+    const graceMs = this.graceMs;
     for (const node of this.nodes) {
       node.detach();
       closing.push(node.transport.close(graceMs, keepClients && !node.owned));

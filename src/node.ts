@@ -83,6 +83,11 @@ export class Node implements Outlet, ReplayTarget {
     this.#unsubscribeDrops();
   }
 
+  /** Nothing waits to be sent and every call sent was answered, failed or timed out (Redlock.quit drains to this). */
+  get idle(): boolean {
+    return this.#coalescer.empty && !this.#unanswered.waiting;
+  }
+
   enqueue(op: Attempt): void {
     if (this.#unanswered.stalled) op.discount(this.index);
     this.#coalescer.enqueue(op);

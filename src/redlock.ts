@@ -265,8 +265,10 @@ export class Redlock extends EventEmitter {
         // with undos beside the next window of attempts (their releases and retries timed out).
         if (attempt.won) this.#leaveWindow(attempt, keys.length, latency);
         let expired = false;
-        const fence = attempt.won && counters !== undefined ? await raiseFence(this.masters, counters, attempt.value, s.nodeTimeout) : undefined;
-        if (attempt.won && (counters === undefined || fence !== undefined)) {
+        // Won after quit() began: nothing is handed out of a closed Redlock; it is undone below.
+        const won = attempt.won && !this.masters.isClosed();
+        const fence = won && counters !== undefined ? await raiseFence(this.masters, counters, attempt.value, s.nodeTimeout) : undefined;
+        if (won && !this.masters.isClosed() && (counters === undefined || fence !== undefined)) {
           const until = validUntil(attempt.start, duration, s.driftFactor);
           const now = performance.now();
           if (until > now && !isAborted(signal)) {
@@ -290,6 +292,10 @@ export class Redlock extends EventEmitter {
         // master to confirm it (a slow minority would otherwise cost every lost attempt its round
         // trip); an error reaches the caller only once the undo is done.
         const undone = this.masters.cleanup(attempt, held, kind?.ops.release);
+        if (this.masters.isClosed()) {
+          await undone;
+          throw new RedlockClosedError();
+        }
         if (!attempt.won) {
           const n = keys.length;
           void undone.then(() => { this.#leaveWindow(attempt, n, latency); });
@@ -443,6 +449,11 @@ export class Redlock extends EventEmitter {
     this.#window.close(new RedlockClosedError());
     this.#waiters?.close();
     for (const watch of this.#watches) watch?.close();
+    // What was already sent is answered before the connections close: an attempt in flight is
+    // decided by its masters' replies (expired by its budget if one is silent) and then undone
+    // where it wrote, won or not (#attempts), so no key outlives a quit but those of locks the
+    // caller already holds. Closed at once, its replies were dropped and its keys stayed.
+    await this.masters.drain(this.masters.graceMs);
     await this.masters.close(options?.keepClients === true);
   }
 

@@ -26,6 +26,12 @@ export class Unanswered implements Expiring {
     this.#deadlines = deadlines;
   }
 
+  /** Some call sent here still waits for an answer within its budget (one past it was timed out: not waited for). */
+  get waiting(): boolean {
+    for (const batch of this.#open) if (batch.deadline !== Infinity) return true;
+    return false;
+  }
+
   add(batch: Batch): void {
     this.#open.add(batch);
     this.#deadlines.watch(batch.deadline);

@@ -147,6 +147,27 @@ test('a burst of 25,000 releases with a tight budget: every one confirmed (they 
   }
 }));
 
+test('quit() mid-burst: queued and in-flight acquisitions fail with RedlockClosedError, and only the locks handed out stay on the masters', timed(30_000, async ({ masters }) => {
+  const redlock = new Redlock(masters.urls, { retryCount: 0 });
+  await redlock.ready();
+  const won: Lock[] = [];
+  const failed = new Map<string, number>();
+  const burst = Array.from({ length: 50_000 }, (_, i) => redlock.acquire([`quit-burst:${i}`], 30_000).then((lock) => {
+    won.push(lock);
+  }, (error: unknown) => {
+    const code = (error as { code?: string }).code ?? String(error);
+    failed.set(code, (failed.get(code) ?? 0) + 1);
+  }));
+  // Some windows answered, one in flight, the rest queued in the client.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  await redlock.quit();
+  await Promise.all(burst);
+  assert.equal([...failed.keys()], ['ERR_PIPELOCK_CLOSED'], JSON.stringify(Object.fromEntries(failed)));
+  assert.is(won.length + failed.get('ERR_PIPELOCK_CLOSED')!, 50_000);
+  // Closed at once, the window in flight lost its replies: its attempts failed and their keys stayed.
+  assert.equal(await keysOnMasters(masters.urls), masters.urls.map(() => won.length));
+}));
+
 test('25,000 waits on one AbortSignal add one listener to it, and its abort ends every one', timed(60_000, async ({ masters }) => {
   const redlock = new Redlock(masters.urls, { retryCount: -1, retryDelay: 1000 });
   const other = new Redlock(masters.urls);
