@@ -130,7 +130,7 @@ export class Attempt implements OpArgs, Tally {
     this.#undiscount(node);
     let vote: Vote;
     if (typeof reply === 'number') {
-      vote = this.#judge(reply);
+      vote = this.judge(reply);
       if (reply !== 0 && vote === AGAINST) (this.counts ??= [])[node] = reply;
     } else {
       (this.errors ??= [])[node] = reply;
@@ -143,7 +143,7 @@ export class Attempt implements OpArgs, Tally {
   }
 
   /** What a master's integer reply means for this operation (see BATCH_SCRIPT). */
-  #judge(reply: number): Vote {
+  protected judge(reply: number): Vote {
     switch (this.opcode) {
       case OP_FENCED_ACQUIRE:
       case OP_INCR:
@@ -168,6 +168,18 @@ export class Attempt implements OpArgs, Tally {
       default:
         return reply === this.keys.length ? FOR : AGAINST;
     }
+  }
+
+  /** Master `node`'s answer taken from `earlier`, a try of the same operation (MasterSet.retry). */
+  carry(node: number, earlier: Attempt): void {
+    const vote = earlier.votes[node]!;
+    if (this.votes[node] !== PENDING || vote === PENDING) return;
+    const count = earlier.counts?.[node];
+    if (count !== undefined) (this.counts ??= [])[node] = count;
+    this.votes[node] = vote;
+    this.pending--;
+    this.#count(vote);
+    if (this.pending === 0) this.#completed();
   }
 
   /** Marks a master that will not be asked (release skips masters that never took the lock). */

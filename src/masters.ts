@@ -1,7 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import type { RedisClientOptions } from '@redis/client';
 import { kMaxTimerMs } from './alarm.js';
-import { Attempt, PENDING } from './attempt.js';
+import { AGAINST, Attempt, FOR, PENDING, type Vote } from './attempt.js';
 import type { MasterClient } from './redis-client.js';
 import type { MemberEntry } from './client.js';
 import { isClusterSeeds, isRedisCluster } from './cluster/detect.js';
@@ -24,6 +24,17 @@ import type { WatchSource } from './waiting/watches.js';
 
 /** How often quit() looks whether the masters answered what was sent (a rare, bounded wait). */
 const kDrainPollMs = 2;
+
+/**
+ * A release tried again on masters whose first answer never came (MasterSet.retry): any answer now
+ * counts as released, since "not ours" cannot be told apart from "deleted by the try that timed
+ * out" — a paused master runs what it was sent once it resumes.
+ */
+class Retry extends Attempt {
+  protected override judge(): Vote {
+    return FOR;
+  }
+}
 
 /** The settings the masters run with (a ResolvedSettings fits). */
 export interface MasterSettings {
@@ -184,6 +195,25 @@ export class MasterSet {
   dispatch(attempt: Attempt): void {
     const nodes = this.nodes;
     for (let i = 0; i < nodes.length; i++) nodes[i]!.enqueue(attempt);
+  }
+
+  /**
+   * `previous` again, asked only of the masters that did not answer it (timed out or failed): the
+   * others' answers are carried over as they were, so the new attempt's tally is the whole
+   * picture. For operations that are safe to repeat (an owner-checked release).
+   */
+  retry(previous: Attempt, resources: readonly string[], budget: number): Attempt {
+    this.assertOpen();
+    const nodes = this.nodes;
+    const again = new Retry(previous.opcode, previous.keys, previous.token, previous.ttlArg, this.quorum, performance.now(), budget, false, nodes.length);
+    const asked: Node[] = [];
+    for (let i = 0; i < nodes.length; i++) {
+      const vote = previous.votes[i];
+      if (vote === FOR || vote === AGAINST) again.carry(i, previous);
+      else asked.push(nodes[i]!);
+    }
+    for (const node of asked) node.enqueue(again);
+    return again;
   }
 
   /** Owner-checked delete (`release`: the kind's release) of a failed attempt's keys on every master that may have set them. */

@@ -332,24 +332,39 @@ export class Redlock extends EventEmitter {
     // one already queued reaches each master before this release (same connection, in order), as an
     // owner-checked PEXPIRE that cannot bring a deleted key back.
     stopRenewing(lock);
+    // Past this its keys are gone anyway: no retry of the release is worth making.
+    const expires = lock.expiration;
     lock.expiration = 0;
-    // A burst of releases (a batch job ending) waits for room in the window, ahead of any queued
-    // acquisition: sent all at once, the last ones queued on the masters past their budget and failed.
-    const n = lock.resources.length;
-    if (!this.#window.tryEnterFirst(n)) {
-      await this.#window.enterFirst(n);
+    const tries: Attempt[] = [];
+    for (;;) {
+      // A burst of releases (a batch job ending) waits for room in the window, ahead of any queued
+      // acquisition: sent all at once, the last ones queued on the masters past their budget and failed.
+      const n = lock.resources.length;
+      if (!this.#window.tryEnterFirst(n)) {
+        await this.#window.enterFirst(n);
+        this.masters.assertOpen();
+      }
+      const previous = tries.at(-1);
+      const attempt = previous === undefined
+        ? this.masters.execute(lock.ops.release, lock.resources, lock.value, '0', s.nodeTimeout)
+        : this.masters.retry(previous, lock.resources, s.nodeTimeout);
+      tries.push(attempt);
+      await attempt.done;
+      this.#leaveWindow(attempt, n, performance.now() - attempt.start);
+      if (answeredByQuorum(attempt)) return new ReleaseResult(this.masters, attempt, tries);
+      // The lock's state is only known where a master answered; without a quorum of answers we
+      // cannot say it is gone. As node-redlock v5 does, the release is tried again on the retry
+      // schedule — asking only the masters that did not answer (an owner-checked delete is safe to
+      // repeat) — while its keys may still be there: a release lost to a stall of the machine
+      // otherwise held the resource for its whole TTL.
+      const wait = retryWait(s.retryDelay, s.retryJitter);
+      if (!mayRetry(tries.length, s.retryCount) || Date.now() + wait >= expires || this.masters.isClosed()) {
+        const nodes = this.masters.outcomes(attempt);
+        throw new QuorumUnreachableError(`could not confirm the release of ${describeResources(lock.resources)} on a quorum after ${tries.length} attempt(s): ${describeOutcomes(nodes)}`, this.masters.stats(tries), nodes);
+      }
+      await sleep(wait, undefined, noAttempts);
       this.masters.assertOpen();
     }
-    const attempt = this.masters.execute(lock.ops.release, lock.resources, lock.value, '0', s.nodeTimeout);
-    await attempt.done;
-    this.#leaveWindow(attempt, n, performance.now() - attempt.start);
-    // The lock's state is only known where a master answered; without a quorum of answers
-    // we cannot say it is gone (its keys will still expire).
-    if (!answeredByQuorum(attempt)) {
-      const nodes = this.masters.outcomes(attempt);
-      throw new QuorumUnreachableError(`could not confirm the release of ${describeResources(lock.resources)} on a quorum: ${describeOutcomes(nodes)}`, this.masters.stats([attempt]), nodes);
-    }
-    return new ReleaseResult(this.masters, attempt);
   }
 
   extend(lock: Lock, duration: number, settings?: CallSettings): Promise<Lock> {

@@ -7,13 +7,16 @@ export class ReleaseResult {
   /** True when a quorum said the lock was no longer held: it had expired or been lost before release. */
   readonly expired: boolean;
   readonly #masters: MasterSet;
+  /** The last try: the others' answers are carried into it (MasterSet.retry). */
   readonly #attempt: Attempt;
+  readonly #tries: readonly Attempt[];
 
   /** @internal */
-  constructor(masters: MasterSet, attempt: Attempt) {
+  constructor(masters: MasterSet, attempt: Attempt, tries: readonly Attempt[] = [attempt]) {
     this.expired = !attempt.won;
     this.#masters = masters;
     this.#attempt = attempt;
+    this.#tries = tries;
   }
 
   /**
@@ -36,8 +39,8 @@ export class ReleaseResult {
     return this;
   }
 
-  /** node-redlock's per-attempt stats (one attempt: release is not retried; its keys expire anyway). */
+  /** node-redlock's per-attempt stats: one per try (a release is tried again only when no quorum answered). */
   get attempts(): ReadonlyArray<Promise<ExecutionStats>> {
-    return this.#masters.stats([this.#attempt]);
+    return this.#masters.stats(this.#tries);
   }
 }

@@ -138,9 +138,10 @@ test('a burst of 25,000 releases with a tight budget: every one confirmed (they 
     for (let i = 0; i < 25_000; i += 2_500) locks.push(...await Promise.all(Array.from({ length: 2_500 }, (_, j) => redlock.acquire([`release-burst:${i + j}`], 30_000))));
     const results = await Promise.allSettled(locks.map((lock) => lock.release()));
     const failed = results.filter((r) => r.status === 'rejected');
-    // Sent all at once, 20,392 of the 25,000 failed here; through the window, none in most runs and
-    // a handful at most when this 2-core machine stalls a master past 50 ms.
-    assert.ok(failed.length <= 250, `${failed.length} releases failed, the first: ${String((failed[0])?.reason)}`);
+    // Sent all at once, 20,392 of the 25,000 failed here; through the window, none in most runs,
+    // and up to 250 when this 2-core machine stalled a master past 50 ms, until a release no quorum
+    // answered was tried again (retryCount 3): a stall now has to outlast four tries.
+    assert.is(failed.length, 0, `${failed.length} releases failed, the first: ${String((failed[0])?.reason)}`);
     assert.equal(await keysOnMasters(masters.urls), masters.urls.map(() => 0));
   } finally {
     await redlock.quit();

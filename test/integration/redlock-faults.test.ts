@@ -96,6 +96,29 @@ function faults(kind: 'urls' | 'ioredis'): void {
     });
   }));
 
+  test('a release no quorum answered is tried again, on the masters that did not answer; with retryCount 0 it fails at once', timed(10000, async ({ masters }) => {
+    await withRedlock(masters.urls, { retryCount: 3, retryDelay: 200, retryJitter: 0, nodeTimeout: 100 }, async (redlock) => {
+      const lock = await redlock.acquire(['release-retry'], 10_000);
+      for (const i of [0, 2, 4]) masters.masters[i]!.pause();
+      setTimeout(() => {
+        for (const i of [0, 2, 4]) masters.masters[i]!.resume();
+      }, 150);
+      // Tried at 0 (two answer, three time out at 100 ms), again at ~300 ms on the three only.
+      const result = await (await lock.release()).complete();
+      assert.is(result.attempts.length, 2);
+      assert.is(result.expired, false);
+      assert.is(result.released, 5);
+      assert.equal(await valuesOf(probes, 'release-retry'), [null, null, null, null, null]);
+
+      const once = await redlock.acquire(['release-once'], 10_000);
+      for (const i of [0, 2, 4]) masters.masters[i]!.pause();
+      const error = await rejection(redlock.release(once, { retryCount: 0 }), QuorumUnreachableError);
+      for (const i of [0, 2, 4]) masters.masters[i]!.resume();
+      assert.match(error.message, /after 1 attempt\(s\)/);
+      assert.is(error.attempts.length, 1);
+    });
+  }));
+
   test('SCRIPT FLUSH while running: operations recover (one reload per master) and succeed', timed(10000, async ({ masters }) => {
     await withRedlock(masters.urls, { retryCount: 3, retryDelay: 10 }, async (redlock) => {
       let loads = 0;
