@@ -45,6 +45,8 @@ export class Lock {
   held: Renewing | undefined;
   /** @internal How this kind of lock is extended and released (a read lock's differ). */
   ops: LockOps = MUTEX_OPS;
+  /** @internal performance.now() when the chain of local handovers that led to it began (src/waiting/handover.ts); 0: taken from the masters. */
+  chain = 0;
   readonly #masters: MasterSet;
   #validUntil: number;
   #extensions: number;

@@ -13,9 +13,9 @@ import {
   type CallSettings, type ResolvedCall, type ResolvedSettings, type Settings,
 } from './options.js';
 import { describeOutcomes, describeResources } from './outcomes.js';
-import { answeredByQuorum, lostOnQuorum, quorumUnreachable } from './quorum.js';
+import { lostOnQuorum, quorumUnreachable } from './quorum.js';
 import { ReleaseResult } from './release-result.js';
-import { Renewals, stopRenewing, type Held } from './renewal.js';
+import { Renewals, type Held } from './renewal.js';
 import { isAborted, mayRetry, retryWait, sleep } from './retry.js';
 import { OP_ACQUIRE, OP_FENCED_ACQUIRE } from './scripts.js';
 import type { Kind } from './kinds/kind.js';
@@ -24,6 +24,7 @@ import { ReadWriteLock } from './kinds/rwlock.js';
 import { counterKeys, raiseFence } from './fencing.js';
 import { checkOneSlot } from './cluster/slots.js';
 import { createToken } from './token.js';
+import { Releases } from './release.js';
 import { validUntil } from './validity.js';
 import { traceAcquire, traceExtend, traceRelease } from './lifecycle.js';
 import { AdmissionWindow } from './window.js';
@@ -56,6 +57,7 @@ export class Redlock extends EventEmitter {
   readonly #window = new AdmissionWindow();
   /** Refused acquisitions waiting for a release (src/waiting/); undefined with `wakeups: false` or no @redis/client master or cluster. */
   readonly #waiters: Waiters | undefined;
+  readonly #releases: Releases;
   /** Watches held locks' keys (setting `watchHeld`); undefined with no @redis/client master or cluster. */
   readonly #guard: Guard<Held> | undefined;
   /** The watch of each @redis/client master or cluster (a connection per shard), opened on first use; shared by waiters and guard. */
@@ -74,6 +76,7 @@ export class Redlock extends EventEmitter {
     const watchable = sources.some((source) => source !== undefined);
     this.#watches = sources.map((source, index) => source === undefined ? undefined : memberWatch(index, source, this.#changed, this.#watchReady, this.#watchLost));
     this.#waiters = this.settings.wakeups && watchable ? new Waiters(this.#watches, this.masters.quorum, this.masters.nodes.map((node) => node.name)) : undefined;
+    this.#releases = new Releases(this.masters, this.#window, this.#waiters);
     // watchHeld may be set per call, so the guard exists whenever a master can be watched; it opens nothing until used.
     this.#guard = watchable ? new Guard<Held>(this.#watches, this.masters.quorum, (held, lostOn) => { this.#renewals.lostOnWatch(held, lostOn); }) : undefined;
     this.#renewals = new Renewals(this.masters, this.settings.renewalWindow, this.#guard);
@@ -221,6 +224,7 @@ export class Redlock extends EventEmitter {
       // Queued behind callers of this process waiting for the same resources (src/waiting/pacer.ts).
       if (Pacer.joins(this.#waiters, waitKeys, s, kind?.waiting)) {
         pacer = new Pacer(this.#waiters, waitKeys, s, deadline, kind?.waiting);
+        if (kind === undefined && counters === undefined) pacer.terms = { ttlArg, budget: s.nodeTimeout };
         if (pacer.queued) {
           // Admitted from the window's queue after others of this process began waiting for the
           // same resources: it waits behind them, and gives its room to someone who can use it.
@@ -232,9 +236,14 @@ export class Redlock extends EventEmitter {
         }
       }
       for (;;) {
+        // A holder of this process handed its lock to this call while it slept (src/waiting/
+        // handover.ts): that handover was admitted and sent as the holder's release.
+        const handed = pacer?.handed();
         // Each attempt waits for its turn in the client (src/window.ts) and fails there, with
         // nothing sent, when its turn would come after `deadline` or its signal aborts first.
-        if (admitted) {
+        if (handed !== undefined) {
+          // Nothing to send.
+        } else if (admitted) {
           admitted = false;
         } else if (!this.#window.tryEnter(keys.length)) {
           await this.#window.enter(keys.length, deadline, signal, stats);
@@ -247,12 +256,12 @@ export class Redlock extends EventEmitter {
         // moment the first master could have set a key, and no master can set a key it has not yet
         // been sent; the clock is read before the write, so validity is, if anything, underestimated.
         // A mutex's attempt that a release brought forward takes its turn at the gate (src/waiting/gate.ts).
-        const gate = kind === undefined && counters === undefined && pacer !== undefined ? pacer.gate : -1;
-        const attempt = kind !== undefined
+        const gate = handed === undefined && kind === undefined && counters === undefined && pacer !== undefined ? pacer.gate : -1;
+        const attempt = handed ?? (kind !== undefined
           ? this.masters.execute(kind.opcode, keys, createToken(), ttlArg, s.nodeTimeout, kind.target, kind.extra)
           : gate === -1
             ? this.masters.execute(counters === undefined ? OP_ACQUIRE : OP_FENCED_ACQUIRE, keys, createToken(), ttlArg, s.nodeTimeout)
-            : this.#executeGated(gate, keys, ttlArg, s.nodeTimeout, pacer!);
+            : this.#executeGated(gate, keys, ttlArg, s.nodeTimeout, pacer!));
         // What the lock holds if this attempt wins (a semaphore's one slot of its keys); its undo's keys.
         const held = kind === undefined ? resources : kind.resources;
         attempts.push(attempt);
@@ -263,7 +272,7 @@ export class Redlock extends EventEmitter {
         // A won attempt's room frees now; a lost one's once its undo is answered (below): the undo
         // is work the window admitted, and sent outside it, a burst of refusals flooded the masters
         // with undos beside the next window of attempts (their releases and retries timed out).
-        if (attempt.won) this.#leaveWindow(attempt, keys.length, latency);
+        if (attempt.won && handed === undefined) this.#window.decided(attempt, keys.length, latency);
         let expired = false;
         // Won after quit() began: nothing is handed out of a closed Redlock; it is undone below.
         const won = attempt.won && !this.masters.isClosed();
@@ -274,6 +283,7 @@ export class Redlock extends EventEmitter {
           if (until > now && !isAborted(signal)) {
             const lock = new Lock(this, this.masters, held, attempt.token, attempts, until, 0, now, fence);
             if (kind !== undefined) lock.ops = kind.ops;
+            else if (handed !== undefined) lock.chain = pacer!.chain;
             if (call.autoExtend) this.#renewals.hold(lock, duration, s, call.onLockLost);
             return lock;
           }
@@ -282,6 +292,7 @@ export class Redlock extends EventEmitter {
         this.masters.reportRefusals(attempt);
         if (pacer === undefined) {
           pacer = new Pacer(this.#waiters, waitKeys, s, deadline, kind?.waiting, false);
+          if (kind === undefined && counters === undefined) pacer.terms = { ttlArg, budget: s.nodeTimeout };
           pacer.attempted(attempt.token);
         }
         // Split: some master granted it — or may have: decided early while a stalled master's vote
@@ -298,7 +309,7 @@ export class Redlock extends EventEmitter {
         }
         if (!attempt.won) {
           const n = keys.length;
-          void undone.then(() => { this.#leaveWindow(attempt, n, latency); });
+          void undone.then(() => { this.#window.decided(attempt, n, latency); });
         }
         // A semaphore refused for its slot while a quorum offered another tries that one at once.
         if (kind?.refused(attempt) === true && !isAborted(signal) && performance.now() < deadline) continue;
@@ -324,46 +335,14 @@ export class Redlock extends EventEmitter {
     return traceRelease(this, this.#release, lock, settings);
   }
 
-  async #release(lock: Lock, settings?: CallSettings): Promise<ReleaseResult> {
-    this.masters.assertOpen();
-    this.#checkLock(lock);
-    const s = resolveCall(this.settings, this.#plain, settings).settings;
-    // Out of the scheduler before any I/O: a renewal decided from now on cannot touch the lock, and
-    // one already queued reaches each master before this release (same connection, in order), as an
-    // owner-checked PEXPIRE that cannot bring a deleted key back.
-    stopRenewing(lock);
-    // Past this its keys are gone anyway: no retry of the release is worth making.
-    const expires = lock.expiration;
-    lock.expiration = 0;
-    const tries: Attempt[] = [];
-    for (;;) {
-      // A burst of releases (a batch job ending) waits for room in the window, ahead of any queued
-      // acquisition: sent all at once, the last ones queued on the masters past their budget and failed.
-      const n = lock.resources.length;
-      if (!this.#window.tryEnterFirst(n)) {
-        await this.#window.enterFirst(n);
-        this.masters.assertOpen();
-      }
-      const previous = tries.at(-1);
-      const attempt = previous === undefined
-        ? this.masters.execute(lock.ops.release, lock.resources, lock.value, '0', s.nodeTimeout)
-        : this.masters.retry(previous, lock.resources, s.nodeTimeout);
-      tries.push(attempt);
-      await attempt.done;
-      this.#leaveWindow(attempt, n, performance.now() - attempt.start);
-      if (answeredByQuorum(attempt)) return new ReleaseResult(this.masters, attempt, tries);
-      // The lock's state is only known where a master answered; without a quorum of answers we
-      // cannot say it is gone. As node-redlock v5 does, the release is tried again on the retry
-      // schedule — asking only the masters that did not answer (an owner-checked delete is safe to
-      // repeat) — while its keys may still be there: a release lost to a stall of the machine
-      // otherwise held the resource for its whole TTL.
-      const wait = retryWait(s.retryDelay, s.retryJitter);
-      if (!mayRetry(tries.length, s.retryCount) || Date.now() + wait >= expires || this.masters.isClosed()) {
-        const nodes = this.masters.outcomes(attempt);
-        throw new QuorumUnreachableError(`could not confirm the release of ${describeResources(lock.resources)} on a quorum after ${tries.length} attempt(s): ${describeOutcomes(nodes)}`, this.masters.stats(tries), nodes);
-      }
-      await sleep(wait, undefined, noAttempts);
+  /** Not async, so a release makes one promise (src/release.ts's); what it checks here rejects, as an async method's would. */
+  #release(lock: Lock, settings?: CallSettings): Promise<ReleaseResult> {
+    try {
       this.masters.assertOpen();
+      this.#checkLock(lock);
+      return this.#releases.release(lock, resolveCall(this.settings, this.#plain, settings).settings);
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
   }
 
@@ -478,20 +457,6 @@ export class Redlock extends EventEmitter {
     return this.masters.executeGated(gate, keys, createToken(), ttlArg, budget, queue, pacer.turn());
   }
 
-  /** An admitted attempt was decided: its `keys` leave the window (src/window.ts) now or once its masters answered. */
-  #leaveWindow(attempt: Attempt, keys: number, latency: number): void {
-    if (attempt.pending === 0 || answeredByQuorum(attempt)) {
-      this.#window.leave(keys, latency, attempt.budget);
-      return;
-    }
-    // Decided without a quorum of answers (masters timed out, or stalled and discounted): its
-    // commands are still out on the masters. Its room is kept until they answer or its budget
-    // ends, and it counts as a full budget: otherwise attempts lost at once to stalled masters
-    // freed their room at once, and the whole queue went out in one storm.
-    void attempt.whenComplete().then(() => {
-      this.#window.leave(keys, attempt.budget, attempt.budget);
-    });
-  }
 
   #quorumError(message: string, attempt: Attempt, stats: () => ReadonlyArray<Promise<ExecutionStats>>): ExecutionError {
     const nodes = this.masters.outcomes(attempt);

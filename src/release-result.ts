@@ -9,10 +9,11 @@ export class ReleaseResult {
   readonly #masters: MasterSet;
   /** The last try: the others' answers are carried into it (MasterSet.retry). */
   readonly #attempt: Attempt;
-  readonly #tries: readonly Attempt[];
+  /** Every try, when there was more than one. */
+  readonly #tries: readonly Attempt[] | undefined;
 
   /** @internal */
-  constructor(masters: MasterSet, attempt: Attempt, tries: readonly Attempt[] = [attempt]) {
+  constructor(masters: MasterSet, attempt: Attempt, tries?: readonly Attempt[]) {
     this.expired = !attempt.won;
     this.#masters = masters;
     this.#attempt = attempt;
@@ -41,6 +42,6 @@ export class ReleaseResult {
 
   /** node-redlock's per-attempt stats: one per try (a release is tried again only when no quorum answered). */
   get attempts(): ReadonlyArray<Promise<ExecutionStats>> {
-    return this.#masters.stats(this.#tries);
+    return this.#masters.stats(this.#tries ?? [this.#attempt]);
   }
 }

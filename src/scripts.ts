@@ -30,7 +30,9 @@ export const OP_READ_RELEASE = 'u';
 export const OP_WRITE = 'W';
 /** Acquire at the gate, in turn: keys are the lock keys, then the gate's queue (src/waiting/turns.ts); `extra` is "grace id". */
 export const OP_GATED = 'G';
-export type OpCode = typeof OP_GATED | typeof OP_ACQUIRE | typeof OP_EXTEND | typeof OP_RELEASE | typeof OP_FENCED_ACQUIRE | typeof OP_RAISE | typeof OP_INCR | typeof OP_MARK_DONE | typeof OP_IS_DONE
+/** Owner-checked: the keys pass from the token in `extra` to the op's token, with a new TTL (a local waiter takes the lock over, src/waiting/handover.ts). */
+export const OP_HANDOVER = 'H';
+export type OpCode = typeof OP_GATED | typeof OP_HANDOVER | typeof OP_ACQUIRE | typeof OP_EXTEND | typeof OP_RELEASE | typeof OP_FENCED_ACQUIRE | typeof OP_RAISE | typeof OP_INCR | typeof OP_MARK_DONE | typeof OP_IS_DONE
   | typeof OP_PERMIT | typeof OP_PERMIT_EXTEND | typeof OP_PERMIT_RELEASE | typeof OP_READ | typeof OP_READ_EXTEND | typeof OP_READ_RELEASE | typeof OP_WRITE;
 
 /**
@@ -44,7 +46,7 @@ export const DONE_MARKER = 'pipelock:done';
  * One script for every per-key operation, so the operations of many locks issued in one tick
  * travel to a master as one EVALSHA and run there back to back. KEYS holds each operation's keys in
  * order; ARGV holds per operation its code (followed by its key count when that is not 1, e.g.
- * 'A3'), its token, — except for R, Q, X and u — a ttl in ms, and for P and W one more argument. Fewer arguments per operation are
+ * 'A3'), its token, — except for R, Q, X and u — a ttl in ms, and for P, W, G and H one more argument. Fewer arguments per operation are
  * measurably less work for Redis: ~10% of its CPU per cycle against a fixed 4-tuple.
  * The reply is one integer per operation:
  *   A: all keys set (count) or none (0) — all-or-nothing, so a multi-resource lock never half-forms
@@ -68,7 +70,8 @@ export const DONE_MARKER = 'pipelock:done';
  *      waiting marker: 1; refused by readers: the marker is set for `extra` ms: 0;
  *   G: lock keys, then the gate's queue (see turn below); `extra` is "bypass grace id" (µs, µs):
  *      free and this waiter's turn (or the first in line past its bypass), the keys are set and it
- *      leaves the queue: 1; else it joins it: 0 held, -1 free but another's turn.
+ *      leaves the queue: 1; else it joins it: 0 held, -1 free but another's turn;
+ *   H: every key holds the token `extra`: each set to the op's token with the ttl (count), else none touched (0).
  * GET runs under pcall so a foreign key of another type counts as "not ours" instead of raising,
  * which would fail every other lock coalesced into the same call.
  */
@@ -156,7 +159,7 @@ while a <= last do
     n = tonumber(string.sub(op, 2))
     op = string.sub(op, 1, 1)
   end
-  if op == 'R' or op == 'Q' or op == 'X' or op == 'u' or op == 'V' then a = a + 2 elseif op == 'P' or op == 'W' or op == 'G' then a = a + 4 else a = a + 3 end
+  if op == 'R' or op == 'Q' or op == 'X' or op == 'u' or op == 'V' then a = a + 2 elseif op == 'P' or op == 'W' or op == 'G' or op == 'H' then a = a + 4 else a = a + 3 end
   local r = 0
   if op == 'A' then
     if n == 1 then
@@ -275,6 +278,14 @@ while a <= last do
       r = t
       if redis.call('ZADD', q, 'NX', micros(), id) == 1 then redis.call('PEXPIRE', q, 60000) end
     end
+  elseif op == 'H' then
+    r = n
+    for i = k + 1, k + n do
+      if redis.pcall('GET', KEYS[i]) ~= extra then r = 0 break end
+    end
+    if r == n then
+      for i = k + 1, k + n do redis.call('SET', KEYS[i], token, 'PX', ttl) end
+    end
   elseif op == 'W' then
     local z, w, q = KEYS[k + 1], KEYS[k + 2], KEYS[k + 3]
     if readers(z, clock()) and redis.call('EXISTS', w) == 0 then
@@ -313,7 +324,7 @@ export interface OpArgs {
 /** How many ARGV an operation takes: code, token, then a ttl and an extra for some. */
 function argsOf(opcode: OpCode): number {
   if (opcode === OP_RELEASE || opcode === OP_IS_DONE || opcode === OP_RAISE || opcode === OP_READ_RELEASE || opcode === OP_PERMIT_RELEASE) return 2;
-  return opcode === OP_PERMIT || opcode === OP_WRITE || opcode === OP_GATED ? 4 : 3;
+  return opcode === OP_PERMIT || opcode === OP_WRITE || opcode === OP_GATED || opcode === OP_HANDOVER ? 4 : 3;
 }
 
 /**
@@ -325,6 +336,7 @@ export function undoOf(opcode: OpCode, keys: readonly string[], target: number, 
   switch (opcode) {
     case OP_ACQUIRE:
     case OP_FENCED_ACQUIRE:
+    case OP_HANDOVER:
       return { opcode: OP_RELEASE, keys };
     case OP_PERMIT:
       // Any other positive reply is a hint: nothing was taken.

@@ -1,5 +1,7 @@
 import { LockAbortedError, OverloadedError, type ExecutionStats } from './errors.js';
 import { onAbort } from './on-abort.js';
+import type { Attempt } from './attempt.js';
+import { answeredByQuorum } from './quorum.js';
 
 /** Keys a window starts with: one coalesced call of 256 keys per master (then slow start). */
 export const kInitialWindowKeys = 256;
@@ -211,6 +213,23 @@ export class AdmissionWindow {
     }
     this.#pump();
     if (this.#head === this.#queue.length && this.#inflight === 0) this.#pressed = false;
+  }
+
+  /**
+   * An admitted `attempt` of `keys` keys was decided `latency` ms after it was sent: its room is
+   * freed now, or — decided without a quorum of answers (masters timed out, or stalled and
+   * discounted) — once its masters answered, its commands being still out on them, counting as a
+   * full budget: otherwise attempts lost at once to stalled masters freed their room at once, and
+   * the whole queue went out in one storm.
+   */
+  decided(attempt: Attempt, keys: number, latency: number): void {
+    if (attempt.pending === 0 || answeredByQuorum(attempt)) {
+      this.leave(keys, latency, attempt.budget);
+      return;
+    }
+    void attempt.whenComplete().then(() => {
+      this.leave(keys, attempt.budget, attempt.budget);
+    });
   }
 
   /** Estimated ms until an attempt of `keys` keys queued now is sent: the queue ahead drained at limit keys per decision time. */

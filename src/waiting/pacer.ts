@@ -3,7 +3,7 @@ import type { ExecutionStats } from '../errors.js';
 import { isAborted, mayRetry, retryWait, sleep } from '../retry.js';
 import { FOR, type Attempt } from '../attempt.js';
 import { turnId } from './turns.js';
-import type { Ticket, Waiters, WaitMode } from './waiters.js';
+import type { HandoverTerms, Ticket, Waiters, WaitMode } from './waiters.js';
 
 /** The settings an acquire call's retries follow (a ResolvedSettings fits). */
 export interface PaceSettings {
@@ -37,6 +37,10 @@ export class Pacer {
   #token: string | undefined;
   /** Consecutive attempts lost to a split vote (some masters said yes, no quorum did). */
   #splits = 0;
+  /** What a lock handed to this call must be (src/waiting/handover.ts); set for plain mutexes only. */
+  terms: HandoverTerms | undefined;
+  /** When the chain of the lock last handed to it began. */
+  chain = 0;
 
   constructor(
     readonly waiters: Waiters | undefined,
@@ -125,7 +129,10 @@ export class Pacer {
   async pause(signal: AbortSignal | undefined, stats: () => ReadonlyArray<Promise<ExecutionStats>>): Promise<boolean> {
     const s = this.settings;
     if (this.waiters !== undefined && this.#tried) this.#ticket ??= this.waiters.join(this.resources, this.mode);
-    if (this.#ticket !== undefined) this.#ticket.token = this.#token;
+    if (this.#ticket !== undefined) {
+      this.#ticket.token = this.#token;
+      this.#ticket.terms = this.terms;
+    }
     for (;;) {
       const now = performance.now();
       if (now >= this.#slotEnd) {
@@ -143,6 +150,7 @@ export class Pacer {
         ticket.gated = this.#splits === 0 && this.mode === 'queue';
         ticket.gate = -1;
         this.#woken = await ticket.sleep(this.#slotEnd, signal, stats);
+        if (ticket.handed !== undefined) return true;
         if (this.#woken) {
           if (this.#splits > 0) await sleep(Math.random() * kSplitBackoffMs * 2 ** (this.#splits - 1), signal, stats);
           return true;
@@ -155,6 +163,16 @@ export class Pacer {
       // Behind the head: its attempts stood in for this call's.
       this.#made++;
     }
+  }
+
+  /** A lock a holder of this process handed to this call while it slept (once), or undefined. */
+  handed(): Attempt | undefined {
+    const ticket = this.#ticket;
+    const attempt = ticket?.handed;
+    if (attempt === undefined) return undefined;
+    ticket!.handed = undefined;
+    this.chain = ticket!.chain;
+    return attempt;
   }
 
   /** The call is over (won, failed or aborted): the next in its queue is head. */

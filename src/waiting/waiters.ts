@@ -4,6 +4,7 @@ import { onAbort } from '../on-abort.js';
 import { gateOf, gateOrder } from './gate.js';
 import { kBypassMs } from './turns.js';
 import { UNKNOWN, type MemberWatch } from './watch.js';
+import type { Attempt } from '../attempt.js';
 
 /**
  * How a refused call waits among the callers of its process for the same keys: `queue` behind them
@@ -70,6 +71,11 @@ export class Waiters {
     const ticket = new Ticket(this, id, resources, mode === 'one');
     queue.push(ticket);
     return ticket;
+  }
+
+  /** The first of this process's callers waiting for exactly these resources, if any. */
+  headOf(resources: readonly string[]): Ticket | undefined {
+    return this.#queues.size > 0 ? this.#queues.get(queueId(resources))?.[0] : undefined;
   }
 
   isHead(ticket: Ticket): boolean {
@@ -213,6 +219,14 @@ export class Waiters {
   }
 }
 
+/** What a lock handed over to a waiting call must be (src/waiting/handover.ts). */
+export interface HandoverTerms {
+  /** The waiter's lock duration, as the PX argument. */
+  readonly ttlArg: string;
+  /** The waiter's per-master budget (nodeTimeout). */
+  readonly budget: number;
+}
+
 /** One acquire call's place in its resources' local queue. */
 export class Ticket {
   /** Counts sleeps, so a read answered after its sleep ended changes nothing. */
@@ -231,6 +245,16 @@ export class Ticket {
   queuedAt = -1;
   /** Its last gated attempt found the lock free but another's turn: it waits for that one to take it. */
   yielded = false;
+  /** When it joined (performance.now()): a holder hands its lock only to callers that joined before its chain began (src/waiting/handover.ts). */
+  readonly joined = performance.now();
+  /** What a lock handed to it must be (a plain mutex acquisition's ttl and budget); undefined: it takes none. */
+  terms: HandoverTerms | undefined;
+  /** A holder of this process is handing it the lock: wake-ups wait for the outcome (see receive). */
+  reserved = false;
+  /** The handover that won, for its acquire call to turn into a Lock (Pacer.handed). */
+  handed: Attempt | undefined;
+  /** When the chain of handovers it is reserved in began (its first handover; set with `reserved`). */
+  chain = 0;
   #resolve: ((woken: boolean) => void) | undefined;
   #timer: NodeJS.Timeout | undefined;
   #hint: NodeJS.Timeout | undefined;
@@ -260,7 +284,7 @@ export class Ticket {
       if (signal !== undefined) {
         this.#cleanup = onAbort(signal, () => {
           this.#resolve = () => { reject(new LockAbortedError(signal.reason, attempts)); };
-          this.#end(false);
+          this.#end(false, true);
         });
       }
       if (this.head) this.waiters.arm(this);
@@ -288,9 +312,29 @@ export class Ticket {
     this.waiters.leave(this);
   }
 
-  #end(woken: boolean): void {
+  /**
+   * The handover it was reserved for is decided: `attempt` won (true: the sleeping call takes it;
+   * false: it had aborted, the lock is nobody's), or undefined (it failed: the call wakes to try
+   * the masters, the holder having released).
+   */
+  receive(attempt: Attempt | undefined): boolean {
+    this.reserved = false;
+    if (!this.sleeping) return false;
+    if (attempt === undefined) {
+      this.#end(true);
+      return false;
+    }
+    this.handed = attempt;
+    this.#end(true);
+    return true;
+  }
+
+  /** `force`: the caller aborted, which a reservation does not hold back. */
+  #end(woken: boolean, force = false): void {
     const resolve = this.#resolve;
     if (resolve === undefined) return;
+    // Held back while a handover is decided; receive() wakes the call either way.
+    if (this.reserved && !force) return;
     this.#resolve = undefined;
     clearTimeout(this.#timer);
     clearTimeout(this.#hint);

@@ -1,0 +1,126 @@
+import '../helpers/setup.js';
+import * as assert from 'uvu/assert';
+import { setTimeout as delay } from 'node:timers/promises';
+import { mastersSuite } from '../helpers/masters.js';
+import { closeAll, connectAll, eventually, valuesOf, type Probe } from '../helpers/redis.js';
+import { rejection } from '../helpers/reject.js';
+import { timed } from '../helpers/timeout.js';
+import { LockAbortedError, Redlock, type Lock } from '../../src/index.js';
+
+// Handover (src/waiting/handover.ts): a lock released while a caller of the same Redlock waits for
+// the same resources passes to that caller in one owner-checked operation per master.
+const test = mastersSuite('handover', { count: 5, healEach: true, flushEach: true });
+
+let probes: Probe[] = [];
+test.before.each(async ({ masters }) => {
+  probes = await connectAll(masters.urls);
+});
+test.after.each(async () => {
+  await closeAll(probes);
+});
+
+/** DEL calls per master so far, those run inside scripts included (INFO commandstats). */
+async function delCalls(): Promise<number[]> {
+  const infos = await Promise.all(probes.map((probe) => probe.info('commandstats')));
+  return infos.map((info) => Number(/cmdstat_del:calls=(\d+)/.exec(info)?.[1] ?? 0));
+}
+
+// Retries 10 s apart: a waiter that gets the lock sooner got it from a release, not its schedule.
+const kSlowRetries = { retryCount: 3, retryDelay: 10_000, retryJitter: 0 };
+
+test('a release with a caller of the same Redlock waiting: the keys pass to its token and ttl, nothing is deleted', timed(15_000, async ({ masters }) => {
+  const redlock = new Redlock(masters.urls, kSlowRetries);
+  try {
+    const held = await redlock.acquire(['handed'], 5_000);
+    const waiting = redlock.acquire(['handed'], 30_000);
+    await delay(50);
+    const before = await delCalls();
+    const started = performance.now();
+    const released = await (await held.release()).complete();
+    const next = await waiting;
+    assert.ok(performance.now() - started < 1_000, 'handed over at the release, not at the 10 s retry');
+    assert.is(released.expired, false);
+    assert.is(released.released, 5);
+    assert.is.not(next.value, held.value);
+    assert.ok(next.validity > 25_000, `the waiter's own duration: validity ${next.validity}`);
+    assert.equal(await valuesOf(probes, 'handed'), masters.urls.map(() => next.value));
+    const ttls = await Promise.all(probes.map((probe) => probe.pTTL('handed')));
+    assert.ok(ttls.every((ttl) => ttl > 25_000), `ttls ${ttls.join(', ')}`);
+    assert.equal(await delCalls(), before, 'no DEL: the key was never free');
+    await next.release();
+    assert.equal(await valuesOf(probes, 'handed'), masters.urls.map(() => null));
+  } finally {
+    await redlock.quit();
+  }
+}));
+
+test('a chain of handovers serves the callers waiting when it began, then another process, then a caller that came back', timed(20_000, async ({ masters }) => {
+  const mine = new Redlock(masters.urls, kSlowRetries);
+  const other = new Redlock(masters.urls, kSlowRetries);
+  const order: string[] = [];
+  const take = async (redlock: Redlock, name: string): Promise<void> => {
+    const lock = await redlock.acquire(['chain'], 10_000);
+    order.push(name);
+    await delay(20);
+    await lock.release();
+  };
+  try {
+    const first = await mine.acquire(['chain'], 10_000);
+    const theirs = take(other, 'other');
+    await delay(100);
+    const ours = [take(mine, 'b'), take(mine, 'c')];
+    await delay(100);
+    await first.release();
+    // Back for the lock at once: it joined after the chain began, so it waits for the other process.
+    const again = take(mine, 'again');
+    await Promise.all([theirs, ...ours, again]);
+    assert.equal(order, ['b', 'c', 'other', 'again']);
+  } finally {
+    await mine.quit();
+    await other.quit();
+  }
+}));
+
+test('a waiter that aborts while the lock is on its way to it: the lock is deleted, not left to expire', timed(15_000, async ({ masters }) => {
+  const redlock = new Redlock(masters.urls, { ...kSlowRetries, nodeTimeout: 2_000 });
+  const stop = new AbortController();
+  try {
+    const held = await redlock.acquire(['aborted'], 30_000);
+    const waiting = rejection(redlock.acquire(['aborted'], 30_000, { signal: stop.signal }), LockAbortedError);
+    await delay(50);
+    // The handover waits on three paused masters; the waiter gives up meanwhile.
+    for (const i of [0, 1, 2]) masters.masters[i]!.pause();
+    const releasing = held.release();
+    await delay(100);
+    stop.abort();
+    await delay(100);
+    for (const i of [0, 1, 2]) masters.masters[i]!.resume();
+    assert.instance(await waiting, LockAbortedError);
+    const released = await releasing;
+    assert.is(released.expired, false);
+    await eventually(async () => (await valuesOf(probes, 'aborted')).every((value) => value === null), 2_000, 'no key left on any master');
+  } finally {
+    await redlock.quit();
+  }
+}));
+
+test('a release whose lock was lost: the handover is refused, the waiter is woken and takes the lock from the masters', timed(15_000, async ({ masters }) => {
+  const redlock = new Redlock(masters.urls, kSlowRetries);
+  try {
+    const held = await redlock.acquire(['lost'], 30_000);
+    const waiting: Promise<Lock> = redlock.acquire(['lost'], 30_000);
+    await delay(50);
+    await Promise.all(probes.map((probe) => probe.del('lost')));
+    const started = performance.now();
+    const released = await held.release();
+    const next = await waiting;
+    assert.ok(performance.now() - started < 1_000, 'woken by the failed handover, not its 10 s retry');
+    assert.is(released.expired, true);
+    assert.equal(await valuesOf(probes, 'lost'), masters.urls.map(() => next.value));
+    await next.release();
+  } finally {
+    await redlock.quit();
+  }
+}));
+
+test.run();
