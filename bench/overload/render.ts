@@ -1,4 +1,5 @@
 import { hostLine, type Host } from '../lib/host.js';
+import { kClosedInFlight, kOpenLoopTarget, type OpenLoopResult } from './open-loop.js';
 
 export const OVERLOAD_CONTENDERS: readonly string[] = ['pipelock', 'redis-semaphore', 'node-redlock'];
 
@@ -28,6 +29,8 @@ export interface OverloadResult {
   readonly masters: number;
   readonly ttl: number;
   readonly rows: readonly OverloadRow[];
+  /** `pipelock loadtest` closed loop, then open loop at twice its rate (absent in older files). */
+  readonly open?: OpenLoopResult;
   readonly finished: string;
   readonly loadavgEnd: number;
 }
@@ -88,6 +91,12 @@ export function overloadTargets(result: OverloadResult): { text: string; figure:
     figure: heap.length === 0 ? 'not measured' : `${peak.toFixed(0)} MB (V8 heap reserved, the bound on what was live; heapUsed sampled: ${Math.max(...heap.map((r) => r.heapUsedPeakMB)).toFixed(0)} MB)`,
     met: heap.length === 0 ? undefined : peak < 300,
   });
+  const open = result.open;
+  out.push({
+    text: `open loop at 2× the closed loop's rate completes ≥ ${100 * kOpenLoopTarget}% of the closed loop's cycles/s`,
+    figure: open === undefined ? 'not measured' : `${int(open.open.throughput)} of ${int(open.closed.throughput)} cycles/s (${(100 * open.open.throughput / open.closed.throughput).toFixed(0)}%)`,
+    met: open === undefined ? undefined : open.open.throughput >= kOpenLoopTarget * open.closed.throughput,
+  });
   return out;
 }
 
@@ -126,5 +135,23 @@ export function renderOverload(result: OverloadResult): string {
       `${row.heapUsedPeakMB.toFixed(0)} / ${row.heapTotalPeakMB.toFixed(0)} | ${int(row.heapBytesPerAcquisition ?? 0)} |`);
   }
   out.push('');
+  if (result.open !== undefined) out.push(...renderOpenLoop(result.open));
   return out.join('\n');
+}
+
+function renderOpenLoop(open: OpenLoopResult): string[] {
+  const ms = (us: number): string => (us / 1000).toFixed(1);
+  const row = (name: string, run: OpenLoopResult['closed']): string =>
+    `| ${name} | ${int(run.throughput)} | ${int(run.late)} | ${int(run.errors)} | ${ms(run.acquireP50Us)} | ${ms(run.acquireP99Us)} | ${ms(run.cycleP99Us)} |`;
+  return [
+    `Open loop: \`pipelock loadtest --keys 1000000 --duration ${open.seconds}s\` (embedded masters, its default workers), closed loop at \`--concurrency ${kClosedInFlight}\` per worker (the open loop's own in-flight bound), then ` +
+      `\`--rate ${open.rate}\` (twice the closed loop's completed cycles/s), back to back. An open-loop cycle is timed from when it was due, so its queue shows in the latencies; ` +
+      '"late": due in the window, not completed by its end.',
+    '',
+    '| run | completed cycles/s | late | errors | acquire p50 ms | acquire p99 ms | cycle p99 ms |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+    row('closed loop', open.closed),
+    row(`open loop at ${int(open.rate)}/s`, open.open),
+    '',
+  ];
 }

@@ -1,8 +1,9 @@
 /**
  * Overload (issue 13): a burst of N acquisitions on distinct keys issued at once, for each N and
  * retryCount, pipelock beside redis-semaphore and node-redlock v5 in the same run, each burst in a
- * fresh process (bench/overload/one.ts) on the same 5 local masters, FLUSHALL before each.
- *   npm run bench:overload [-- --sizes 10000,20000,100000 --retries 0,10 --contenders pipelock,redis-semaphore,node-redlock]
+ * fresh process (bench/overload/one.ts) on the same 5 local masters, FLUSHALL before each; then
+ * `pipelock loadtest` closed loop and open loop at twice its rate (bench/overload/open-loop.ts).
+ *   npm run bench:overload [-- --sizes 10000,20000,100000 --retries 0,10 --contenders pipelock,redis-semaphore,node-redlock --open-seconds 10]
  * Writes bench/results/overload.json; bench/report.ts renders it into BENCHMARKS.md.
  */
 import { spawn } from 'node:child_process';
@@ -13,12 +14,14 @@ import { parseArgs } from 'node:util';
 import { hostInfo, ROOT } from '../lib/host.js';
 import { startMasters } from '../../src/local/masters.js';
 import { OVERLOAD_CONTENDERS, type OverloadResult, type OverloadRow } from './render.js';
+import { openLoop, type OpenLoopResult } from './open-loop.js';
 
 const { values } = parseArgs({
   options: {
     sizes: { type: 'string', default: '10000,20000,100000' },
     retries: { type: 'string', default: '0,10' },
     contenders: { type: 'string', default: OVERLOAD_CONTENDERS.join(',') },
+    'open-seconds': { type: 'string', default: '10' },
     out: { type: 'string', default: join(ROOT, 'bench', 'results', 'overload.json') },
   },
 });
@@ -76,7 +79,14 @@ try {
 } finally {
   await masters.close();
 }
-const result: OverloadResult = { kind: 'pipelock-bench-overload', host, masters: 5, ttl: 30_000, rows, finished: new Date().toISOString(), loadavgEnd: loadavg()[0] ?? 0 };
+const openSeconds = Number(values['open-seconds']);
+let open: OpenLoopResult | undefined;
+if (openSeconds > 0) {
+  open = await openLoop(openSeconds);
+  console.log(`open loop: closed ${Math.round(open.closed.throughput)} cycles/s; at --rate ${open.rate}: ${Math.round(open.open.throughput)} cycles/s ` +
+    `(${(100 * open.open.throughput / open.closed.throughput).toFixed(0)}%), ${open.open.late} late, ${open.open.errors} errors, acquire p99 ${(open.open.acquireP99Us / 1000).toFixed(1)} ms`);
+}
+const result: OverloadResult = { kind: 'pipelock-bench-overload', host, masters: 5, ttl: 30_000, rows, ...(open === undefined ? {} : { open }), finished: new Date().toISOString(), loadavgEnd: loadavg()[0] ?? 0 };
 mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
 writeFileSync(values.out, `${JSON.stringify(result, null, 1)}\n`);
 console.log(`wrote ${values.out}`);
