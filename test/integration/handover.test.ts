@@ -54,6 +54,35 @@ test('a release with a caller of the same Redlock waiting: the keys pass to its 
   }
 }));
 
+test('a multi-resource lock hands over all its keys; a fenced waiter is not handed a lock (it takes one from the masters, with its fence)', timed(15_000, async ({ masters }) => {
+  const redlock = new Redlock(masters.urls, kSlowRetries);
+  try {
+    const both = await redlock.acquire(['m1', 'm2'], 5_000);
+    const waiting = redlock.acquire(['m1', 'm2'], 30_000);
+    await delay(50);
+    let before = await delCalls();
+    await both.release();
+    const next = await waiting;
+    assert.equal(await delCalls(), before, 'handed over: nothing deleted');
+    assert.equal([...await valuesOf(probes, 'm1'), ...await valuesOf(probes, 'm2')], [...masters.urls, ...masters.urls].map(() => next.value));
+    await next.release();
+
+    const plain = await redlock.acquire(['f'], 5_000);
+    const fenced = redlock.acquire(['f'], 30_000, { fencing: true });
+    await delay(50);
+    before = await delCalls();
+    const started = performance.now();
+    await plain.release();
+    const lock = await fenced;
+    assert.ok(performance.now() - started < 1_000, 'woken by the release');
+    assert.ok(lock.fence !== undefined && lock.fence > 0, 'it has its fence');
+    assert.ok((await delCalls()).some((n, i) => n > before[i]!), 'released to the masters, not handed over');
+    await lock.release();
+  } finally {
+    await redlock.quit();
+  }
+}));
+
 test('a chain of handovers serves the callers waiting when it began, then another process, then a caller that came back', timed(20_000, async ({ masters }) => {
   const mine = new Redlock(masters.urls, kSlowRetries);
   const other = new Redlock(masters.urls, kSlowRetries);
