@@ -1,6 +1,7 @@
-import type { Attempt } from './attempt.js';
+import type { Attempt, CompletionKeeper } from './attempt.js';
 import type { ExecutionStats, PipelockError } from './errors.js';
 import type { MasterSet } from './masters.js';
+import { settle, type Voted } from './outcomes.js';
 import type { Redlock } from './redlock.js';
 import type { ReleaseResult } from './release-result.js';
 import { OP_EXTEND, OP_RELEASE, type OpCode } from './scripts.js';
@@ -38,7 +39,7 @@ export type RedlockAbortSignal = AbortSignal & { error?: Error };
  * A held lock. node-redlock's shape (`resources`, `value`, `attempts`, `expiration`, `release()`,
  * `extend()`) plus the remaining validity on the monotonic clock.
  */
-export class Lock {
+export class Lock implements CompletionKeeper {
   /** Epoch ms at which the lock stops being valid (node-redlock's field); 0 once released, lost or replaced by extend(). */
   expiration: number;
   /** @internal The renewal scheduler's entry of an auto-extended lock (set once, by the scheduler). */
@@ -48,7 +49,8 @@ export class Lock {
   readonly #masters: MasterSet;
   #validUntil: number;
   #extensions: number;
-  readonly #attempts: readonly Attempt[];
+  /** The attempts of the acquisition (or extension); complete ones as compact records (attemptCompleted). */
+  #attempts: readonly Voted[];
   #stats: ReadonlyArray<Promise<ExecutionStats>> | undefined;
 
   /** @internal Locks come from Redlock.acquire() and extend(). */
@@ -67,9 +69,18 @@ export class Lock {
   ) {
     this.#masters = masters;
     this.#attempts = attempts;
+    // Won at the quorum, the last attempt usually still waits for the other masters' replies.
+    const last = attempts.at(-1);
+    if (last !== undefined && last.pending !== 0) last.keeper = this;
+    else this.attemptCompleted();
     this.#validUntil = validUntil;
     this.#extensions = extensions;
     this.expiration = Date.now() + (validUntil - now);
+  }
+
+  /** @internal Every master answered the last attempt (or timed out): keep records, not Attempts. */
+  attemptCompleted(): void {
+    this.#attempts = settle(this.#attempts);
   }
 
   /** Aborts (with a typed reason, also at `signal.error`) when an auto-extended lock is lost; undefined without autoExtend. */
