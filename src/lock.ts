@@ -27,7 +27,7 @@ type ExtendSettings = Parameters<Redlock['extend']>[2];
 
 /** @internal What a Lock knows of its entry in the renewal scheduler (renewal.ts's Held). */
 export interface Renewing {
-  readonly controller: AbortController;
+  readonly signal: RedlockAbortSignal;
   /** Takes the lock out of the scheduler without releasing it (release; run-once's done-marker). */
   stop(): void;
 }
@@ -85,7 +85,7 @@ export class Lock implements CompletionKeeper {
 
   /** Aborts (with a typed reason, also at `signal.error`) when an auto-extended lock is lost; undefined without autoExtend. */
   get signal(): RedlockAbortSignal | undefined {
-    return this.held?.controller.signal;
+    return this.held?.signal;
   }
 
   /** performance.now() instant at which the lock stops being valid. */
