@@ -1,4 +1,4 @@
-import type { Attempt, CompletionKeeper } from './attempt.js';
+import type { Attempt } from './attempt.js';
 import type { ExecutionStats, PipelockError } from './errors.js';
 import type { MasterSet } from './masters.js';
 import { settle, type Voted } from './outcomes.js';
@@ -39,7 +39,7 @@ export type RedlockAbortSignal = AbortSignal & { error?: Error };
  * A held lock. node-redlock's shape (`resources`, `value`, `attempts`, `expiration`, `release()`,
  * `extend()`) plus the remaining validity on the monotonic clock.
  */
-export class Lock implements CompletionKeeper {
+export class Lock {
   /** Epoch ms at which the lock stops being valid (node-redlock's field); 0 once released, lost or replaced by extend(). */
   expiration: number;
   /** @internal The renewal scheduler's entry of an auto-extended lock (set once, by the scheduler). */
