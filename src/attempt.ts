@@ -9,6 +9,17 @@ export const TIMEOUT = 4;
 export type Vote = typeof PENDING | typeof FOR | typeof AGAINST | typeof FAILED | typeof TIMEOUT;
 
 /**
+ * All-PENDING votes per master count, copied (slice) into each attempt: a copy is exactly n long,
+ * where pushing n votes onto [] reserved 17 slots (152 B, not 56, for five masters).
+ */
+const PENDING_VOTES: Vote[][] = [];
+
+/** What is told when the last master of an attempt answered or timed out (a held lock's stats). */
+export interface CompletionKeeper {
+  attemptCompleted(): void;
+}
+
+/**
  * One operation (acquire, extend or release) of one lock, sent to every master once. It is the
  * coalescer's unit of work and its own quorum tally: each master settles its slot from its own
  * reply, so no closure is made per master per call.
@@ -39,6 +50,11 @@ export class Attempt implements OpArgs, Tally {
   onDecided: ((attempt: Attempt) => void) | undefined;
   /** Whatever `onDecided` needs to find its owner (the renewal scheduler's entry). */
   context: unknown;
+  /**
+   * The lock that won with this attempt while a master had yet to answer: it keeps the attempt
+   * for node-redlock's stats until then, and a compact record of it after (src/lock.ts).
+   */
+  keeper: CompletionKeeper | undefined;
   /** F and I: the largest value among the votes for; X: the largest previous counter seen. */
   value = 0;
   /** X: the fencing token the counters are raised to; a master votes for if it was below. P: the slot asked for, + 1. */
@@ -70,9 +86,13 @@ export class Attempt implements OpArgs, Tally {
     readonly needAll: boolean,
     n: number,
   ) {
-    const votes: Vote[] = [];
-    for (let i = 0; i < n; i++) votes.push(PENDING);
-    this.votes = votes;
+    let pending = PENDING_VOTES[n];
+    if (pending === undefined) {
+      pending = [];
+      for (let i = 0; i < n; i++) pending.push(PENDING);
+      PENDING_VOTES[n] = pending;
+    }
+    this.votes = pending.slice();
     this.pending = n;
     this.start = start;
     this.deadline = start + budget;
@@ -260,6 +280,11 @@ export class Attempt implements OpArgs, Tally {
     if (waiters !== undefined) {
       this.#onComplete = undefined;
       for (const resolve of waiters) resolve();
+    }
+    const keeper = this.keeper;
+    if (keeper !== undefined) {
+      this.keeper = undefined;
+      keeper.attemptCompleted();
     }
   }
 }

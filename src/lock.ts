@@ -1,6 +1,7 @@
 import type { Attempt } from './attempt.js';
 import type { ExecutionStats, PipelockError } from './errors.js';
 import type { MasterSet } from './masters.js';
+import { settle, type Voted } from './outcomes.js';
 import type { Redlock } from './redlock.js';
 import type { ReleaseResult } from './release-result.js';
 import { OP_EXTEND, OP_RELEASE, type OpCode } from './scripts.js';
@@ -26,7 +27,7 @@ type ExtendSettings = Parameters<Redlock['extend']>[2];
 
 /** @internal What a Lock knows of its entry in the renewal scheduler (renewal.ts's Held). */
 export interface Renewing {
-  readonly controller: AbortController;
+  readonly signal: RedlockAbortSignal;
   /** Takes the lock out of the scheduler without releasing it (release; run-once's done-marker). */
   stop(): void;
 }
@@ -50,7 +51,8 @@ export class Lock {
   readonly #masters: MasterSet;
   #validUntil: number;
   #extensions: number;
-  readonly #attempts: readonly Attempt[];
+  /** The attempts of the acquisition (or extension); complete ones as compact records (attemptCompleted). */
+  #attempts: readonly Voted[];
   #stats: ReadonlyArray<Promise<ExecutionStats>> | undefined;
 
   /** @internal Locks come from Redlock.acquire() and extend(). */
@@ -69,14 +71,23 @@ export class Lock {
   ) {
     this.#masters = masters;
     this.#attempts = attempts;
+    // Won at the quorum, the last attempt usually still waits for the other masters' replies.
+    const last = attempts.at(-1);
+    if (last !== undefined && last.pending !== 0) last.keeper = this;
+    else this.attemptCompleted();
     this.#validUntil = validUntil;
     this.#extensions = extensions;
     this.expiration = Date.now() + (validUntil - now);
   }
 
+  /** @internal Every master answered the last attempt (or timed out): keep records, not Attempts. */
+  attemptCompleted(): void {
+    this.#attempts = settle(this.#attempts);
+  }
+
   /** Aborts (with a typed reason, also at `signal.error`) when an auto-extended lock is lost; undefined without autoExtend. */
   get signal(): RedlockAbortSignal | undefined {
-    return this.held?.controller.signal;
+    return this.held?.signal;
   }
 
   /** performance.now() instant at which the lock stops being valid. */

@@ -12,7 +12,7 @@ import { Deadlines } from './deadlines.js';
 import { publishNodeError } from './diagnostics.js';
 import { InvalidArgumentError, QuorumUnreachableError, RedlockClosedError, ResourceLockedError, type ExecutionStats, type NodeOutcome } from './errors.js';
 import { Node } from './node.js';
-import { describeOutcomes, mayHold, outcomesOf, statsOf } from './outcomes.js';
+import { describeOutcomes, mayHold, outcomesOf, statsOf, type Voted } from './outcomes.js';
 import { quorumSize } from './quorum.js';
 import { OP_ACQUIRE, OP_RELEASE, type OpCode } from './scripts.js';
 import { GateProbe } from './waiting/gate.js';
@@ -239,7 +239,7 @@ export class MasterSet {
   }
 
   /** node-redlock's stats promises, built only when someone reads them. */
-  stats(attempts: readonly Attempt[]): ReadonlyArray<Promise<ExecutionStats>> {
+  stats(attempts: readonly Voted[]): ReadonlyArray<Promise<ExecutionStats>> {
     return attempts.map((attempt) => statsOf(attempt, this.nodes));
   }
 

@@ -35,7 +35,8 @@ export class Held implements Renewing {
   readonly ttlArg: string;
   /** performance.now() after which the lock is no longer renewed (maxHoldTime). */
   readonly holdUntil: number;
-  readonly controller = new AbortController();
+  /** Made when the signal is first read (using() reads it; an acquire() caller may never) or the lock is lost. */
+  #controller: AbortController | undefined = undefined;
   dueAt = 0;
   /** False once released or lost. */
   active = true;
@@ -64,6 +65,15 @@ export class Held implements Renewing {
   get threshold(): number {
     const d = this.duration;
     return Math.min(Math.max(d / 3, this.settings.automaticExtensionThreshold), d / 2);
+  }
+
+  get signal(): RedlockAbortSignal {
+    return (this.#controller ??= new AbortController()).signal;
+  }
+
+  /** Aborts the signal, made now if it was never read (it reads aborted from then on). */
+  abort(error: PipelockError): void {
+    (this.#controller ??= new AbortController()).abort(error);
   }
 
   /** Takes the lock out of the scheduler without releasing it. */
@@ -204,11 +214,11 @@ export class Renewals {
     // A renewal may have succeeded on some masters after the local validity ran out: their keys
     // are still ours and would block the resource until their TTL.
     if (discard) this.#masters.discard(held.lock.resources, held.lock.value, held.lock.ops.release);
-    const signal: RedlockAbortSignal = held.controller.signal;
+    const signal: RedlockAbortSignal = held.signal;
     signal.error = error;
     held.lock.lost();
     publishLockLost(held.lock.resources, error);
-    held.controller.abort(error);
+    held.abort(error);
     if (held.onLockLost !== undefined) {
       try {
         held.onLockLost(held.lock, error);

@@ -30,10 +30,14 @@ export class Guard<T extends Guarded> {
   /** Masters that may be lost before the lock is: N − quorum. */
   readonly #spare: number;
   readonly #onLost: LostHandler<T>;
-  /** Per master, per key, the locks watching it. */
-  readonly #byKey: Map<string, Set<T>>[];
-  /** Per lock, the masters where it was read lost. */
-  readonly #lostOn = new Map<T, Set<number>>();
+  /**
+   * Per key, the lock watching it, or a Set of them while more than one does (the same key taken
+   * again before a loss was read). One map for every master with a watch, as each watches the same
+   * keys: a Set per key per master and one per lock cost ~1.2 KB per held lock over five masters.
+   */
+  readonly #byKey = new Map<string, T | Set<T>>();
+  /** Per lock, the masters where it was read lost; undefined until the first. */
+  readonly #lostOn = new Map<T, Set<number> | undefined>();
   /** Per master, the keys to read at the end of this tick (one MGET each). */
   readonly #toRead: Set<string>[];
 
@@ -41,61 +45,53 @@ export class Guard<T extends Guarded> {
     this.#watches = watches;
     this.#spare = watches.length - quorum;
     this.#onLost = onLost;
-    this.#byKey = watches.map(() => new Map<string, Set<T>>());
     this.#toRead = watches.map(() => new Set<string>());
   }
 
   /** Starts watching `held`'s keys on every master that has a watch; the first read arms them. */
   add(held: T): void {
     if (this.#lostOn.has(held)) return;
-    this.#lostOn.set(held, new Set());
+    this.#lostOn.set(held, undefined);
+    const byKey = this.#byKey;
+    for (const key of held.lock.resources) {
+      const there = byKey.get(key);
+      if (there === undefined) byKey.set(key, held);
+      else if (there instanceof Set) there.add(held);
+      else if (there !== held) byKey.set(key, new Set([there, held]));
+    }
     for (let index = 0; index < this.#watches.length; index++) {
-      const watch = this.#watches[index];
-      if (watch === undefined) continue;
-      const byKey = this.#byKey[index]!;
-      for (const key of held.lock.resources) {
-        let locks = byKey.get(key);
-        if (locks === undefined) {
-          locks = new Set();
-          byKey.set(key, locks);
-        }
-        locks.add(held);
-      }
-      this.#read(index, held.lock.resources);
+      if (this.#watches[index] !== undefined) this.#read(index, held.lock.resources);
     }
   }
 
   /** Stops watching (release, loss, quit); synchronous, so nothing read later touches the lock. */
   remove(held: T): void {
     if (!this.#lostOn.delete(held)) return;
-    for (let index = 0; index < this.#watches.length; index++) {
-      const watch = this.#watches[index];
-      if (watch === undefined) continue;
-      const byKey = this.#byKey[index]!;
-      for (const key of held.lock.resources) {
-        const locks = byKey.get(key);
-        if (locks === undefined) continue;
-        locks.delete(held);
-        if (locks.size === 0) byKey.delete(key);
+    const byKey = this.#byKey;
+    for (const key of held.lock.resources) {
+      const there = byKey.get(key);
+      if (there === held) {
+        byKey.delete(key);
+      } else if (there instanceof Set) {
+        there.delete(held);
+        if (there.size === 1) byKey.set(key, there.values().next().value!);
       }
     }
   }
 
   /** A watch told of a change to `key` (null: every key, a flush or a lost tracking table). */
   changed(index: number, key: string | null): void {
-    const byKey = this.#byKey[index];
-    if (byKey === undefined) return;
+    if (this.#watches[index] === undefined) return;
     if (key === null) {
       this.ready(index);
       return;
     }
-    if (byKey.has(key)) this.#read(index, [key]);
+    if (this.#byKey.has(key)) this.#read(index, [key]);
   }
 
   /** A watch (re)connected: nothing is tracked there; read every watched key again. */
   ready(index: number): void {
-    const byKey = this.#byKey[index];
-    if (byKey !== undefined) this.#read(index, [...byKey.keys()]);
+    if (this.#watches[index] !== undefined) this.#read(index, [...this.#byKey.keys()]);
   }
 
   /** Queues `keys` to be read on master `index` at the end of this tick. */
@@ -115,22 +111,33 @@ export class Guard<T extends Guarded> {
       const chunk = keys.slice(i, i + kReadChunk);
       // Judged: the locks holding each key when the read is sent, so after they were acquired. A
       // lock added later (the same key, taken again) is read by its own add(), never by this.
-      const byKey = this.#byKey[index]!;
-      const judged = chunk.map((key) => [...(byKey.get(key) ?? [])]);
+      const byKey = this.#byKey;
+      // A Set is copied (it may change before the answer); a single lock is kept as it is.
+      const judged = chunk.map((key): T | T[] | undefined => {
+        const there = byKey.get(key);
+        return there instanceof Set ? [...there] : there;
+      });
       void this.#watches[index]!.owners(chunk).then((values) => {
         if (values === undefined) return;
         for (let k = 0; k < chunk.length; k++) {
           // Unknown (a cluster member's shard that could not be read) is not lost.
           if (values[k] === undefined) continue;
-          for (const held of judged[k]!) if (values[k] !== held.lock.value) this.#lose(held, index);
+          const owners = judged[k];
+          if (owners === undefined) continue;
+          if (!Array.isArray(owners)) {
+            if (values[k] !== owners.lock.value) this.#lose(owners, index);
+            continue;
+          }
+          for (const held of owners) if (values[k] !== held.lock.value) this.#lose(held, index);
         }
       });
     }
   }
 
   #lose(held: T, index: number): void {
-    const lostOn = this.#lostOn.get(held);
-    if (lostOn === undefined || !held.active) return;
+    if (!this.#lostOn.has(held) || !held.active) return;
+    let lostOn = this.#lostOn.get(held);
+    if (lostOn === undefined) this.#lostOn.set(held, (lostOn = new Set()));
     lostOn.add(index);
     if (lostOn.size > this.#spare) {
       this.remove(held);

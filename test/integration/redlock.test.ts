@@ -50,6 +50,28 @@ test('acquire sets the token with the duration on every master; release deletes 
   assert.equal(await valuesOf(probes, 'r1'), Array(5).fill(null));
 }));
 
+test('lock.attempts read after every master answered (a held lock keeps a compact record) report the same votes', timed(5000, async () => {
+  await probes[0]!.set('late', 'someone-else');
+  const split = await redlock.acquire(['late'], 2000);
+  const whole = await redlock.acquire(['late-all'], 2000);
+  await allHold('late-all', whole.value);
+  await eventually(async () => (await valuesOf(probes, 'late')).filter((v) => v === split.value).length === 4, 1000, 'four masters hold late');
+  const stats = await split.attempts[0]!;
+  assert.is(stats.membershipSize, 5);
+  assert.is(stats.quorumSize, 3);
+  assert.is(stats.votesFor.size, 4);
+  assert.is(stats.votesAgainst.size, 1);
+  const [against] = [...stats.votesAgainst.values()];
+  assert.instance(against, ResourceLockedError);
+  assert.is(against!.message, 'The operation was applied to: 0 of the 1 requested resources.');
+  const all = await whole.attempts[0]!;
+  assert.is(all.votesFor.size, 5);
+  assert.is(all.votesAgainst.size, 0);
+  assert.is(whole.attempts.length, 1);
+  await split.release();
+  await whole.release();
+}));
+
 test('multi-resource lock is all-or-nothing on each master and leaves no key behind on failure', timed(5000, async () => {
   const other = await redlock.acquire(['b'], 5000);
   await allHold('b', other.value);
