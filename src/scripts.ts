@@ -128,6 +128,13 @@ local function micros()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
+-- n when the n keys from KEYS[k + 1] all hold token, else 0.
+local function ours(k, n, token)
+  for i = k + 1, k + n do
+    if redis.pcall('GET', KEYS[i]) ~= token then return 0 end
+  end
+  return n
+end
 -- 0: held; -1: free, another's turn; 1: free, nobody in line; 2: free, the first in line bypassed;
 -- 3: this one is first (free or not).
 local function turn(q, id, bypass, grace, free)
@@ -174,10 +181,7 @@ while a <= last do
       end
     end
   elseif op == 'E' then
-    r = n
-    for i = k + 1, k + n do
-      if redis.pcall('GET', KEYS[i]) ~= token then r = 0 break end
-    end
+    r = ours(k, n, token)
     if r == n then
       for i = k + 1, k + n do redis.call('PEXPIRE', KEYS[i], ttl) end
     end
@@ -213,12 +217,9 @@ while a <= last do
       if c > r then r = c end
     end
   elseif op == 'D' then
-    r = 1
-    for i = k + 1, k + n do
-      if redis.pcall('GET', KEYS[i]) ~= token then r = 0 break end
-    end
-    if r == 1 then
+    if ours(k, n, token) == n then
       for i = k + 1, k + n do redis.call('SET', KEYS[i], '${DONE_MARKER}', 'PX', ttl) end
+      r = 1
     end
   elseif op == 'P' then
     local pref, m = tonumber(extra), n - 1
@@ -279,10 +280,7 @@ while a <= last do
       if redis.call('ZADD', q, 'NX', micros(), id) == 1 then redis.call('PEXPIRE', q, 60000) end
     end
   elseif op == 'H' then
-    r = n
-    for i = k + 1, k + n do
-      if redis.pcall('GET', KEYS[i]) ~= extra then r = 0 break end
-    end
+    r = ours(k, n, extra)
     if r == n then
       for i = k + 1, k + n do redis.call('SET', KEYS[i], token, 'PX', ttl) end
     end
@@ -297,11 +295,8 @@ while a <= last do
         redis.call('SET', q, '1', 'PX', extra)
       end
     end
-  else
+  elseif ours(k, n, '${DONE_MARKER}') == n then
     r = 1
-    for i = k + 1, k + n do
-      if redis.pcall('GET', KEYS[i]) ~= '${DONE_MARKER}' then r = 0 break end
-    end
   end
   out[#out + 1] = r
   k = k + n
