@@ -100,11 +100,7 @@ export class MasterSet {
     this.quorum = quorumSize(nodes.length);
   }
 
-  get closed(): boolean {
-    return this.#closed;
-  }
-
-  /** Same as `closed`, as a call: read again after an await, where the compiler would keep a property's earlier value. */
+  /** Whether quit() began (a call, not a getter: read again after an await, where the compiler would keep a property's earlier value). */
   isClosed(): boolean {
     return this.#closed;
   }
@@ -202,17 +198,15 @@ export class MasterSet {
    * others' answers are carried over as they were, so the new attempt's tally is the whole
    * picture. For operations that are safe to repeat (an owner-checked release).
    */
-  retry(previous: Attempt, resources: readonly string[], budget: number): Attempt {
+  retry(previous: Attempt, budget: number): Attempt {
     this.assertOpen();
     const nodes = this.nodes;
     const again = new Retry(previous.opcode, previous.keys, previous.token, previous.ttlArg, this.quorum, performance.now(), budget, false, nodes.length);
-    const asked: Node[] = [];
     for (let i = 0; i < nodes.length; i++) {
       const vote = previous.votes[i];
       if (vote === FOR || vote === AGAINST) again.carry(i, previous);
-      else asked.push(nodes[i]!);
+      else nodes[i]!.enqueue(again);
     }
-    for (const node of asked) node.enqueue(again);
     return again;
   }
 
@@ -261,7 +255,7 @@ export class MasterSet {
   }
 
   /** How long quit() gives the masters to answer what was sent, and the connections to close. */
-  get graceMs(): number {
+  get #graceMs(): number {
     return Math.min(kMaxTimerMs, Math.max(250, 2 * this.#settings.nodeTimeout));
   }
 
@@ -274,11 +268,11 @@ export class MasterSet {
 
   /**
    * After shut(): resolves once every master is idle (what was sent is answered or timed out, and
-   * the undos that failed attempts queued are answered too), or after `graceMs`. The deadline
-   * timer still runs meanwhile, so a silent master holds this up by at most its budget.
+   * the undos that failed attempts queued are answered too), or after the grace (twice nodeTimeout).
+   * The deadline timer still runs meanwhile, so a silent master holds this up by at most its budget.
    */
-  async drain(graceMs: number): Promise<void> {
-    const until = performance.now() + graceMs;
+  async drain(): Promise<void> {
+    const until = performance.now() + this.#graceMs;
     while (!this.nodes.every((node) => node.idle) && performance.now() < until) {
       await new Promise((resolve) => setTimeout(resolve, kDrainPollMs));
     }
@@ -291,7 +285,7 @@ export class MasterSet {
   async close(keepClients: boolean): Promise<void> {
     this.#deadlines.clear();
     const closing: Promise<unknown>[] = [];
-    const graceMs = this.graceMs;
+    const graceMs = this.#graceMs;
     for (const node of this.nodes) {
       node.detach();
       closing.push(node.transport.close(graceMs, keepClients && !node.owned));

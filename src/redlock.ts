@@ -30,7 +30,7 @@ import { traceAcquire, traceExtend, traceRelease } from './lifecycle.js';
 import { AdmissionWindow } from './window.js';
 import { QueuedAcquisition } from './queued.js';
 import { Pacer } from './waiting/pacer.js';
-import { Waiters } from './waiting/waiters.js';
+import { Waiters, type HandoverTerms } from './waiting/waiters.js';
 import { Guard } from './waiting/guard.js';
 import type { MemberWatch } from './waiting/watch.js';
 import { memberWatch } from './waiting/watches.js';
@@ -224,7 +224,7 @@ export class Redlock extends EventEmitter {
       // Queued behind callers of this process waiting for the same resources (src/waiting/pacer.ts).
       if (Pacer.joins(this.#waiters, waitKeys, s, kind?.waiting)) {
         pacer = new Pacer(this.#waiters, waitKeys, s, deadline, kind?.waiting);
-        if (kind === undefined && counters === undefined) pacer.terms = { ttlArg, budget: s.nodeTimeout };
+        pacer.terms = handoverTerms(kind, counters, ttlArg, s);
         if (pacer.queued) {
           // Admitted from the window's queue after others of this process began waiting for the
           // same resources: it waits behind them, and gives its room to someone who can use it.
@@ -241,11 +241,9 @@ export class Redlock extends EventEmitter {
         const handed = pacer?.handed();
         // Each attempt waits for its turn in the client (src/window.ts) and fails there, with
         // nothing sent, when its turn would come after `deadline` or its signal aborts first.
-        if (handed !== undefined) {
-          // Nothing to send.
-        } else if (admitted) {
+        if (admitted) {
           admitted = false;
-        } else if (!this.#window.tryEnter(keys.length)) {
+        } else if (handed === undefined && !this.#window.tryEnter(keys.length)) {
           await this.#window.enter(keys.length, deadline, signal, stats);
           this.masters.assertOpen();
         }
@@ -292,7 +290,7 @@ export class Redlock extends EventEmitter {
         this.masters.reportRefusals(attempt);
         if (pacer === undefined) {
           pacer = new Pacer(this.#waiters, waitKeys, s, deadline, kind?.waiting, false);
-          if (kind === undefined && counters === undefined) pacer.terms = { ttlArg, budget: s.nodeTimeout };
+          pacer.terms = handoverTerms(kind, counters, ttlArg, s);
           pacer.attempted(attempt.token);
         }
         // Split: some master granted it — or may have: decided early while a stalled master's vote
@@ -447,7 +445,7 @@ export class Redlock extends EventEmitter {
     // decided by its masters' replies (expired by its budget if one is silent) and then undone
     // where it wrote, won or not (#attempts), so no key outlives a quit but those of locks the
     // caller already holds. Closed at once, its replies were dropped and its keys stayed.
-    await this.masters.drain(this.masters.graceMs);
+    await this.masters.drain();
     await this.masters.close(options?.keepClients === true);
   }
 
@@ -456,7 +454,6 @@ export class Redlock extends EventEmitter {
     const queue = pacer.queue ??= this.masters.queueOf(keys[0]!);
     return this.masters.executeGated(gate, keys, createToken(), ttlArg, budget, queue, pacer.turn());
   }
-
 
   #quorumError(message: string, attempt: Attempt, stats: () => ReadonlyArray<Promise<ExecutionStats>>): ExecutionError {
     const nodes = this.masters.outcomes(attempt);
@@ -469,6 +466,11 @@ export class Redlock extends EventEmitter {
   #checkLock(lock: unknown): asserts lock is Lock {
     if (!(lock instanceof Lock) || lock.redlock !== this) throw new InvalidArgumentError('lock', 'must be a Lock returned by this Redlock', lock);
   }
+}
+
+/** What a lock handed over to a waiting call must be (src/waiting/handover.ts): plain mutexes only. */
+function handoverTerms(kind: Kind | undefined, counters: readonly string[] | undefined, ttlArg: string, s: ResolvedSettings): HandoverTerms | undefined {
+  return kind === undefined && counters === undefined ? { ttlArg, budget: s.nodeTimeout } : undefined;
 }
 
 /** What one acquisition attempt sends: the kind's keys, or the resources and their fencing counters. */

@@ -98,7 +98,7 @@ export class Releases {
       await sleep(wait, undefined, noAttempts);
       this.masters.assertOpen();
       if (!this.window.tryEnterFirst(n)) await this.#enter(n);
-      const attempt = this.masters.retry(previous, lock.resources, s.nodeTimeout);
+      const attempt = this.masters.retry(previous, s.nodeTimeout);
       tries.push(attempt);
       await attempt.done;
       this.window.decided(attempt, n, performance.now() - attempt.start);

@@ -39,8 +39,6 @@ export class Pacer {
   #splits = 0;
   /** What a lock handed to this call must be (src/waiting/handover.ts); set for plain mutexes only. */
   terms: HandoverTerms | undefined;
-  /** When the chain of the lock last handed to it began. */
-  chain = 0;
 
   constructor(
     readonly waiters: Waiters | undefined,
@@ -171,8 +169,12 @@ export class Pacer {
     const attempt = ticket?.handed;
     if (attempt === undefined) return undefined;
     ticket!.handed = undefined;
-    this.chain = ticket!.chain;
     return attempt;
+  }
+
+  /** When the chain of handovers that handed this call its lock began (src/waiting/handover.ts). */
+  get chain(): number {
+    return this.#ticket?.chain ?? 0;
   }
 
   /** The call is over (won, failed or aborted): the next in its queue is head. */
