@@ -48,6 +48,10 @@ export class Lock {
   ops: LockOps = MUTEX_OPS;
   /** @internal performance.now() when the chain of local handovers that led to it began (src/waiting/handover.ts); 0: taken from the masters. */
   chain = 0;
+  /** @internal extend() calls in flight: while any is, the lock is not passed on as it stands (src/waiting/handover.ts). */
+  extending = 0;
+  /** @internal Passed to a waiter of this process with its keys (src/waiting/handover.ts): release() sends nothing for it. */
+  passedOn = false;
   readonly #masters: MasterSet;
   #validUntil: number;
   #extensions: number;

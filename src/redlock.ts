@@ -25,12 +25,12 @@ import { counterKeys, raiseFence } from './fencing.js';
 import { checkOneSlot } from './cluster/slots.js';
 import { createToken } from './token.js';
 import { Releases } from './release.js';
-import { validUntil } from './validity.js';
+import { drift, validUntil } from './validity.js';
 import { traceAcquire, traceExtend, traceRelease } from './lifecycle.js';
 import { AdmissionWindow } from './window.js';
 import { QueuedAcquisition } from './queued.js';
 import { Pacer } from './waiting/pacer.js';
-import { Waiters, type HandoverTerms } from './waiting/waiters.js';
+import { Passed, Waiters, type HandoverTerms } from './waiting/waiters.js';
 import { Guard } from './waiting/guard.js';
 import type { MemberWatch } from './waiting/watch.js';
 import { memberWatch } from './waiting/watches.js';
@@ -239,6 +239,18 @@ export class Redlock extends EventEmitter {
         // A holder of this process handed its lock to this call while it slept (src/waiting/
         // handover.ts): that handover was admitted and sent as the holder's release.
         const handed = pacer?.handed();
+        if (handed instanceof Passed) {
+          const lock = this.#passed(handed, resources, attempts, pacer!.chain);
+          if (!this.masters.isClosed() && !isAborted(signal) && lock.validity > 0) {
+            if (call.autoExtend) this.#renewals.hold(lock, duration, s, call.onLockLost);
+            return lock;
+          }
+          // Given up (or closed) as it came: it goes on as any release would, to the next waiter or the masters.
+          await this.#releases.release(lock, s);
+          this.masters.assertOpen();
+          if (isAborted(signal)) throw new LockAbortedError(signal!.reason, stats);
+          continue;
+        }
         // Each attempt waits for its turn in the client (src/window.ts) and fails there, with
         // nothing sent, when its turn would come after `deadline` or its signal aborts first.
         if (admitted) {
@@ -359,6 +371,15 @@ export class Redlock extends EventEmitter {
     if (lock.extensions >= s.maxExtensions) throw new ExtensionLimitError(s.maxExtensions);
     // As acquire: a caller that already gave up gets nothing sent (the lock is left as it is).
     if (isAborted(signal)) throw new LockAbortedError(signal?.reason, []);
+    lock.extending++;
+    try {
+      return await this.#extendTries(lock, duration, s, signal);
+    } finally {
+      lock.extending--;
+    }
+  }
+
+  async #extendTries(lock: Lock, duration: number, s: ResolvedSettings, signal: AbortSignal | undefined): Promise<Lock> {
     const attempts: Attempt[] = [];
     const ttlArg = String(duration);
     for (;;) {
@@ -463,6 +484,13 @@ export class Redlock extends EventEmitter {
       : new ResourceLockedError(`${text} (held by another lock)`, stats, nodes);
   }
 
+  /** A lock a holder of this process passed to a waiting call as it stands (src/waiting/handover.ts). */
+  #passed(passed: Passed, resources: readonly string[], attempts: readonly Attempt[], chain: number): Lock {
+    const lock = new Lock(this, this.masters, resources, passed.token, attempts, passed.validUntil, 0, performance.now());
+    lock.chain = chain;
+    return lock;
+  }
+
   #checkLock(lock: unknown): asserts lock is Lock {
     if (!(lock instanceof Lock) || lock.redlock !== this) throw new InvalidArgumentError('lock', 'must be a Lock returned by this Redlock', lock);
   }
@@ -470,7 +498,9 @@ export class Redlock extends EventEmitter {
 
 /** What a lock handed over to a waiting call must be (src/waiting/handover.ts): plain mutexes only. */
 function handoverTerms(kind: Kind | undefined, counters: readonly string[] | undefined, ttlArg: string, s: ResolvedSettings): HandoverTerms | undefined {
-  return kind === undefined && counters === undefined ? { ttlArg, budget: s.nodeTimeout } : undefined;
+  if (kind !== undefined || counters !== undefined) return undefined;
+  const duration = Number(ttlArg);
+  return { ttlArg, budget: s.nodeTimeout, least: duration - 2 * drift(duration, s.driftFactor) };
 }
 
 /** What one acquisition attempt sends: the kind's keys, or the resources and their fencing counters. */

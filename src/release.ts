@@ -8,8 +8,8 @@ import { answeredByQuorum } from './quorum.js';
 import { ReleaseResult } from './release-result.js';
 import { stopRenewing } from './renewal.js';
 import { mayRetry, retryWait, sleep } from './retry.js';
-import { handOver, heirOf } from './waiting/handover.js';
-import type { Ticket, Waiters } from './waiting/waiters.js';
+import { handOver, heirOf, passable } from './waiting/handover.js';
+import { Passed, type Ticket, type Waiters } from './waiting/waiters.js';
 import type { AdmissionWindow } from './window.js';
 
 const noAttempts = (): never[] => [];
@@ -34,6 +34,9 @@ export class Releases {
   ) {}
 
   async release(lock: Lock, s: ResolvedSettings): Promise<ReleaseResult> {
+    // Its keys are another Lock's now (src/waiting/handover.ts): an owner-checked delete of its
+    // token would take them from under that one.
+    if (lock.passedOn) return new ReleaseResult(this.masters, undefined);
     // Out of the scheduler before any I/O: a renewal decided from now on cannot touch the lock, and
     // one already queued reaches each master before this release (same connection, in order), as an
     // owner-checked PEXPIRE that cannot bring a deleted key back.
@@ -42,7 +45,14 @@ export class Releases {
     const expires = lock.expiration;
     lock.expiration = 0;
     const heir = heirOf(this.waiters, lock, expires);
-    if (heir !== undefined) return this.#handOver(lock, s, expires, heir);
+    if (heir !== undefined) {
+      if (!passable(lock, heir)) return this.#handOver(lock, s, expires, heir);
+      if (heir.receive(new Passed(lock.value, lock.validUntil))) {
+        lock.passedOn = true;
+        return new ReleaseResult(this.masters, undefined);
+      }
+      // It gave up as it was being passed the lock: released the usual way.
+    }
     const n = lock.resources.length;
     if (!this.window.tryEnterFirst(n)) await this.#enter(n);
     const attempt = this.masters.execute(lock.ops.release, lock.resources, lock.value, '0', s.nodeTimeout);

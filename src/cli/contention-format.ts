@@ -29,7 +29,7 @@ function percent(share: number): string {
   return share >= 0.1 || share === 0 ? `${Math.round(100 * share)}%` : `${(100 * share).toFixed(1)}%`;
 }
 
-/** "1: 18%, 2: 30%, 3–5: 41%, 6–10: 10%, >10: 1%": the share of acquisitions won by attempts taken. */
+/** "0: 40%, 1: 18%, 2: 30%, 3–5: 11%, 6–10: 1%, >10: 0%": the share of acquisitions won by attempts taken (0: passed on by a holder of the same process). */
 export function attemptBuckets(buckets: readonly number[]): string {
   const won = buckets.reduce((a, b) => a + b, 0);
   return buckets.map((n, i) => `${ATTEMPT_LABELS[i]!}: ${won === 0 ? '-' : percent(n / won)}`).join(', ');

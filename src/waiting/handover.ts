@@ -34,7 +34,31 @@ import type { Ticket, Waiters } from './waiters.js';
  *
  * Only plain mutexes (no fencing counters, no semaphore or read/write kinds) are handed over:
  * their waiters carry HandoverTerms (src/waiting/waiters.ts).
+ *
+ * Passing (no write at all): a lock that still has about the validity the waiter asked for is
+ * passed to it as it stands — its token, its keys and their TTLs untouched, its validity the
+ * holder's — as a cohort lock passes the global lock among local threads (Dice et al., above).
+ * Nothing is sent, so nothing changes for the other processes either: their heads are not woken
+ * by a handover they cannot take. Safety is the holder's own: the keys hold the token with the
+ * TTLs that made `validUntil`, and only one Lock of this process answers for the token at a time:
+ * - the holder's Lock is done: release() sends nothing for it again (`passedOn`), and extend()
+ *   already refuses a released lock (its expiration is 0);
+ * - no other Lock shares the token: extend() without autoExtend returns a new Lock with the same
+ *   token and leaves the old one releasable (node-redlock's shape), so such a lock is handed over
+ *   with a new token instead; an auto-extended lock is extended in place;
+ * - no extend() of the holder is in flight (`extending`): a shorter PEXPIRE landing after the pass
+ *   would cut the keys' TTLs below the validity the waiter was given. Renewals of an auto-extended
+ *   lock re-arm its own duration, which only lengthens them.
+ * The waiter asked for `duration`; it is passed the lock only while at least `least` of validity is
+ * left (HandoverTerms): its duration less two drift allowances (Redlock's 2 ms + driftFactor ×
+ * duration), about what an acquisition from the masters leaves it after its round trip. Below
+ * that, the lock is handed over with a new token and the waiter's TTL, as above.
  */
+
+/** Whether `lock`, about to be handed to `heir`, can be passed to it without a write (see above). */
+export function passable(lock: Lock, heir: Ticket): boolean {
+  return lock.extending === 0 && (lock.held !== undefined || lock.extensions === 0) && lock.validUntil - performance.now() >= heir.terms!.least;
+}
 
 /**
  * The waiter a releasing `lock` (valid until `expires`, epoch ms) can be handed to, reserved for

@@ -3,7 +3,7 @@ import type { ExecutionStats } from '../errors.js';
 import { isAborted, mayRetry, retryWait, sleep } from '../retry.js';
 import { FOR, type Attempt } from '../attempt.js';
 import { turnId } from './turns.js';
-import type { HandoverTerms, Ticket, Waiters, WaitMode } from './waiters.js';
+import type { HandoverTerms, Passed, Ticket, Waiters, WaitMode } from './waiters.js';
 
 /** The settings an acquire call's retries follow (a ResolvedSettings fits). */
 export interface PaceSettings {
@@ -164,7 +164,7 @@ export class Pacer {
   }
 
   /** A lock a holder of this process handed to this call while it slept (once), or undefined. */
-  handed(): Attempt | undefined {
+  handed(): Attempt | Passed | undefined {
     const ticket = this.#ticket;
     const attempt = ticket?.handed;
     if (attempt === undefined) return undefined;

@@ -225,6 +225,13 @@ export interface HandoverTerms {
   readonly ttlArg: string;
   /** The waiter's per-master budget (nodeTimeout). */
   readonly budget: number;
+  /** The least validity, ms, a lock passed to it without a write must have left (src/waiting/handover.ts). */
+  readonly least: number;
+}
+
+/** A lock passed to a waiter as it stands (src/waiting/handover.ts): the holder's token and validity (performance.now()). */
+export class Passed {
+  constructor(readonly token: string, readonly validUntil: number) {}
 }
 
 /** One acquire call's place in its resources' local queue. */
@@ -251,8 +258,8 @@ export class Ticket {
   terms: HandoverTerms | undefined;
   /** A holder of this process is handing it the lock: wake-ups wait for the outcome (see receive). */
   reserved = false;
-  /** The handover that won, for its acquire call to turn into a Lock (Pacer.handed). */
-  handed: Attempt | undefined;
+  /** The handover that won, or the lock passed as it stands, for its acquire call to turn into a Lock (Pacer.handed). */
+  handed: Attempt | Passed | undefined;
   /** When the chain of handovers it is reserved in began (its first handover; set with `reserved`). */
   chain = 0;
   #resolve: ((woken: boolean) => void) | undefined;
@@ -317,7 +324,7 @@ export class Ticket {
    * false: it had aborted, the lock is nobody's), or undefined (it failed: the call wakes to try
    * the masters, the holder having released).
    */
-  receive(attempt: Attempt | undefined): boolean {
+  receive(attempt: Attempt | Passed | undefined): boolean {
     this.reserved = false;
     if (!this.sleeping) return false;
     if (attempt === undefined) {

@@ -44,8 +44,10 @@ test('--keys 1 --hold 1ms: retried and 1st-attempt rows, attempts, fairness and 
   assert.is(decode(waits.retried.histogram).totalCount, waits.retried.count);
   assert.ok(waits.retried.p50 <= waits.retried.p99 && waits.retried.p99 <= waits.retried.max);
   assert.is(waits.attempts.buckets.reduce((a, b) => a + b, 0), result.cycles);
-  assert.ok(waits.attempts.mean >= 1 && waits.attempts.mean <= waits.attempts.max, `attempts ${JSON.stringify(waits.attempts)}`);
-  assert.ok(waits.attempts.mean > 1, 'six contenders on one key: some acquisitions lost an attempt');
+  assert.ok(waits.attempts.mean <= waits.attempts.max, `attempts ${JSON.stringify(waits.attempts)}`);
+  // Six contenders on one key: some acquisitions lost an attempt, and (three per worker) some were passed the lock by a holder of their worker.
+  assert.ok(waits.attempts.buckets.slice(2).some((n) => n > 0), `attempts ${JSON.stringify(waits.attempts)}`);
+  assert.ok(waits.attempts.buckets[0]! > 0, `attempts ${JSON.stringify(waits.attempts)}`);
 
   // One contender per closed-loop slot; each won, and together they won every cycle.
   assert.is(fairness.contenders, kWorkers * kConcurrency);
@@ -57,7 +59,7 @@ test('--keys 1 --hold 1ms: retried and 1st-attempt rows, attempts, fairness and 
 
   assert.match(run.stdout, new RegExp(`^ {2}retried +${waits.retried.count} +${waits.retried.p50} `, 'm'));
   assert.match(run.stdout, new RegExp(`^ {2}1st attempt +${waits.firstAttempt.count} `, 'm'));
-  assert.match(run.stdout, /^ {2}attempts {4}mean \d+\.\d\d, max \d+ per acquisition won; 1: [\d.]+%, 2: [\d.]+%, 3–5: [\d.]+%, 6–10: [\d.]+%, >10: [\d.]+%$/m);
+  assert.match(run.stdout, /^ {2}attempts {4}mean \d+\.\d\d, max \d+ per acquisition won; 0: [\d.]+%, 1: [\d.]+%, 2: [\d.]+%, 3–5: [\d.]+%, 6–10: [\d.]+%, >10: [\d.]+%$/m);
   assert.match(run.stdout, new RegExp(`^ {2}fairness {4}Jain ${fairness.jain.toFixed(3)} over 6 contenders \\(2 workers × 3 in flight\\), ${fairness.min}–${fairness.max} acquisitions each$`, 'm'));
   assert.match(run.stdout, /^ {2}FIFO bound {2}[\d.]+ ms \(6 contenders ÷ [\d.]+ handoffs\/s\); acquire p99 is [\d.]+× it$/m);
   const page = await readFile(html, 'utf8');

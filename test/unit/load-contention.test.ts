@@ -52,13 +52,14 @@ test('the meter splits acquire latency by attempts, buckets attempts and counts 
   cycle(90, 4, 1);
   cycle(150, 7, 2);
   cycle(300, 14, 2);
+  cycle(0.2, 0, 1); // passed the lock by a holder of its process: no attempt of its own
   cycle(500, 3, 0, false); // outside the window: nowhere
   const report = meter.report(0, { cpuUserMs: 0, cpuSystemMs: 0, elu: 0, measuredMs: 1000 });
-  assert.equal(report.won, [2, 2, 2]);
-  assert.equal(report.waits!.attempts, { buckets: [2, 1, 1, 1, 1], total: 1 + 1 + 2 + 4 + 7 + 14, max: 14 });
+  assert.equal(report.won, [2, 3, 2]);
+  assert.equal(report.waits!.attempts, { buckets: [1, 2, 1, 1, 1, 1], total: 1 + 1 + 2 + 4 + 7 + 14, max: 14 });
   const first = decode(report.waits!.firstAttempt);
   const retried = decode(report.waits!.retried);
-  assert.is(first.totalCount, 2);
+  assert.is(first.totalCount, 3);
   assert.is(retried.totalCount, 4);
   assert.ok(first.maxValue < 1000 && retried.minNonZeroValue >= 39_000, 'first attempts are the fast ones here');
   assert.is(report.contendedAcquires, 4);
@@ -83,7 +84,7 @@ function worker(index: number, won: number[], first: number[], retried: number[]
   const histograms = Object.fromEntries(OP_NAMES.map((op) => [op, recorded(op === 'extend' ? [] : all)])) as Record<OpName, string>;
   return {
     worker: index, cycles: all.length, errors: {}, contendedAcquires: retried.length, lostAttempts: retried.length * (attempts - 1), clamped: 0, histograms,
-    waits: { firstAttempt: recorded(first), retried: recorded(retried), attempts: { buckets: [first.length, 0, retried.length, 0, 0], total: first.length + attempts * retried.length, max: retried.length > 0 ? attempts : 1 } },
+    waits: { firstAttempt: recorded(first), retried: recorded(retried), attempts: { buckets: [0, first.length, 0, retried.length, 0, 0], total: first.length + attempts * retried.length, max: retried.length > 0 ? attempts : 1 } },
     won, cpuUserMs: 1, cpuSystemMs: 1, elu: 0.5, measuredMs: 1000,
   };
 }
@@ -106,7 +107,7 @@ test('a run: waits merged over workers, fairness over every contender of every w
   assert.is(result.waits!.firstAttempt.count, 1);
   assert.is(result.waits!.retried.count, 3);
   assert.is(result.waits!.firstAttempt.count + result.waits!.retried.count, result.operations.acquire.count);
-  assert.equal(result.waits!.attempts, { buckets: [1, 0, 3, 0, 0], total: 10, max: 3, mean: 2.5 });
+  assert.equal(result.waits!.attempts, { buckets: [0, 1, 0, 3, 0, 0], total: 10, max: 3, mean: 2.5 });
   assert.equal(result.fairness, fairnessOf([2, 1, 1, 0]));
   // 4 contenders, 4 handoffs in 1 s: a perfect queue makes each wait 1 s.
   assert.is(result.fifo!.waitUs, 1e6);
@@ -128,7 +129,7 @@ test('merging runs adds waits and contender sums exactly; the merged index is ov
   const sum = decode(a.waits!.retried.histogram);
   sum.add(decode(b.waits!.retried.histogram));
   assert.is(merged.waits!.retried.p99, sum.getValueAtPercentile(99));
-  assert.equal(merged.waits!.attempts.buckets, [4, 0, 9, 0, 0]);
+  assert.equal(merged.waits!.attempts.buckets, [0, 4, 0, 9, 0, 0]);
   assert.is(merged.waits!.attempts.mean, (4 + 3 * 9) / 13);
   // Σ contenders ÷ Σ throughput.
   assert.is(merged.fifo!.waitUs, (1e6 * 8) / (a.throughput + b.throughput));
@@ -149,8 +150,13 @@ test('older files without the new fields still load, merge (without them, noted)
   assert.not.match(formatResult(merged), /Jain/);
   assert.is(compare({ files: ['a.json'], results: [current] }, { files: ['b.json'], results: [{ ...current, waits: withFields.waits! }] }).verdict, 'ok');
 
+  // Written before the bucket of locks passed on (no attempt): one bucket fewer, read with a 0 in front.
+  const fiveBuckets = JSON.parse(JSON.stringify(withFields)) as { waits: { attempts: { buckets: number[] } } };
+  fiveBuckets.waits.attempts.buckets = fiveBuckets.waits.attempts.buckets.slice(1);
+  checkResult('five.json', fiveBuckets);
+  assert.equal(fiveBuckets.waits.attempts.buckets, withFields.waits!.attempts.buckets);
   const bad = JSON.parse(JSON.stringify(withFields)) as { waits: { attempts: { buckets: number[] } }; fairness: { jain: number } };
-  bad.waits.attempts.buckets = [9, 0, 0, 0, 0];
+  bad.waits.attempts.buckets = [0, 9, 0, 0, 0, 0];
   assert.throws(() => {
     checkResult('bad.json', bad);
   }, (error: unknown) => error instanceof ResultFileError && /waits\.attempts\.buckets/.test(error.message));
@@ -165,7 +171,7 @@ test('text: a contended run gets the retried/1st-attempt rows and the block; man
   const contended = formatResult(run([worker(0, [2, 1], [1], [50, 60]), worker(1, [1, 0], [], [70])], kOneKey));
   assert.match(contended, /^ {2}retried\s+3\s+\d+/m);
   assert.match(contended, /^ {2}1st attempt\s+1\s+\d+/m);
-  assert.match(contended, /^ {2}attempts {4}mean 2\.50, max 3 per acquisition won; 1: 25%, 2: 0%, 3–5: 75%, 6–10: 0%, >10: 0%$/m);
+  assert.match(contended, /^ {2}attempts {4}mean 2\.50, max 3 per acquisition won; 0: 0%, 1: 25%, 2: 0%, 3–5: 75%, 6–10: 0%, >10: 0%$/m);
   assert.match(contended, /^ {2}fairness {4}Jain 0\.667 over 4 contenders \(2 workers × 2 in flight\), 0–2 acquisitions each$/m);
   assert.match(contended, /^ {2}FIFO bound {2}1000\.0 ms \(4 contenders ÷ 4\.0 handoffs\/s\); acquire p99 is 0\.07× it$/m);
   // 1 of 200 acquisitions retried over 10,000 keys: the one line of a run that did not contend.

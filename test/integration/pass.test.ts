@@ -1,0 +1,147 @@
+import '../helpers/setup.js';
+import * as assert from 'uvu/assert';
+import { setTimeout as delay } from 'node:timers/promises';
+import { mastersSuite } from '../helpers/masters.js';
+import { closeAll, connectAll, eventually, valuesOf, type Probe } from '../helpers/redis.js';
+import { rejection } from '../helpers/reject.js';
+import { timed } from '../helpers/timeout.js';
+import { LockAbortedError, Redlock } from '../../src/index.js';
+
+// Passing (src/waiting/handover.ts): a lock released while a caller of the same Redlock waits for
+// the same resources, and still valid for about the duration that caller asked for, is passed to
+// it as it stands — its token, keys and validity — with nothing sent to any master.
+const test = mastersSuite('pass', { count: 5, healEach: true, flushEach: true });
+
+let probes: Probe[] = [];
+test.before.each(async ({ masters }) => {
+  probes = await connectAll(masters.urls);
+});
+test.after.each(async () => {
+  await closeAll(probes);
+});
+
+/** Every command each master ran so far, those run inside scripts included (INFO commandstats), INFO excluded. */
+async function commands(): Promise<number[]> {
+  const infos = await Promise.all(probes.map((probe) => probe.info('commandstats')));
+  return infos.map((info) => {
+    let total = 0;
+    for (const m of info.matchAll(/cmdstat_([^:]+):calls=(\d+)/g)) if (m[1] !== 'info') total += Number(m[2]);
+    return total;
+  });
+}
+
+// Retries 10 s apart: a waiter that gets the lock sooner got it from a release, not its schedule.
+// A drift allowance of 5% (502 ms for 10 s) leaves a waiter that slept 50 ms well within what
+// can be passed on (its duration less two allowances), however slow the machine.
+const kSettings = { retryCount: 3, retryDelay: 10_000, retryJitter: 0, driftFactor: 0.05 };
+
+test('a lock passed to a waiter of the same Redlock: its token and validity, nothing sent, another process\'s waiter not woken; released again, it sends nothing', timed(15_000, async ({ masters }) => {
+  const mine = new Redlock(masters.urls, kSettings);
+  const other = new Redlock(masters.urls, kSettings);
+  try {
+    const held = await mine.acquire(['passed'], 10_000);
+    const theirs = other.acquire(['passed'], 10_000);
+    await delay(50);
+    const waiting = mine.acquire(['passed'], 10_000);
+    await delay(50);
+    const before = await commands();
+    const released = await held.release();
+    const next = await waiting;
+    assert.is(released.passedOn, true);
+    assert.is(released.released, 0);
+    assert.is(released.expired, false);
+    assert.is(next.value, held.value);
+    assert.is(next.validUntil, held.validUntil);
+    assert.ok(next.validity > 9_000, `validity ${next.validity}`);
+    // Nothing reached the masters: no write, so no invalidation woke the other process's head.
+    await delay(200);
+    assert.equal(await commands(), before, 'no command on any master');
+    // The holder's Lock is done: releasing it again sends nothing and leaves the keys to `next`.
+    const again = await held.release();
+    assert.is(again.passedOn, true);
+    assert.equal(await commands(), before, 'no command on any master');
+    assert.equal(await valuesOf(probes, 'passed'), masters.urls.map(() => next.value));
+    // Its release goes to the masters (no waiter of this process is left): the other process's turn.
+    const released2 = await next.release();
+    assert.is(released2.passedOn, false);
+    const theirLock = await theirs;
+    assert.is.not(theirLock.value, next.value);
+    await theirLock.release();
+  } finally {
+    await mine.quit();
+    await other.quit();
+  }
+}));
+
+test('a lock made by extend(), or with an extend() in flight, is handed over with a new token, not passed: no other Lock can touch the waiter\'s keys', timed(15_000, async ({ masters }) => {
+  const redlock = new Redlock(masters.urls, kSettings);
+  try {
+    const first = await redlock.acquire(['ext'], 10_000);
+    const extended = await first.extend(10_000);
+    let waiting = redlock.acquire(['ext'], 10_000);
+    await delay(50);
+    assert.is((await extended.release()).passedOn, false);
+    const next = await waiting;
+    assert.is.not(next.value, extended.value);
+    // `first` still answers for the token extend() kept: its release must find nothing of next's.
+    await first.release();
+    assert.equal(await valuesOf(probes, 'ext'), masters.urls.map(() => next.value));
+
+    await next.release();
+
+    // A fresh lock (`next` came by a handover, and a chain serves only callers older than it).
+    const fresh = await redlock.acquire(['ext-b'], 10_000);
+    waiting = redlock.acquire(['ext-b'], 10_000);
+    await delay(50);
+    const extending = fresh.extend(200);
+    assert.is((await fresh.release()).passedOn, false);
+    const last = await waiting;
+    assert.is.not(last.value, fresh.value);
+    await extending.catch(() => undefined);
+    const ttls = await Promise.all(probes.map((probe) => probe.pTTL('ext-b')));
+    assert.ok(ttls.every((ttl) => ttl > 5_000), `the extend did not cut the waiter's ttls: ${ttls.join(', ')}`);
+    await last.release();
+  } finally {
+    await redlock.quit();
+  }
+}));
+
+test('a waiter that gives up as the lock is passed to it releases it: no key is left', timed(15_000, async ({ masters }) => {
+  const redlock = new Redlock(masters.urls, kSettings);
+  const stop = new AbortController();
+  try {
+    const held = await redlock.acquire(['gave-up'], 10_000);
+    const waiting = rejection(redlock.acquire(['gave-up'], 10_000, { signal: stop.signal }), LockAbortedError);
+    await delay(50);
+    // The pass is made before release() returns its promise; the waiter's call resumes after the abort.
+    const releasing = held.release();
+    stop.abort();
+    assert.is((await releasing).passedOn, true);
+    assert.instance(await waiting, LockAbortedError);
+    await eventually(async () => (await valuesOf(probes, 'gave-up')).every((value) => value === null), 2_000, 'no key left on any master');
+  } finally {
+    await redlock.quit();
+  }
+}));
+
+test('an auto-extended lock passed on is renewed as the waiter\'s own: held past the holder\'s expiry', timed(15_000, async ({ masters }) => {
+  const redlock = new Redlock(masters.urls, { ...kSettings, driftFactor: 0.2 });
+  try {
+    const held = await redlock.acquire(['renewed'], 1_000);
+    let token = '';
+    const running = redlock.using(['renewed'], 1_000, async (signal) => {
+      await delay(1_800);
+      assert.is(signal.aborted, false);
+      token = (await valuesOf(probes, 'renewed'))[0] ?? '';
+    });
+    await delay(50);
+    assert.is((await held.release()).passedOn, true);
+    await running;
+    assert.is(token, held.value, 'still its keys, renewed, 1.8 s into a 1 s lock');
+    assert.equal(await valuesOf(probes, 'renewed'), masters.urls.map(() => null), 'released at the end');
+  } finally {
+    await redlock.quit();
+  }
+}));
+
+test.run();
