@@ -64,9 +64,13 @@ export interface MemberWatch {
 export class Watch implements MemberWatch {
   /** Keys read present since their last invalidation: only their change is a release. */
   readonly present = new Set<string>();
-  /** Reads in flight per key, and the keys changed while one was (see read). */
-  readonly #reading = new Map<string, number>();
-  readonly #changedWhileRead = new Set<string>();
+  /**
+   * Per key with reads in flight: how many, and how many changes were told meanwhile. Each read
+   * compares the count at its start with the count at its end: a single flag per key, taken by the
+   * first read to finish, left the others of a burst (one per local turn of a passed lock) reading
+   * the key present with its tracking already spent, and their heads slept to their next retry.
+   */
+  readonly #reading = new Map<string, { reads: number; changes: number }>();
   #client: WatchClient | undefined;
   #failed = false;
 
@@ -98,7 +102,13 @@ export class Watch implements MemberWatch {
   async read(key: string, own: string | undefined): Promise<number> {
     const client = this.#open();
     if (client === undefined || !client.isReady) return UNKNOWN;
-    this.#reading.set(key, (this.#reading.get(key) ?? 0) + 1);
+    let reading = this.#reading.get(key);
+    if (reading === undefined) {
+      reading = { reads: 0, changes: 0 };
+      this.#reading.set(key, reading);
+    }
+    reading.reads++;
+    const seen = reading.changes;
     let value: unknown;
     let pttl: unknown;
     try {
@@ -107,21 +117,18 @@ export class Watch implements MemberWatch {
       [value, pttl] = await Promise.all([client.sendCommand(['GET', key], { timeout: 0 }).catch(wrongType), client.sendCommand(['PTTL', key], { timeout: 0 })]);
     } catch {
       // A read that failed (the master dropped) arms nothing; the waiter's schedule still runs.
-      // A change seen meanwhile must not be charged to the next read.
-      this.#changedWhileRead.delete(key);
       return UNKNOWN;
     } finally {
-      const left = this.#reading.get(key)! - 1;
-      if (left === 0) this.#reading.delete(key);
-      else this.#reading.set(key, left);
+      if (--reading.reads === 0 && this.#reading.get(key) === reading) this.#reading.delete(key);
     }
-    const changed = this.#changedWhileRead.delete(key);
+    const changed = reading.changes !== seen;
     if (value === null || value === own) {
       this.present.delete(key);
       return -2;
     }
-    // Another holder's key changed between the GET and this answer (the push came before the
-    // PTTL's reply): it may be gone already, and that is a release to wake for.
+    // Another holder's key changed while this read was in flight (before or after the master
+    // answered it, which the push's place among the replies no longer tells): it may be gone
+    // already, and that is a release to wake for.
     if (changed) {
       this.present.delete(key);
       this.onChange(this.index, key, true);
@@ -179,7 +186,8 @@ export class Watch implements MemberWatch {
         return;
       }
       const name = key.toString();
-      if (this.#reading.has(name)) this.#changedWhileRead.add(name);
+      const reading = this.#reading.get(name);
+      if (reading !== undefined) reading.changes++;
       // Every change is told (held locks' keys are watched too, src/waiting/guard.ts); whoever
       // listens keeps its own keys.
       this.onChange(this.index, name, this.present.delete(name));
@@ -191,7 +199,6 @@ export class Watch implements MemberWatch {
       // Tracking dies with the socket; the waiters fall back to their schedules until 'ready', and
       // those that listened here alone (gated waits) read the other masters again.
       this.present.clear();
-      this.#changedWhileRead.clear();
       this.onLost(this.index);
     });
     client.connect().catch(() => undefined);
