@@ -62,8 +62,14 @@ export interface MemberWatch {
  * PUBLISH in the release script (Redisson's way) would cost every release, waited on or not.
  */
 export class Watch implements MemberWatch {
-  /** Keys read present since their last invalidation: only their change is a release. */
-  readonly present = new Set<string>();
+  /**
+   * Keys read present since their last invalidation — only their change is a release — with what
+   * was read: the value, and when its TTL ends (performance.now(); Infinity with none). While a key
+   * is here its tracking is armed on this connection (Redis pushes the next change once, and every
+   * push takes the key out), so a read of it is answered from here without a command: a lock passed
+   * on among the callers of a process made each new head read it again, two commands per turn.
+   */
+  readonly present = new Map<string, { readonly value: string; readonly expires: number }>();
   /**
    * Per key with reads in flight: how many, and how many changes were told meanwhile. Each read
    * compares the count at its start with the count at its end: a single flag per key, taken by the
@@ -102,6 +108,10 @@ export class Watch implements MemberWatch {
   async read(key: string, own: string | undefined): Promise<number> {
     const client = this.#open();
     if (client === undefined || !client.isReady) return UNKNOWN;
+    const known = this.present.get(key);
+    if (known !== undefined && known.value !== own && known.expires > performance.now() && !this.#reading.has(key)) {
+      return known.expires === Infinity ? -1 : Math.ceil(known.expires - performance.now());
+    }
     let reading = this.#reading.get(key);
     if (reading === undefined) {
       reading = { reads: 0, changes: 0 };
@@ -134,8 +144,10 @@ export class Watch implements MemberWatch {
       this.onChange(this.index, key, true);
       return UNKNOWN;
     }
-    this.present.add(key);
-    return Number(pttl);
+    const ttl = Number(pttl);
+    // A key of another type keeps '' for its value: no token is empty, so it is never the reader's own.
+    this.present.set(key, { value: typeof value === 'string' ? value : '', expires: ttl < 0 ? Infinity : performance.now() + ttl });
+    return ttl;
   }
 
   /**

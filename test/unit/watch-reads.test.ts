@@ -89,4 +89,29 @@ test('a read that began after the push is not charged with it', async () => {
   watch.close();
 });
 
+test('a key read present is answered from the watch until its next change: no command, the TTL counted down', async () => {
+  const connection = new ScriptedConnection();
+  const watch = watchOver(connection, []);
+  const first = watch.read('k', undefined);
+  await Promise.resolve();
+  connection.deliver(1, 'holder', 5_000, 0, 'k');
+  assert.is(await first, 5_000);
+  const reading = watch.read('k', undefined);
+  assert.is(connection.pending.length, 0, 'nothing sent');
+  const again = await reading;
+  assert.ok(again > 4_900 && again <= 5_000, `ttl ${again}`);
+  // A change takes it out: the next read goes to the master, which arms tracking again.
+  connection.deliver(0, null, 0, 1, 'k');
+  const after = watch.read('k', undefined);
+  assert.is(connection.pending.length, 2, 'read from the master');
+  connection.deliver(1, 'holder', 3_000, 0, 'k');
+  assert.is(await after, 3_000);
+  // The caller's own token is never taken for a holder's, cached or not.
+  const own = watch.read('k', 'holder');
+  assert.is(connection.pending.length, 2, 'read from the master: the key holds the reader\'s own token');
+  connection.deliver(1, 'holder', 2_000, 0, 'k');
+  assert.is(await own, -2);
+  watch.close();
+});
+
 test.run();
