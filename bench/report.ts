@@ -76,7 +76,7 @@ function configTable(summary: Summary, config: string, contenders: readonly stri
   const head = [
     'contender', hot ? 'successes/s median (min–max)' : 'cycles/s median (min–max)', ...(hot ? ['refused/s'] : []),
     '× quorum ceiling', ...peers.map((peer) => `× ${contenderInfo(peer).label}`),
-    'acquire p50 / p99 / p99.9 ms', 'release p50 / p99 / p99.9 ms', `client CPU µs/${hot ? 'attempt' : 'cycle'}`, `Redis CPU µs/${hot ? 'attempt' : 'cycle'}`,
+    'acquire p50 / p99 / p99.9 ms', 'release p50 / p99 / p99.9 ms', `client CPU µs/${hot ? 'attempt' : 'cycle'} (kernel)`, `Redis CPU µs/${hot ? 'attempt' : 'cycle'}`,
     ...(cluster ? ['script calls/cycle', 'script calls per shard per tick (ops/tick)'] : []),
   ];
   const rows = [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`];
@@ -94,7 +94,7 @@ function configTable(summary: Summary, config: string, contenders: readonly stri
       ...peers.map((peer) => fmtX(ratio(summary, config, id, peer))),
       `${fmtMs(s.acquireP50.median)} / ${fmtMs(s.acquireP99.median)} / ${fmtMs(s.acquireP999.median)}`,
       `${fmtMs(s.releaseP50.median)} / ${fmtMs(s.releaseP99.median)} / ${fmtMs(s.releaseP999.median)}`,
-      fmtUs(s.clientCpuUsPerCycle.median),
+      Number.isFinite(s.clientSystemCpuUsPerCycle.median) ? `${fmtUs(s.clientCpuUsPerCycle.median)} (${fmtUs(s.clientSystemCpuUsPerCycle.median)})` : fmtUs(s.clientCpuUsPerCycle.median),
       fmtUs(s.redisCpuUsPerCycle.median),
       ...(cluster ? [fmtUs(s.scriptCallsPerCycle.median), Number.isFinite(s.scriptCallsPerShardPerTick.median) ? `${fmtUs(s.scriptCallsPerShardPerTick.median)} (${fmtUs(s.opsPerTick.median)})` : '–'] : []),
     ].join(' | ')} |`);

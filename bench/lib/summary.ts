@@ -12,6 +12,8 @@ export interface ContenderSummary {
   readonly releaseP99: Spread;
   readonly releaseP999: Spread;
   readonly clientCpuUsPerCycle: Spread;
+  /** The kernel's part of it (absent in runs recorded before it was). */
+  readonly clientSystemCpuUsPerCycle: Spread;
   readonly redisCpuUsPerCycle: Spread;
   /** Cluster configurations: EVALSHA + EVAL over every shard ÷ cycles. */
   readonly scriptCallsPerCycle: Spread;
@@ -52,6 +54,7 @@ export function summarize(runs: readonly RunRecord[]): Summary {
       releaseP99: pick((r) => r.release?.p99),
       releaseP999: pick((r) => r.release?.p999),
       clientCpuUsPerCycle: pick((r) => r.clientCpuUsPerCycle),
+      clientSystemCpuUsPerCycle: pick((r) => r.clientSystemCpuUsPerCycle),
       redisCpuUsPerCycle: pick((r) => r.redisCpuUsPerCycle),
       scriptCallsPerCycle: pick((r) => r.cluster === undefined || r.cycles === undefined || r.cycles === 0 ? undefined : r.cluster.scriptCalls / r.cycles),
       // Summed over members, so per member: calls ÷ (shards per member) ÷ (ticks per member).

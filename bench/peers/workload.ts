@@ -30,6 +30,8 @@ export interface Measurement {
   readonly release: Percentiles;
   /** process.cpuUsage() (user + system) over the window ÷ cycles, µs; the hot key divides by attempts. */
   readonly clientCpuUsPerCycle: number;
+  /** Its kernel part (process.cpuUsage().system): socket writes and reads, epoll, timers. */
+  readonly clientSystemCpuUsPerCycle: number;
   /** Every master's used_cpu_sys + used_cpu_user over the window, summed, ÷ cycles (attempts on the hot key), µs. */
   readonly redisCpuUsPerCycle: number;
 }
@@ -136,6 +138,7 @@ export async function runWorkload(contender: Contender, config: WorkloadConfig, 
     acquire: percentiles(acquireHist),
     release: percentiles(releaseHist),
     clientCpuUsPerCycle: per > 0 ? (cpu.user + cpu.system) / per : NaN,
+    clientSystemCpuUsPerCycle: per > 0 ? cpu.system / per : NaN,
     redisCpuUsPerCycle: per > 0 ? ((redis1 - redis0) * 1e6) / per : NaN,
   };
 }

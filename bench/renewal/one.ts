@@ -136,6 +136,8 @@ console.log(JSON.stringify({
   executedPerDuration: Math.round((after.executed - before.executed) * perDuration),
   redisCpuMsPerDuration: (after.redisCpu - before.redisCpu) * 1000 * perDuration,
   clientCpuMsPerDuration: ((cpu.user + cpu.system) / 1000) * perDuration,
+  // The kernel's part (socket writes and reads on loopback, timers, epoll) apart from the process's own work.
+  clientSystemCpuMsPerDuration: (cpu.system / 1000) * perDuration,
   heapBytesPerLock: Math.round(heapPerLock),
   lost,
   acquireSeconds,
