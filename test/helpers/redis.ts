@@ -31,6 +31,19 @@ export async function valuesOf(clients: readonly Probe[], key: string): Promise<
   return Promise.all(clients.map((client) => client.get(key)));
 }
 
+/**
+ * Calls of `command` (lower case, e.g. 'del') per master so far, those run inside scripts included
+ * (INFO commandstats); without one, of every command but INFO.
+ */
+export async function commandCalls(clients: readonly Probe[], command?: string): Promise<number[]> {
+  const infos = await Promise.all(clients.map((client) => client.info('commandstats')));
+  return infos.map((info) => {
+    let total = 0;
+    for (const m of info.matchAll(/cmdstat_([^:]+):calls=(\d+)/g)) if (command === undefined ? m[1] !== 'info' : m[1] === command) total += Number(m[2]);
+    return total;
+  });
+}
+
 /** Polls `check` until it returns true or `ms` pass; for effects that have no event to await. */
 export async function eventually(check: () => Promise<boolean> | boolean, ms = 2000, what = 'condition'): Promise<void> {
   const until = performance.now() + ms;

@@ -2,7 +2,7 @@ import '../helpers/setup.js';
 import * as assert from 'uvu/assert';
 import { setTimeout as delay } from 'node:timers/promises';
 import { mastersSuite } from '../helpers/masters.js';
-import { closeAll, connectAll, eventually, type Probe } from '../helpers/redis.js';
+import { closeAll, commandCalls, connectAll, eventually, type Probe } from '../helpers/redis.js';
 import { timed } from '../helpers/timeout.js';
 import { takeTurns } from '../helpers/turns.js';
 import { Redlock, type Lock } from '../../src/index.js';
@@ -20,12 +20,6 @@ test.after.each(async () => {
   await closeAll(probes);
 });
 
-/** SET calls per master so far (INFO commandstats). */
-async function setCalls(): Promise<number[]> {
-  const infos = await Promise.all(probes.map((probe) => probe.info('commandstats')));
-  return infos.map((info) => Number(/cmdstat_set:calls=(\d+)/.exec(info)?.[1] ?? 0));
-}
-
 test('three processes woken by each release: the gate grants one, the others ask no other master', timed(20000, async ({ masters }) => {
   const holder = new Redlock(masters.urls);
   // Retries 10 s apart: every attempt after the first is one a release brought forward.
@@ -40,7 +34,7 @@ test('three processes woken by each release: the gate grants one, the others ask
     }));
     // Each waiter's first attempt (to every master) is refused; then they sleep, armed.
     await delay(300);
-    const before = await setCalls();
+    const before = await commandCalls(probes, 'set');
     await held.release();
     // One handoff after another: each winner releases once the others are asleep again.
     for (let round = 0; round < 3; round++) {
@@ -49,7 +43,7 @@ test('three processes woken by each release: the gate grants one, the others ask
       const winner = order[round]!;
       await (await locks[winner]!).release();
     }
-    const after = await setCalls();
+    const after = await commandCalls(probes, 'set');
     const deltas = after.map((calls, i) => calls - before[i]!);
     // Only each round's winner set the key anywhere; the gate refused the others before they asked
     // the other masters (3 + 2 + 1 woken attempts there, as script calls).

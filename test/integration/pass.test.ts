@@ -2,7 +2,7 @@ import '../helpers/setup.js';
 import * as assert from 'uvu/assert';
 import { setTimeout as delay } from 'node:timers/promises';
 import { mastersSuite } from '../helpers/masters.js';
-import { closeAll, connectAll, eventually, valuesOf, type Probe } from '../helpers/redis.js';
+import { closeAll, commandCalls, connectAll, eventually, valuesOf, type Probe } from '../helpers/redis.js';
 import { rejection } from '../helpers/reject.js';
 import { timed } from '../helpers/timeout.js';
 import { LockAbortedError, Redlock } from '../../src/index.js';
@@ -20,16 +20,6 @@ test.after.each(async () => {
   await closeAll(probes);
 });
 
-/** Every command each master ran so far, those run inside scripts included (INFO commandstats), INFO excluded. */
-async function commands(): Promise<number[]> {
-  const infos = await Promise.all(probes.map((probe) => probe.info('commandstats')));
-  return infos.map((info) => {
-    let total = 0;
-    for (const m of info.matchAll(/cmdstat_([^:]+):calls=(\d+)/g)) if (m[1] !== 'info') total += Number(m[2]);
-    return total;
-  });
-}
-
 // Retries 10 s apart: a waiter that gets the lock sooner got it from a release, not its schedule.
 // A drift allowance of 5% (502 ms for 10 s) leaves a waiter that slept 50 ms well within what
 // can be passed on (its duration less two allowances), however slow the machine.
@@ -44,7 +34,7 @@ test('a lock passed to a waiter of the same Redlock: its token and validity, not
     await delay(50);
     const waiting = mine.acquire(['passed'], 10_000);
     await delay(50);
-    const before = await commands();
+    const before = await commandCalls(probes);
     const released = await held.release();
     const next = await waiting;
     assert.is(released.passedOn, true);
@@ -55,11 +45,11 @@ test('a lock passed to a waiter of the same Redlock: its token and validity, not
     assert.ok(next.validity > 9_000, `validity ${next.validity}`);
     // Nothing reached the masters: no write, so no invalidation woke the other process's head.
     await delay(200);
-    assert.equal(await commands(), before, 'no command on any master');
+    assert.equal(await commandCalls(probes), before, 'no command on any master');
     // The holder's Lock is done: releasing it again sends nothing and leaves the keys to `next`.
     const again = await held.release();
     assert.is(again.passedOn, true);
-    assert.equal(await commands(), before, 'no command on any master');
+    assert.equal(await commandCalls(probes), before, 'no command on any master');
     assert.equal(await valuesOf(probes, 'passed'), masters.urls.map(() => next.value));
     // Its release goes to the masters (no waiter of this process is left): the other process's turn.
     const released2 = await next.release();

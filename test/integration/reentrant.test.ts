@@ -1,7 +1,7 @@
 import '../helpers/setup.js';
 import * as assert from 'uvu/assert';
 import { mastersSuite } from '../helpers/masters.js';
-import { closeAll, connectAll, valuesOf, type Probe } from '../helpers/redis.js';
+import { closeAll, commandCalls, connectAll, valuesOf, type Probe } from '../helpers/redis.js';
 import { rejection } from '../helpers/reject.js';
 import { timed } from '../helpers/timeout.js';
 import {
@@ -28,10 +28,7 @@ test.after(async () => {
 
 /** Every command the masters ran so far (INFO itself excluded): what a "no round trip" claim is checked against. */
 async function commands(): Promise<number> {
-  const infos = await Promise.all(probes.map((probe) => probe.info('commandstats')));
-  let total = 0;
-  for (const info of infos) for (const m of info.matchAll(/cmdstat_([a-z|]+):calls=(\d+)/g)) if (m[1] !== 'info') total += Number(m[2]);
-  return total;
+  return (await commandCalls(probes)).reduce((a, b) => a + b, 0);
 }
 
 const held = async (key: string): Promise<number> => (await valuesOf(probes, key)).filter((v) => v !== null).length;
