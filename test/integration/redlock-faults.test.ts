@@ -178,8 +178,10 @@ function faults(kind: 'urls' | 'ioredis'): void {
         masters.masters[0]!.resume();
       }, 300);
       const lock = await redlock.acquire(['slow'], 3000);
-      // 300 ms waiting for the third vote, and the 32 ms drift (3000 × 0.01 + 2).
-      assert.ok(lock.validity <= 3000 - 300 - 32, `validity ${lock.validity}`);
+      // 300 ms waiting for the third vote, and the 32 ms drift (3000 × 0.01 + 2). The resume timer
+      // is armed before the attempt is sent (its clock starts at the send), so up to the few ms
+      // between the two may not count: a clean-clone CI run read 2668.04 against a bound of 2668.
+      assert.ok(lock.validity <= 3000 - 300 - 32 + 10, `validity ${lock.validity}`);
       assert.ok(lock.validity > 3000 - 600, `validity ${lock.validity}`);
     });
   }));
