@@ -1,5 +1,6 @@
 import { suite, type Test } from 'uvu';
 import { startMasters, type LocalMasters, type StartMastersOptions } from '../../src/local/masters.js';
+import { closeAll, connectAll, type Probe } from './redis.js';
 
 export interface MastersContext {
   masters: LocalMasters;
@@ -82,4 +83,19 @@ export async function healAll(masters: LocalMasters): Promise<void> {
       if (!master.running) await master.restart();
     }),
   );
+}
+
+/**
+ * Plain connections to every master (test/helpers/redis.ts), opened before each test of `test` and
+ * closed after it. The array is refilled in place, so it can be held as a const.
+ */
+export function probesEach<T extends MastersContext>(test: Test<T>): Probe[] {
+  const probes: Probe[] = [];
+  test.before.each(async ({ masters }) => {
+    probes.push(...(await connectAll(masters.urls)));
+  });
+  test.after.each(async () => {
+    await closeAll(probes.splice(0));
+  });
+  return probes;
 }

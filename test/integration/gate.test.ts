@@ -1,8 +1,8 @@
 import '../helpers/setup.js';
 import * as assert from 'uvu/assert';
 import { setTimeout as delay } from 'node:timers/promises';
-import { mastersSuite } from '../helpers/masters.js';
-import { closeAll, commandCalls, connectAll, eventually, type Probe } from '../helpers/redis.js';
+import { mastersSuite, probesEach } from '../helpers/masters.js';
+import { commandCalls, eventually } from '../helpers/redis.js';
 import { timed } from '../helpers/timeout.js';
 import { takeTurns } from '../helpers/turns.js';
 import { Redlock, type Lock } from '../../src/index.js';
@@ -12,13 +12,7 @@ import { gateOf, gateOrder } from '../../src/waiting/gate.js';
 // one master; the ones it refuses send nothing to the others.
 const test = mastersSuite('gate', { count: 5, healEach: true, flushEach: true });
 
-let probes: Probe[] = [];
-test.before.each(async ({ masters }) => {
-  probes = await connectAll(masters.urls);
-});
-test.after.each(async () => {
-  await closeAll(probes);
-});
+const probes = probesEach(test);
 
 test('three processes woken by each release: the gate grants one, the others ask no other master', timed(20000, async ({ masters }) => {
   const holder = new Redlock(masters.urls);

@@ -1,8 +1,8 @@
 import '../helpers/setup.js';
 import * as assert from 'uvu/assert';
 import { setTimeout as delay } from 'node:timers/promises';
-import { mastersSuite } from '../helpers/masters.js';
-import { closeAll, commandCalls, connectAll, eventually, valuesOf, type Probe } from '../helpers/redis.js';
+import { mastersSuite, probesEach } from '../helpers/masters.js';
+import { commandCalls, eventually, valuesOf } from '../helpers/redis.js';
 import { rejection } from '../helpers/reject.js';
 import { timed } from '../helpers/timeout.js';
 import { LockAbortedError, Redlock, type Lock } from '../../src/index.js';
@@ -14,13 +14,7 @@ import { LockAbortedError, Redlock, type Lock } from '../../src/index.js';
 // cannot be passed on for.
 const test = mastersSuite('handover', { count: 5, healEach: true, flushEach: true });
 
-let probes: Probe[] = [];
-test.before.each(async ({ masters }) => {
-  probes = await connectAll(masters.urls);
-});
-test.after.each(async () => {
-  await closeAll(probes);
-});
+const probes = probesEach(test);
 
 // Retries 10 s apart: a waiter that gets the lock sooner got it from a release, not its schedule.
 const kSlowRetries = { retryCount: 3, retryDelay: 10_000, retryJitter: 0 };

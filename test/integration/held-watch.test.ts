@@ -1,8 +1,8 @@
 import '../helpers/setup.js';
 import * as assert from 'uvu/assert';
 import { setTimeout as delay } from 'node:timers/promises';
-import { mastersSuite } from '../helpers/masters.js';
-import { closeAll, connectAll, eventually, type Probe } from '../helpers/redis.js';
+import { mastersSuite, probesEach } from '../helpers/masters.js';
+import { eventually } from '../helpers/redis.js';
 import { timed } from '../helpers/timeout.js';
 import { LockLostError, Redlock, type RedlockAbortSignal } from '../../src/index.js';
 
@@ -10,13 +10,7 @@ import { LockLostError, Redlock, type RedlockAbortSignal } from '../../src/index
 // whose keys are overwritten behind its back learns it from the masters, not at its next renewal.
 const test = mastersSuite('held-watch', { count: 5, healEach: true, flushEach: true });
 
-let probes: Probe[] = [];
-test.before.each(async ({ masters }) => {
-  probes = await connectAll(masters.urls);
-});
-test.after.each(async () => {
-  await closeAll(probes);
-});
+const probes = probesEach(test);
 
 /** Resolves with performance.now() when `signal` aborts. */
 function abortedAt(signal: AbortSignal): Promise<number> {

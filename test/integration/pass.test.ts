@@ -1,8 +1,8 @@
 import '../helpers/setup.js';
 import * as assert from 'uvu/assert';
 import { setTimeout as delay } from 'node:timers/promises';
-import { mastersSuite } from '../helpers/masters.js';
-import { closeAll, commandCalls, connectAll, eventually, valuesOf, type Probe } from '../helpers/redis.js';
+import { mastersSuite, probesEach } from '../helpers/masters.js';
+import { commandCalls, eventually, valuesOf } from '../helpers/redis.js';
 import { rejection } from '../helpers/reject.js';
 import { timed } from '../helpers/timeout.js';
 import { LockAbortedError, Redlock } from '../../src/index.js';
@@ -12,13 +12,7 @@ import { LockAbortedError, Redlock } from '../../src/index.js';
 // it as it stands — its token, keys and validity — with nothing sent to any master.
 const test = mastersSuite('pass', { count: 5, healEach: true, flushEach: true });
 
-let probes: Probe[] = [];
-test.before.each(async ({ masters }) => {
-  probes = await connectAll(masters.urls);
-});
-test.after.each(async () => {
-  await closeAll(probes);
-});
+const probes = probesEach(test);
 
 // Retries 10 s apart: a waiter that gets the lock sooner got it from a release, not its schedule.
 // A drift allowance of 5% (502 ms for 10 s) leaves a waiter that slept 50 ms well within what

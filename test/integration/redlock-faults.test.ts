@@ -2,8 +2,8 @@ import '../helpers/setup.js';
 import { readFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import * as assert from 'uvu/assert';
-import { mastersSuite } from '../helpers/masters.js';
-import { closeAll, connectAll, eventually, valuesOf, type Probe } from '../helpers/redis.js';
+import { mastersSuite, probesEach } from '../helpers/masters.js';
+import { closeAll, connectAll, eventually, valuesOf } from '../helpers/redis.js';
 import { rejection } from '../helpers/reject.js';
 import { FaultProxy } from '../helpers/proxy.js';
 import { timed } from '../helpers/timeout.js';
@@ -19,13 +19,7 @@ function faults(kind: 'urls' | 'ioredis'): void {
   // Each test breaks masters on purpose; the fixture heals (resume, restart) and flushes before the next.
   const test = mastersSuite(`redlock faults (${kind})`, { count: 5, healEach: true, flushEach: true });
 
-  let probes: Probe[] = [];
-  test.before.each(async ({ masters }) => {
-    probes = await connectAll(masters.urls);
-  });
-  test.after.each(async () => {
-    await closeAll(probes);
-  });
+  const probes = probesEach(test);
 
   /** A Redlock over `urls`, as this suite's kind of user builds it; quit() closes every connection. */
   async function withRedlock(urls: readonly string[], settings: ConstructorParameters<typeof Redlock>[1], fn: (redlock: Redlock) => Promise<void>): Promise<void> {

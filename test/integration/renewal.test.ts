@@ -1,20 +1,14 @@
 import '../helpers/setup.js';
 import * as assert from 'uvu/assert';
-import { mastersSuite } from '../helpers/masters.js';
-import { closeAll, connectAll, eventually, type Probe } from '../helpers/redis.js';
+import { mastersSuite, probesEach } from '../helpers/masters.js';
+import { eventually, type Probe } from '../helpers/redis.js';
 import { timed } from '../helpers/timeout.js';
 import { ExtensionLimitError, LockLostError, Redlock, RedlockClosedError, type Lock, type PipelockError } from '../../src/index.js';
 
 // The renewal scheduler: many auto-extended locks kept alive by a few script calls per master.
 const test = mastersSuite('renewal', { count: 5, healEach: true, flushEach: true });
 
-let probes: Probe[] = [];
-test.before.each(async ({ masters }) => {
-  probes = await connectAll(masters.urls);
-});
-test.after.each(async () => {
-  await closeAll(probes);
-});
+const probes = probesEach(test);
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 

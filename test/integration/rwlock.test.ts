@@ -1,8 +1,8 @@
 import '../helpers/setup.js';
 import * as assert from 'uvu/assert';
 import { setTimeout as delay } from 'node:timers/promises';
-import { mastersSuite } from '../helpers/masters.js';
-import { closeAll, connectAll, eventually, type Probe } from '../helpers/redis.js';
+import { mastersSuite, probesEach } from '../helpers/masters.js';
+import { eventually } from '../helpers/redis.js';
 import { rejection, throwsInvalid } from '../helpers/reject.js';
 import { timed } from '../helpers/timeout.js';
 import { InvalidArgumentError, Redlock, ResourceLockedError } from '../../src/index.js';
@@ -10,13 +10,7 @@ import { InvalidArgumentError, Redlock, ResourceLockedError } from '../../src/in
 // Read/write locks (src/kinds/rwlock.ts) against five real masters.
 const test = mastersSuite('rwlock', { count: 5, healEach: true, flushEach: true });
 
-let probes: Probe[] = [];
-test.before.each(async ({ masters }) => {
-  probes = await connectAll(masters.urls);
-});
-test.after.each(async () => {
-  await closeAll(probes);
-});
+const probes = probesEach(test);
 
 async function countOn(key: string, kind: 'zset' | 'string'): Promise<number[]> {
   return Promise.all(probes.map((probe) => kind === 'zset' ? probe.zCard(key) : probe.exists(key)));

@@ -1,8 +1,8 @@
 import '../helpers/setup.js';
 import * as assert from 'uvu/assert';
 import { setTimeout as delay } from 'node:timers/promises';
-import { mastersSuite } from '../helpers/masters.js';
-import { closeAll, connectAll, eventually, type Probe } from '../helpers/redis.js';
+import { mastersSuite, probesEach } from '../helpers/masters.js';
+import { eventually } from '../helpers/redis.js';
 import { rejection, throwsInvalid } from '../helpers/reject.js';
 import { timed } from '../helpers/timeout.js';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
@@ -13,13 +13,7 @@ import { permitKey } from '../../src/kinds/semaphore.js';
 // Semaphores (src/kinds/semaphore.ts) against five real masters.
 const test = mastersSuite('semaphore', { count: 5, healEach: true, flushEach: true });
 
-let probes: Probe[] = [];
-test.before.each(async ({ masters }) => {
-  probes = await connectAll(masters.urls);
-});
-test.after.each(async () => {
-  await closeAll(probes);
-});
+const probes = probesEach(test);
 
 /** How many of a semaphore's slot keys exist on each master. */
 async function slotsHeld(resource: string, permits: number): Promise<number[]> {

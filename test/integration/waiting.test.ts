@@ -2,8 +2,8 @@ import '../helpers/setup.js';
 import * as assert from 'uvu/assert';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createClient } from '@redis/client';
-import { mastersSuite } from '../helpers/masters.js';
-import { closeAll, connectAll, eventually, type Probe } from '../helpers/redis.js';
+import { mastersSuite, probesEach } from '../helpers/masters.js';
+import { eventually, type Probe } from '../helpers/redis.js';
 import { rejection } from '../helpers/reject.js';
 import { timed } from '../helpers/timeout.js';
 import { LockAbortedError, Redlock, ResourceLockedError, type Lock } from '../../src/index.js';
@@ -12,13 +12,7 @@ import { LockAbortedError, Redlock, ResourceLockedError, type Lock } from '../..
 // that a test passing by polling would blow its time bound.
 const test = mastersSuite('waiting', { count: 5, healEach: true, flushEach: true });
 
-let probes: Probe[] = [];
-test.before.each(async ({ masters }) => {
-  probes = await connectAll(masters.urls);
-});
-test.after.each(async () => {
-  await closeAll(probes);
-});
+const probes = probesEach(test);
 
 /** The ids of a master's connections with client tracking on (CLIENT LIST flag t). */
 async function trackingClients(probe: Probe): Promise<string[]> {
