@@ -224,7 +224,7 @@ export class Redlock extends EventEmitter {
       // Queued behind callers of this process waiting for the same resources (src/waiting/pacer.ts).
       if (Pacer.joins(this.#waiters, waitKeys, s, kind?.waiting)) {
         pacer = new Pacer(this.#waiters, waitKeys, s, deadline, kind?.waiting);
-        pacer.terms = handoverTerms(kind, counters, ttlArg, s);
+        pacer.terms = handoverTerms(kind, counters, duration, ttlArg, s);
         if (pacer.queued) {
           // Admitted from the window's queue after others of this process began waiting for the
           // same resources: it waits behind them, and gives its room to someone who can use it.
@@ -302,7 +302,7 @@ export class Redlock extends EventEmitter {
         this.masters.reportRefusals(attempt);
         if (pacer === undefined) {
           pacer = new Pacer(this.#waiters, waitKeys, s, deadline, kind?.waiting, false);
-          pacer.terms = handoverTerms(kind, counters, ttlArg, s);
+          pacer.terms = handoverTerms(kind, counters, duration, ttlArg, s);
           pacer.attempted(attempt.token);
         }
         // Split: some master granted it — or may have: decided early while a stalled master's vote
@@ -497,9 +497,8 @@ export class Redlock extends EventEmitter {
 }
 
 /** What a lock handed over to a waiting call must be (src/waiting/handover.ts): plain mutexes only. */
-function handoverTerms(kind: Kind | undefined, counters: readonly string[] | undefined, ttlArg: string, s: ResolvedSettings): HandoverTerms | undefined {
+function handoverTerms(kind: Kind | undefined, counters: readonly string[] | undefined, duration: number, ttlArg: string, s: ResolvedSettings): HandoverTerms | undefined {
   if (kind !== undefined || counters !== undefined) return undefined;
-  const duration = Number(ttlArg);
   return { ttlArg, budget: s.nodeTimeout, least: duration - 2 * drift(duration, s.driftFactor) };
 }
 
