@@ -70,6 +70,15 @@ export function answeredByQuorum(t: Tally): boolean {
   return t.votesFor + t.votesAgainst >= t.quorum;
 }
 
+/**
+ * Lost to masters' errors, not to other holders: the masters that failed or timed out are enough on
+ * their own to leave no quorum, or nothing refused it but errors. Waiting for a release cannot help
+ * such an attempt. (An attempt split between contenders while a minority is down is contention.)
+ */
+export function lostToErrors(t: Tally): boolean {
+  return t.votesUnreachable > t.size - t.quorum || (t.votesAgainst === 0 && t.votesUnreachable > 0);
+}
+
 /** Too many masters failed or timed out for a quorum to have formed at all (as opposed to the resource being held). */
 export function quorumUnreachable(t: Tally): boolean {
   return t.size - t.votesUnreachable < t.quorum;

@@ -307,7 +307,8 @@ export class Redlock extends EventEmitter {
         }
         // Split: some master granted it — or may have: decided early while a stalled master's vote
         // was missing, it is not known that none did (then the gate alone is not read as the lock's state).
-        pacer.refused(attempt.votesFor > 0 || attempt.votesStalled > 0);
+        // Lost to errors: the next try waits a full slot, deaf to wake-ups (src/waiting/pacer.ts).
+        pacer.refused(attempt);
         // Undo this attempt wherever it may have written (timed-out masters too). The undo is queued
         // on every master now, ahead of anything sent later, so a retry does not wait for the slowest
         // master to confirm it (a slow minority would otherwise cost every lost attempt its round

@@ -1,7 +1,8 @@
 import { publishAcquireRetry } from '../diagnostics.js';
 import type { ExecutionStats } from '../errors.js';
 import { isAborted, mayRetry, retryWait, sleep } from '../retry.js';
-import { FOR, type Attempt } from '../attempt.js';
+import { FAILED, FOR, TIMEOUT, type Attempt } from '../attempt.js';
+import { lostToErrors } from '../quorum.js';
 import { turnId } from './turns.js';
 import type { HandoverTerms, Passed, Ticket, Waiters, WaitMode } from './waiters.js';
 
@@ -37,6 +38,17 @@ export class Pacer {
   #token: string | undefined;
   /** Consecutive attempts lost to a split vote (some masters said yes, no quorum did). */
   #splits = 0;
+  /** The last attempt went out on a wake-up, so it used no slot of the schedule. */
+  #lastWoken = false;
+  /**
+   * The last attempt was lost to masters' errors or silence, not refused by a quorum: the next
+   * sleep takes a full slot and hears no wake-up. A master that answers with an error (READONLY
+   * after a failover, NOPERM) still serves reads on the watch connection, which then found the key
+   * free and woke the call at once: thousands of attempts a second, outside the schedule.
+   */
+  #errored = false;
+  /** Per master, whether it failed or timed out in the last attempt: its reads say nothing of whether the lock can be had there. */
+  #unreachable: boolean[] | undefined;
   /** What a lock handed to this call must be (src/waiting/handover.ts); set for plain mutexes only. */
   terms: HandoverTerms | undefined;
 
@@ -107,17 +119,29 @@ export class Pacer {
     this.#token = token;
     if (this.#ticket !== undefined) this.#ticket.yielded = false;
     if (!this.#woken) this.#made++;
+    this.#lastWoken = this.#woken;
     this.#woken = false;
   }
 
   /**
-   * The attempt lost; `split`: some masters granted it. Heads of several processes woken by the
-   * same release split the masters between them and all lose (Redlock's livelock); each split
-   * doubles a random pause before the next woken attempt (binary exponential backoff, as Ethernet
-   * resolves collisions), so that one of them goes first next time.
+   * The attempt lost. Refused by a quorum, it waits to be woken by a release. Lost to errors (the
+   * refusals alone left a quorum possible), it uses a slot of the schedule — one a wake-up brought
+   * forward is counted now — and the next one starts after a full delay: an error is never cheaper
+   * to retry than a refusal.
+   *
+   * Split (some masters granted it): heads of several processes woken by the same release split the
+   * masters between them and all lose (Redlock's livelock); each split doubles a random pause
+   * before the next woken attempt (binary exponential backoff, as Ethernet resolves collisions),
+   * so that one of them goes first next time.
    */
-  refused(split: boolean): void {
+  refused(attempt: Attempt): void {
+    const split = attempt.votesFor > 0 || attempt.votesStalled > 0;
     this.#splits = split ? Math.min(this.#splits + 1, kMaxSplitDoublings) : 0;
+    this.#unreachable = attempt.votesUnreachable === 0 ? undefined : attempt.votes.map((vote) => vote === FAILED || vote === TIMEOUT);
+    this.#errored = lostToErrors(attempt);
+    if (!this.#errored) return;
+    if (this.#lastWoken) this.#made++;
+    this.#slotEnd = -Infinity;
   }
 
   /**
@@ -130,6 +154,7 @@ export class Pacer {
     if (this.#ticket !== undefined) {
       this.#ticket.token = this.#token;
       this.#ticket.terms = this.terms;
+      this.#ticket.unreachable = this.#unreachable;
     }
     for (;;) {
       const now = performance.now();
@@ -142,6 +167,10 @@ export class Pacer {
       const ticket = this.#ticket;
       if (ticket === undefined) {
         await sleep(this.#slotEnd - now, signal, stats);
+      } else if (this.#errored) {
+        // Its place in the local queue is kept; a handover from a holder of this process still reaches it.
+        await ticket.sleep(this.#slotEnd, signal, stats, false);
+        if (ticket.handed !== undefined) return true;
       } else {
         // After a split (a schedule's attempt raced other processes' woken heads) the quorum is
         // read again rather than the gate alone, which may hold this call's own undone grant.

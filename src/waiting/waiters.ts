@@ -143,7 +143,12 @@ export class Waiters {
     const gate = ticket.gate = ticket.gated ? this.gate(ticket.keys) : -1;
     const watches = gate === -1 ? this.watches : [this.watches[gate]];
     const needed = gate === -1 ? this.quorum : 1;
-    const reads = ticket.keys.map((key) => Promise.all(watches.map((watch) => watch === undefined ? Promise.resolve(UNKNOWN) : watch.read(key, ticket.token))));
+    // A master that answered the last attempt with an error (a replica's READONLY) still answers
+    // reads, and finds the key free: read as free, it woke the call into the same error at once.
+    const unreachable = ticket.unreachable;
+    const read = (key: string, watch: MemberWatch | undefined): Promise<number> =>
+      watch === undefined || unreachable?.[watch.index] === true ? Promise.resolve(UNKNOWN) : watch.read(key, ticket.token);
+    const reads = ticket.keys.map((key) => Promise.all(watches.map((watch) => read(key, watch))));
     void Promise.all(reads).then((perKey) => {
       if (ticket.sleeps !== sleep || !ticket.sleeping) return;
       let freeIn = 0;
@@ -240,6 +245,8 @@ export class Ticket {
   sleeps = 0;
   /** The token of the call's last attempt (its keys are its own, being undone). */
   token: string | undefined;
+  /** Per master, whether its last attempt failed or timed out there: its reads count as unknown. */
+  unreachable: readonly boolean[] | undefined;
   /** Whether its wake-ups are to be gated (src/waiting/gate.ts): set by its schedule before each sleep. */
   gated = false;
   /** The master whose change wakes this head (its woken attempt is gated there), or -1: a quorum's; set by each read. */
@@ -266,6 +273,8 @@ export class Ticket {
   #timer: NodeJS.Timeout | undefined;
   #hint: NodeJS.Timeout | undefined;
   #cleanup: (() => void) | undefined;
+  /** Whether this sleep listens for releases (see sleep). */
+  #listening = true;
 
   /** `one`: woken only if no other such caller was woken by the same change (semaphore permits). */
   constructor(readonly waiters: Waiters, readonly id: string, readonly keys: readonly string[], readonly one = false) {}
@@ -280,9 +289,10 @@ export class Ticket {
 
   /**
    * Sleeps until `until` (false) or a wake-up (true); rejects with LockAbortedError when `signal`
-   * aborts. The head listens for its keys' release; the others wait to be head.
+   * aborts. The head listens for its keys' release (unless `listen` is false: its last attempt was
+   * lost to errors, which no release heals); the others wait to be head.
    */
-  sleep(until: number, signal: AbortSignal | undefined, attempts: () => ReadonlyArray<Promise<ExecutionStats>>): Promise<boolean> {
+  sleep(until: number, signal: AbortSignal | undefined, attempts: () => ReadonlyArray<Promise<ExecutionStats>>, listen = true): Promise<boolean> {
     if (signal?.aborted === true) return Promise.reject(new LockAbortedError(signal.reason, attempts));
     this.sleeps++;
     return new Promise<boolean>((resolve, reject) => {
@@ -294,7 +304,8 @@ export class Ticket {
           this.#end(false, true);
         });
       }
-      if (this.head) this.waiters.arm(this);
+      this.#listening = listen;
+      if (listen && this.head) this.waiters.arm(this);
     });
   }
 
@@ -311,7 +322,7 @@ export class Ticket {
 
   /** Became head while asleep. */
   promoted(): void {
-    if (this.sleeping) this.waiters.arm(this);
+    if (this.sleeping && this.#listening) this.waiters.arm(this);
   }
 
   leave(): void {
