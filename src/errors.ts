@@ -166,6 +166,34 @@ export class ReentrancyError extends PipelockError {
   }
 }
 
+/**
+ * Masters refused the operation in a way no retry can heal — the ACL user may not touch a key or
+ * run a command (NOPERM), a key holds another type (WRONGTYPE), the server lacks a command, or a
+ * Redis Cluster node was given as a standalone master (MOVED) — on enough masters that no quorum
+ * is possible, so the call failed at once instead of retrying. `fix` says what to change.
+ */
+export class MisconfigurationError extends ExecutionError {
+  /** noperm, wrongtype, unknown-command, moved or auth (src/master-errors.ts). */
+  readonly reason: string;
+  /** The first master that answered so (`host:port`). */
+  readonly master: string;
+  /** The keys the operation needed there (the client's key prefix included). */
+  readonly keys: readonly string[];
+  readonly fix: string;
+  constructor(
+    message: string,
+    details: { readonly reason: string; readonly master: string; readonly keys: readonly string[]; readonly fix: string },
+    attempts?: Attempts | (() => Attempts),
+    nodes?: readonly NodeOutcome[],
+  ) {
+    super(`${message}. Fix: ${details.fix}`, attempts, nodes, 'ERR_PIPELOCK_MISCONFIGURED');
+    this.reason = details.reason;
+    this.master = details.master;
+    this.keys = details.keys;
+    this.fix = details.fix;
+  }
+}
+
 /** A master's answer is missing because its connection is down or reconnecting. */
 export class NodeUnavailableError extends PipelockError {
   constructor(name: string) {

@@ -7,7 +7,7 @@ export type { CallSettings, Settings } from './options.js';
 export { kDefaults as defaultSettings } from './options.js';
 export type { RedisClient, MasterClient, IoredisClient } from './redis-client.js';
 export {
-  PipelockError, InvalidArgumentError, RedlockClosedError, ExecutionError, ResourceLockedError, QuorumUnreachableError,
+  PipelockError, InvalidArgumentError, RedlockClosedError, ExecutionError, ResourceLockedError, MisconfigurationError, QuorumUnreachableError,
   LockExpiredError, LockLostError, ExtensionLimitError, LockAbortedError, NodeUnavailableError, NodeTimeoutError,
   UnexpectedReplyError, OverloadedError, ReentrancyError, type ExecutionStats, type NodeOutcome,
 } from './errors.js';

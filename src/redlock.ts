@@ -25,6 +25,8 @@ import { counterKeys, raiseFence } from './fencing.js';
 import { checkOneSlot } from './cluster/slots.js';
 import { createToken } from './token.js';
 import { Releases } from './release.js';
+import { misconfigured } from './misconfigured.js';
+import { foreignHolder } from './foreign.js';
 import { drift, validUntil } from './validity.js';
 import { traceAcquire, traceExtend, traceRelease } from './lifecycle.js';
 import { AdmissionWindow } from './window.js';
@@ -318,6 +320,11 @@ export class Redlock extends EventEmitter {
           await undone;
           throw new RedlockClosedError();
         }
+        const misconfiguration = misconfigured(attempt, this.masters.nodes, stats);
+        if (misconfiguration !== undefined) {
+          await undone;
+          throw misconfiguration;
+        }
         if (!attempt.won) {
           const n = keys.length;
           void undone.then(() => { this.#window.decided(attempt, n, latency); });
@@ -335,7 +342,12 @@ export class Redlock extends EventEmitter {
         await undone;
         if (isAborted(signal)) throw new LockAbortedError(signal?.reason, stats);
         if (expired) throw new LockExpiredError(`the quorum answered after the lock's validity ran out (${duration} ms, driftFactor ${s.driftFactor})`, stats, this.masters.outcomes(attempt));
-        throw this.#quorumError(`could not acquire ${describeResources(resources)} after ${attempts.length} attempt(s)`, attempt, stats);
+        const error = this.#quorumError(`could not acquire ${describeResources(resources)} after ${attempts.length} attempt(s)`, attempt, stats);
+        if (error instanceof ResourceLockedError && kind === undefined) {
+          const foreign = await foreignHolder(this.masters.nodes, attempt, attempt.keys.slice(0, resources.length), s.nodeTimeout);
+          if (foreign !== undefined) throw new ResourceLockedError(error.message.replace('(held by another lock)', `(not a lock: ${foreign}; pipelock's locks are strings that expire, so this is the application's data or another library's key, and waiting cannot help)`), stats, error.nodes);
+        }
+        throw error;
       }
     } finally {
       pacer?.leave();
@@ -406,6 +418,8 @@ export class Redlock extends EventEmitter {
         throw new LockLostError(`${describeResources(lock.resources)} is no longer held under this lock's token on a quorum: ${describeOutcomes(nodes)}`, stats, nodes);
       }
       if (now >= lock.validUntil) throw new LockExpiredError('the lock expired before a quorum confirmed the extension', stats, nodes);
+      const misconfiguration = misconfigured(attempt, this.masters.nodes, stats);
+      if (misconfiguration !== undefined) throw misconfiguration;
       if (!mayRetry(attempts.length, s.retryCount)) throw this.#quorumError(`could not extend ${describeResources(lock.resources)} after ${attempts.length} attempt(s)`, attempt, stats);
       await sleep(Math.min(retryWait(s.retryDelay, s.retryJitter), Math.max(0, lock.validUntil - now)), signal, stats);
     }

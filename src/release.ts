@@ -6,6 +6,7 @@ import { describeOutcomes, describeResources } from './outcomes.js';
 import type { ResolvedSettings } from './options.js';
 import { answeredByQuorum } from './quorum.js';
 import { ReleaseResult } from './release-result.js';
+import { misconfigured } from './misconfigured.js';
 import { stopRenewing } from './renewal.js';
 import { mayRetry, retryWait, sleep } from './retry.js';
 import { handOver, heirOf, passable } from './waiting/handover.js';
@@ -100,6 +101,8 @@ export class Releases {
     const n = lock.resources.length;
     for (;;) {
       const previous = tries.at(-1)!;
+      const misconfiguration = misconfigured(previous, this.masters.nodes, () => this.masters.stats(tries));
+      if (misconfiguration !== undefined) throw misconfiguration;
       const wait = retryWait(s.retryDelay, s.retryJitter);
       if (!mayRetry(tries.length, s.retryCount) || Date.now() + wait >= expires || this.masters.isClosed()) {
         const nodes = this.masters.outcomes(previous);

@@ -8,6 +8,7 @@ import type { MasterSet } from './masters.js';
 import { describeOutcomes } from './outcomes.js';
 import { lostOnQuorum } from './quorum.js';
 import { retryWait } from './retry.js';
+import { misconfigured } from './misconfigured.js';
 import { validUntil } from './validity.js';
 import { publishRenewal } from './lifecycle.js';
 import type { Guard } from './waiting/guard.js';
@@ -201,6 +202,11 @@ export class Renewals {
       const nodes = this.#masters.outcomes(attempt);
       const why = lost ? 'no longer held under its token on a quorum' : 'validity ran out before a renewal succeeded';
       this.#lose(held, new LockLostError(`${lock.resources.join(', ')}: ${why}: ${describeOutcomes(nodes)}`, [], nodes));
+      return;
+    }
+    const misconfiguration = misconfigured(attempt, this.#masters.nodes, () => []);
+    if (misconfiguration !== undefined) {
+      this.#lose(held, misconfiguration);
       return;
     }
     // Masters failed or timed out, but the lock may still be ours: try again soon, well before expiry.

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, QuorumUnreachableError, ResourceLockedError } from './errors.js';
 import type { Lock } from './lock.js';
 import { Redlock } from './redlock.js';
+import { misconfigured } from './misconfigured.js';
 import { stopRenewing } from './renewal.js';
 import { OP_INCR, OP_IS_DONE, OP_MARK_DONE } from './scripts.js';
 
@@ -54,7 +55,7 @@ export async function runOnce<T>(redlock: Redlock, jobKey: string, options: RunO
   await counted.done;
   if (!counted.won) {
     await lock.release();
-    throw new QuorumUnreachableError(`could not count the attempt of ${jobKey} on a quorum`);
+    throw misconfigured(counted, masters.nodes, () => masters.stats([counted])) ?? new QuorumUnreachableError(`could not count the attempt of ${jobKey} on a quorum`, () => masters.stats([counted]), masters.outcomes(counted));
   }
   const attempt = counted.value;
   if (attempt > options.maxAttempts) {

@@ -20,6 +20,7 @@ const TABLE: [new (...args: never[]) => Error, () => Error, string, string, (new
   [pipelock.NodeTimeoutError, () => new pipelock.NodeTimeoutError('h:1', 50), 'NodeTimeoutError', 'ERR_PIPELOCK_NODE_TIMEOUT', [pipelock.PipelockError]],
   [pipelock.UnexpectedReplyError, () => new pipelock.UnexpectedReplyError('h:1', 'x'), 'UnexpectedReplyError', 'ERR_PIPELOCK_UNEXPECTED_REPLY', [pipelock.PipelockError]],
   [pipelock.OverloadedError, () => new pipelock.OverloadedError(10, 500, 250), 'OverloadedError', 'ERR_PIPELOCK_OVERLOADED', [pipelock.ExecutionError, pipelock.PipelockError]],
+  [pipelock.MisconfigurationError, () => new pipelock.MisconfigurationError('x', { reason: 'noperm', master: 'h:1', keys: ['k'], fix: 'y' }), 'MisconfigurationError', 'ERR_PIPELOCK_MISCONFIGURED', [pipelock.ExecutionError, pipelock.PipelockError]],
   [pipelock.ReentrancyError, () => new pipelock.ReentrancyError('x', ['a']), 'ReentrancyError', 'ERR_PIPELOCK_REENTRANCY', [pipelock.PipelockError]],
 ];
 
