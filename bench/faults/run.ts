@@ -68,8 +68,18 @@ export interface ScenarioResult extends SafetyFigures {
   /** Keys on the masters with no TTL at all. */
   readonly keysWithoutTtl: number;
   readonly ledgerOverflow: number;
+  /** The fault-free run before the fault, then each phase the scenario marked: what the masters ran, per acquisition. */
+  readonly phases?: readonly Phase[];
   /** What the scenario missed of what it must meet; empty: it passed. */
   readonly problems: readonly string[];
+}
+
+export interface Phase {
+  readonly label: string;
+  readonly ms: number;
+  /** Commands every master ran meanwhile (INFO commandstats, those run by scripts included). */
+  readonly commands: number;
+  readonly acquisitions: number;
 }
 
 export interface FaultsResult {
@@ -127,8 +137,37 @@ async function readLog(url: string, resources: number): Promise<LogState[]> {
   })));
 }
 
-function judge(scenario: Scenario, figures: SafetyFigures, keys: { left: number; withoutTtl: number }, overflow: number): string[] {
+/** Commands run on the masters so far (INFO commandstats, every command but INFO). */
+async function commandsRun(urls: readonly string[]): Promise<number> {
+  const infos = await Promise.all(urls.map((url) => withClient(url, (client) => client.sendCommand<string>(['INFO', 'commandstats']))));
+  let total = 0;
+  for (const info of infos) for (const m of info.matchAll(/cmdstat_([^:]+):calls=(\d+)/g)) if (m[1] !== 'info') total += Number(m[2]);
+  return total;
+}
+
+/**
+ * Each marked phase against the fault-free one: commands per acquisition, or per second where the
+ * phase could hardly acquire (under a tenth of the fault-free rate: no quorum to be had).
+ */
+function stormProblems(phases: readonly Phase[], factor: number): string[] {
+  const [base, ...rest] = phases;
+  if (base === undefined || base.acquisitions === 0) return ['no acquisition before the fault to compare the phases with'];
   const problems: string[] = [];
+  for (const phase of rest) {
+    if (phase.acquisitions / phase.ms >= 0.1 * (base.acquisitions / base.ms)) {
+      const ratio = (phase.commands / phase.acquisitions) / (base.commands / base.acquisitions);
+      if (ratio > factor) problems.push(`${phase.label}: ${ratio.toFixed(1)}× the fault-free commands per acquisition (at most ${factor}×)`);
+    } else {
+      const ratio = (phase.commands / phase.ms) / (base.commands / base.ms);
+      if (ratio > factor) problems.push(`${phase.label}: hardly any acquisition, and ${ratio.toFixed(1)}× the fault-free commands per second (at most ${factor}×)`);
+    }
+  }
+  return problems;
+}
+
+function judge(scenario: Scenario, figures: SafetyFigures, keys: { left: number; withoutTtl: number }, overflow: number, phases: readonly Phase[]): string[] {
+  const problems: string[] = [];
+  if (scenario.maxCommandsFactor !== undefined) problems.push(...stormProblems(phases, scenario.maxCommandsFactor));
   if (figures.acquisitions === 0) problems.push('no acquisition at all');
   if (scenario.expect === 'safe' && figures.violations > 0) problems.push(`${figures.violations} safety violation(s)`);
   if (figures.fenceInversions > 0) problems.push(`${figures.fenceInversions} fencing token(s) not above an earlier holder's`);
@@ -156,8 +195,14 @@ async function runScenario(scenario: Scenario, scale: number): Promise<ScenarioR
     const proxies = scenario.proxied === true ? await Promise.all([3, 4].map((i) => FaultProxy.start(masters.urls[i]!))) : [];
     opened.push(...proxies);
     const urls = masters.urls.map((url, i) => proxies[i - 3]?.url ?? url);
+    const spare = scenario.spare === true ? await startMasters({ count: 1 }) : undefined;
+    if (spare !== undefined) opened.push(spare);
     const ledger = Ledger.create(kLedgerRows);
-    const context: FaultContext = { masters, proxies, ledger, clock, lockMs: kSettings.lockMs, nodeTimeoutMs: kSettings.nodeTimeoutMs, scale };
+    const marks: { label: string; at: number; commands: number }[] = [];
+    const mark = async (label: string): Promise<void> => {
+      marks.push({ label, at: sharedNow(), commands: await commandsRun(masters.urls) });
+    };
+    const context: FaultContext = { masters, proxies, ledger, clock, lockMs: kSettings.lockMs, nodeTimeoutMs: kSettings.nodeTimeoutMs, scale, spare: spare?.urls[0], mark };
     const prefix = `faults:${randomBytes(4).toString('hex')}:`;
 
     const stop = new AbortController();
@@ -174,10 +219,12 @@ async function runScenario(scenario: Scenario, scale: number): Promise<ScenarioR
     // A run that fails before it starts (an unreachable master) rejects here instead of hanging.
     await Promise.race([started, running]);
     const start = sharedNow();
+    if (scenario.maxCommandsFactor !== undefined) await mark('fault-free');
     await delay(kSettings.beforeMs * scale);
     const faultStart = sharedNow();
     await scenario.inject(context);
     const faultEnd = sharedNow();
+    if (marks.length > 0) await mark('end');
     await delay(kSettings.afterMs * scale);
     const end = sharedNow();
     stop.abort();
@@ -188,7 +235,13 @@ async function runScenario(scenario: Scenario, scale: number): Promise<ScenarioR
       for (const [code, count] of Object.entries(report.errors)) failures[code] = (failures[code] ?? 0) + count;
     }
     const keys = await scanKeys(masters.urls, prefix);
-    const figures = check(ledger.rows(), await readLog(logServer.urls[0]!, kSettings.resources), { start, faultStart, faultEnd, end }, kSettings.resources);
+    const rows = ledger.rows();
+    const figures = check(rows, await readLog(logServer.urls[0]!, kSettings.resources), { start, faultStart, faultEnd, end }, kSettings.resources);
+    // The fault-free phase ends where the fault starts (its first mark).
+    const phases: Phase[] = marks.slice(0, -1).map((m, i) => {
+      const next = marks[i + 1]!;
+      return { label: m.label, ms: next.at - m.at, commands: next.commands - m.commands, acquisitions: rows.filter((row) => row.entry >= m.at && row.entry < next.at).length };
+    });
     return {
       name: scenario.name,
       fault: scenario.fault,
@@ -203,7 +256,8 @@ async function runScenario(scenario: Scenario, scale: number): Promise<ScenarioR
       keysLeft: keys.left,
       keysWithoutTtl: keys.withoutTtl,
       ledgerOverflow: ledger.overflow,
-      problems: judge(scenario, figures, keys, ledger.overflow),
+      ...(phases.length === 0 ? {} : { phases }),
+      problems: judge(scenario, figures, keys, ledger.overflow, phases),
     };
   } finally {
     for (const resource of opened.reverse()) await resource.close();
@@ -268,6 +322,7 @@ async function main(): Promise<number> {
     console.log(`[${i + 1}/${chosen.length}] ${scenario.name}: ${scenario.fault}`);
     const result = await runScenario(scenario, short ? kShortScale : 1);
     console.log(line(result));
+    for (const phase of result.phases ?? []) console.log(`    ${phase.label}: ${fmt(phase.ms)} ms, ${fmt(phase.acquisitions)} acquisitions, ${fmt(phase.commands)} commands (${fmt(phase.commands / (phase.ms / 1000))}/s, ${phase.acquisitions === 0 ? 'no acquisition' : `${(phase.commands / phase.acquisitions).toFixed(1)} per acquisition`})`);
     results.push(result);
   }
 

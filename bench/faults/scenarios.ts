@@ -22,6 +22,10 @@ export interface FaultContext {
   readonly nodeTimeoutMs: number;
   /** 1 for the full suite; CI's short form scales every fault's length down. */
   readonly scale: number;
+  /** A server outside the Redlock (in scenarios that ask for one): the primary that failed-over masters replicate. */
+  readonly spare: string | undefined;
+  /** Starts a phase of the fault: the commands the masters ran and the acquisitions made are counted per phase. */
+  readonly mark: (label: string) => Promise<void>;
 }
 
 export interface Scenario {
@@ -41,6 +45,14 @@ export interface Scenario {
   readonly holdMs?: number;
   /** What each contender's section is: a fenced mutex section (default) or a reentrant nest (safety/reentrant-section.ts). */
   readonly section?: 'mutex' | 'reentrant';
+  /** Start a spare server (FaultContext.spare). */
+  readonly spare?: boolean;
+  /**
+   * Each marked phase may cost the masters at most this many times the commands per acquisition of
+   * the fault-free run before it (commands per second where a phase makes no acquisition): a retry
+   * storm fails the scenario.
+   */
+  readonly maxCommandsFactor?: number;
   readonly inject: (context: FaultContext) => Promise<void>;
 }
 
@@ -136,6 +148,29 @@ export const SCENARIOS: readonly Scenario[] = [
         await everyMaster(masters, ['SCRIPT', 'FLUSH']);
         await Promise.all([round % n, (round + 2) % n].map((i) => withClient(masters.urls[i]!, (client) => client.sendCommand(['CLIENT', 'KILL', 'TYPE', 'normal']))));
         await delay(300);
+      }
+    },
+  },
+  {
+    name: 'failover-replicas',
+    fault: '2 masters turned replicas of a server outside the Redlock (READONLY), then 3 (no quorum), then masters again; twice',
+    expect: 'safe',
+    spare: true,
+    maxCommandsFactor: 1.5,
+    inject: async ({ masters, spare, scale, mark }) => {
+      const [host, port] = new URL(spare!).host.split(':') as [string, string];
+      const replicaof = (indexes: readonly number[], args: readonly string[]) =>
+        Promise.all(indexes.map((i) => withClient(masters.urls[i]!, (client) => client.sendCommand(['REPLICAOF', ...args]))));
+      for (let round = 0; round < 2; round++) {
+        await mark(`round ${round + 1}: 2 replicas`);
+        await replicaof([1, 3], [host, port]);
+        await delay(1_500 * scale);
+        await mark(`round ${round + 1}: 3 replicas`);
+        await replicaof([4], [host, port]);
+        await delay(1_000 * scale);
+        await mark(`round ${round + 1}: masters again`);
+        await replicaof([1, 3, 4], ['NO', 'ONE']);
+        await delay(500 * scale);
       }
     },
   },
