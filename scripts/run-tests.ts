@@ -1,7 +1,8 @@
 /**
- * Runs each named test tier (test/<tier>/**\/*.test.ts) with uvu in its own child process, streams
- * its output, and ends with one line, `N passed, N failed[, N skipped]`, summed over the tiers.
- * Exits 1 when anything failed, 2 on bad arguments.
+ * Runs each named test tier (test/<tier>/**\/*.test.ts, or a variant tier's listed files) with uvu
+ * in its own child process, streams its output, and ends with one line,
+ * `N passed, N failed[, N skipped]`, summed over the tiers. Exits 1 when anything failed, 2 on bad
+ * arguments.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdir, stat } from 'node:fs/promises';
@@ -17,9 +18,33 @@ const kDefaultTimeoutMs = 10 * 60_000;
 const kKillGraceMs = 5_000;
 const kTailChars = 16_384;
 
+/** A tier that reruns listed files of another tier's directory with its own environment. */
+interface Variant {
+  readonly dir: string;
+  readonly files: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+}
+
+const kVariants: Readonly<Record<string, Variant>> = {
+  // The integration files whose outcome rests on server behaviour Valkey could implement
+  // differently from Redis 7.0: the transports and scripts, tracking invalidations that wake waiters
+  // (standalone and per cluster shard), the held-lock guard, handover and passing, faults
+  // (stop, pause, restart empty), fencing, and the lock kinds. Their masters are Valkey
+  // (test/helpers/valkey.ts); the rest of the integration tier tests pipelock, not the server.
+  valkey: {
+    dir: 'integration',
+    files: [
+      'redlock', 'ioredis', 'lean-script', 'waiting', 'gate', 'cluster-waiting', 'held-watch', 'handover', 'pass',
+      'redlock-faults', 'fencing', 'reentrant', 'rwlock', 'semaphore',
+    ].map((name) => `${name}.test.ts`),
+    env: { PIPELOCK_TEST_SERVER: 'valkey' },
+  },
+};
+
 const usage = `usage: node --import tsx scripts/run-tests.ts [--timeout-ms N] <tier>...
 
 Runs uvu on test/<tier> (files *.test.ts) for each tier, one child process per tier.
+The tier valkey runs chosen test/integration files against Valkey masters (npm run ensure-valkey).
   --timeout-ms N   kill a tier that runs longer than N ms (default ${kDefaultTimeoutMs})
   --help           show this`;
 
@@ -55,7 +80,7 @@ function parseCommandLine(): { tiers: string[]; timeoutMs: number } {
   }
   if (parsed.positionals.length === 0) fail('name at least one tier, e.g. unit integration');
   for (const tier of parsed.positionals) {
-    if (!/^[\w-]+$/.test(tier)) fail(`a tier is a directory name under test/, got ${JSON.stringify(tier)}`);
+    if (!/^[\w-]+$/.test(tier)) fail(`a tier is a directory name under test/ or valkey, got ${JSON.stringify(tier)}`);
   }
   return { tiers: parsed.positionals, timeoutMs };
 }
@@ -81,15 +106,38 @@ const run: { child: ChildProcess | undefined; interrupted: NodeJS.Signals | unde
   interrupted: undefined,
 };
 
-async function runTier(tier: string, fileCount: number, timeoutMs: number): Promise<Tally> {
-  const dir = relative(root, join(root, 'test', tier));
-  console.log(`\n▶ ${dir} (${fileCount} file${fileCount === 1 ? '' : 's'})`);
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+/** One tier's run: uvu on `dir` for the files `pattern` matches, with `env` added. */
+interface Plan {
+  readonly label: string;
+  readonly dir: string;
+  readonly pattern: string;
+  readonly files: number;
+  readonly env: Readonly<Record<string, string>>;
+}
+
+async function planTier(tier: string): Promise<Plan> {
+  const variant = kVariants[tier];
+  const dir = relative(root, join(root, 'test', variant?.dir ?? tier));
+  const isDir = await stat(join(root, dir)).then((stats) => stats.isDirectory(), () => false);
+  if (!isDir) fail(`tier ${JSON.stringify(tier)} has no directory ${dir}`);
+  const files = await testFiles(join(root, dir));
+  if (variant === undefined) return { label: dir, dir, pattern: kTestFile.source, files: files.length, env: {} };
+  // A listed file that was renamed or removed fails the run rather than quietly leaving the tier.
+  const missing = variant.files.filter((file) => !files.includes(file));
+  if (missing.length > 0) fail(`tier ${tier} lists ${missing.join(', ')}, not found in ${dir}`);
+  const names = variant.files.map((file) => file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return { label: `${dir} on ${tier}`, dir, pattern: `^(?:${names.join('|')})$`, files: variant.files.length, env: variant.env };
+}
+
+async function runTier(plan: Plan, timeoutMs: number): Promise<Tally> {
+  const { label, files: fileCount } = plan;
+  console.log(`\n▶ ${label} (${fileCount} file${fileCount === 1 ? '' : 's'})`);
+  const env: NodeJS.ProcessEnv = { ...process.env, ...plan.env, NO_COLOR: '1' };
   // Node warns when both are set, and uvu's colours would get in the way of parsing its summary.
   delete env.FORCE_COLOR;
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', '--import', setup, uvuBin, dir, kTestFile.source, '--no-color'],
+    ['--import', 'tsx', '--import', setup, uvuBin, plan.dir, plan.pattern, '--no-color'],
     { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   run.child = child;
@@ -103,7 +151,7 @@ async function runTier(tier: string, fileCount: number, timeoutMs: number): Prom
   let killer: NodeJS.Timeout | undefined;
   const timer = setTimeout(() => {
     timedOut = true;
-    console.error(`\nrun-tests: ${dir} ran past --timeout-ms ${timeoutMs}; stopping it`);
+    console.error(`\nrun-tests: ${label} ran past --timeout-ms ${timeoutMs}; stopping it`);
     // SIGTERM first: the child's own handlers then stop the redis-servers it started.
     child.kill('SIGTERM');
     killer = setTimeout(() => child.kill('SIGKILL'), kKillGraceMs);
@@ -135,7 +183,7 @@ async function runTier(tier: string, fileCount: number, timeoutMs: number): Prom
           ? `ran 0 tests from ${fileCount} test file(s)`
           : undefined;
   if (problem !== undefined) {
-    console.error(`run-tests: ${dir} ${problem}`);
+    console.error(`run-tests: ${label} ${problem}`);
     tally.failed = Math.max(tally.failed, 1);
   }
   return tally;
@@ -143,13 +191,8 @@ async function runTier(tier: string, fileCount: number, timeoutMs: number): Prom
 
 async function main(): Promise<void> {
   const { tiers, timeoutMs } = parseCommandLine();
-  const plan: { tier: string; files: number }[] = [];
-  for (const tier of tiers) {
-    const dir = join(root, 'test', tier);
-    const isDir = await stat(dir).then((stats) => stats.isDirectory(), () => false);
-    if (!isDir) fail(`tier ${JSON.stringify(tier)} has no directory test/${tier}`);
-    plan.push({ tier, files: (await testFiles(dir)).length });
-  }
+  const plans: Plan[] = [];
+  for (const tier of tiers) plans.push(await planTier(tier));
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => {
@@ -159,13 +202,13 @@ async function main(): Promise<void> {
   }
 
   const total: Tally = { passed: 0, failed: 0, skipped: 0 };
-  for (const { tier, files } of plan) {
+  for (const plan of plans) {
     if (run.interrupted) break;
-    if (files === 0) {
-      console.log(`\n▷ test/${tier}: no *.test.ts files yet, skipped`);
+    if (plan.files === 0) {
+      console.log(`\n▷ ${plan.dir}: no *.test.ts files yet, skipped`);
       continue;
     }
-    const tally = await runTier(tier, files, timeoutMs);
+    const tally = await runTier(plan, timeoutMs);
     total.passed += tally.passed;
     total.failed += tally.failed;
     total.skipped += tally.skipped;

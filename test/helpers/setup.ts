@@ -1,8 +1,13 @@
 /**
  * Imported by every test file (and preloaded by scripts/run-tests.ts): an unhandled rejection or
  * uncaught exception fails the run instead of vanishing between tests or killing the process
- * before the suites' `after` hooks have stopped their servers.
+ * before the suites' `after` hooks have stopped their servers. With PIPELOCK_TEST_SERVER=valkey,
+ * the masters the tests start are Valkey (test/helpers/valkey.ts).
  */
+import { selectTestServer } from './valkey.js';
+
+selectTestServer();
+
 const kInstalled = Symbol.for('pipelock.test.setup');
 const registry = globalThis as { [kInstalled]?: true };
 
@@ -27,5 +32,3 @@ if (registry[kInstalled] !== true) {
     console.error(`  ${failures} unhandled error(s) during the run; see above.`);
   });
 }
-
-export {};
