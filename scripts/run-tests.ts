@@ -89,7 +89,7 @@ async function runTier(tier: string, fileCount: number, timeoutMs: number): Prom
   delete env.FORCE_COLOR;
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', '--import', setup, uvuBin, dir, kTestFile.source, '--no-color'],
+    ['--conditions=pipelock-source', '--import', 'tsx', '--import', setup, uvuBin, dir, kTestFile.source, '--no-color'],
     { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   run.child = child;

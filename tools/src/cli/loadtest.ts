@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { startMasters, type LocalMasters } from '../local/masters.js';
+import { startMasters, type LocalMasters } from 'pipelock/testing';
 import { hostLine, type HostLine } from '../load/host.js';
 import type { LoadOptions } from '../load/options.js';
 import { buildResult } from '../load/result.js';

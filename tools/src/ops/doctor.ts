@@ -1,4 +1,4 @@
-import { quorumSize } from '../quorum.js';
+import { quorumSize } from 'pipelock/protocol';
 import { connectAll } from './connect.js';
 import { gatherFacts, median, sampleClocks, type ClockSample, type MasterFacts } from './facts.js';
 

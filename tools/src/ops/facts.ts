@@ -1,5 +1,4 @@
-import { SCRIPTS } from '../script-calls.js';
-import { BATCH_SHA } from '../scripts.js';
+import { BATCH_SHA, SCRIPTS } from 'pipelock/protocol';
 import { attempt, parseInfo, type Connection, type OpsClient } from './connect.js';
 
 /** What `pipelock doctor` learns of one master, read-only (INFO, CONFIG GET, PING, TIME, SCRIPT EXISTS, ACL DRYRUN). */
