@@ -12,7 +12,7 @@
 import { parseArgs } from 'node:util';
 import { Redlock, type Lock } from '../../src/index.js';
 import { startMasters, type LocalMasters } from '../../src/local/masters.js';
-import { withClient } from '../../tools/src/load/servers.js';
+import { withClient } from '../../tools/src/shared/admin.js';
 
 const { values } = parseArgs({ options: { short: { type: 'boolean', default: false } } });
 const kLocks = values.short ? 20_000 : 100_000;

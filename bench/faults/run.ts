@@ -20,7 +20,7 @@ import type { SafetyData } from './safety/critical-section.js';
 import { Ledger, sharedNow } from './safety/ledger.js';
 import { kLoadDefaults, type LoadOptions } from '../../tools/src/load/options.js';
 import { runLoad } from '../../tools/src/load/runner.js';
-import { withClient } from '../../tools/src/load/servers.js';
+import { withClient } from '../../tools/src/shared/admin.js';
 import { FaultProxy } from '../../test/helpers/proxy.js';
 import { hostInfo, hostLine, type Host } from '../lib/host.js';
 import { check, type LogState, type SafetyFigures } from './check.js';

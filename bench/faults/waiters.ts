@@ -17,7 +17,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { Redlock, type Lock } from '../../src/index.js';
 import { startMasters } from '../../src/local/masters.js';
-import { withClient } from '../../tools/src/load/servers.js';
+import { withClient } from '../../tools/src/shared/admin.js';
 
 const { values } = parseArgs({ options: { short: { type: 'boolean', default: false }, 'per-redlock': { type: 'string', default: '100' } } });
 const kRedlocks = 10;

@@ -17,7 +17,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { PipelockError, Redlock, type Lock } from '../../../src/index.js';
 import { startMasters, type LocalMasters } from '../../../src/local/masters.js';
-import { withClient } from '../../../tools/src/load/servers.js';
+import { withClient } from '../../../tools/src/shared/admin.js';
 import { overlaps, type Interval } from './check.js';
 
 const { values } = parseArgs({ options: { short: { type: 'boolean', default: false }, only: { type: 'string' } } });
