@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', '.tmp/'] },
+  { ignores: ['**/dist/', '**/node_modules/', 'coverage/', '.tmp/'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
@@ -24,6 +24,16 @@ export default tseslint.config(
     // The CommonJS entry points are `import x = require()` by design: they load the ESM build.
     files: ['src/*.cts'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    // The tools are the library's first user: they reach it through its public entry points (pipelock,
+    // pipelock/testing, pipelock/metrics, pipelock/protocol) as an installed copy would, never by path.
+    files: ['tools/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ regex: '^\\.\\./\\.\\./', message: 'tools/src imports pipelock by its package name (pipelock, pipelock/testing, pipelock/metrics, pipelock/protocol), not by path' }],
+      }],
+    },
   },
   {
     files: ['eslint.config.js'],

@@ -137,7 +137,7 @@ async function runTier(plan: Plan, timeoutMs: number): Promise<Tally> {
   delete env.FORCE_COLOR;
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', '--import', setup, uvuBin, plan.dir, plan.pattern, '--no-color'],
+    ['--conditions=pipelock-source', '--import', 'tsx', '--import', setup, uvuBin, plan.dir, plan.pattern, '--no-color'],
     { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   run.child = child;

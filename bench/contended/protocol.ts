@@ -17,7 +17,7 @@ export const STOP = 1;
 export interface ThreadReport {
   /** Acquisitions per contender inside the measured window. */
   readonly counts: readonly number[];
-  /** Waits of those acquisitions, µs, encoded HdrHistogram (src/load/histogram.ts layout). */
+  /** Waits of those acquisitions, µs, encoded HdrHistogram (tools/src/load/histogram.ts layout). */
   readonly histogram: string;
   readonly clamped: number;
   /** Acquisitions the library gave up on inside the window, by error code (or name). */

@@ -14,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { startMasters, type LocalMasters } from '../../src/local/masters.js';
-import { mergeEncoded, summarize } from '../../src/load/histogram.js';
+import { mergeEncoded, summarize } from '../../tools/src/load/histogram.js';
 import { hostInfo, ROOT } from '../lib/host.js';
 import { STOP, type FromWorker, type ThreadReport, type ToWorker, type WorkerInput } from './protocol.js';
 import { CONTENDED_CONTENDERS, type ContendedResult, type ContendedRun } from './render.js';

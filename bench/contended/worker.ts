@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
-import { encode, Recorder } from '../../src/load/histogram.js';
+import { encode, Recorder } from '../../tools/src/load/histogram.js';
 import { openWaiter, type Waiter } from './contenders.js';
 import { HOLDERS, STOP, type FromWorker, type ThreadReport, type ToWorker, type WorkerInput } from './protocol.js';
 

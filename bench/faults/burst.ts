@@ -6,13 +6,13 @@
  * master may cost the burst no more than about one budget over the control, and once the master is
  * resumed and every lock released, no key is left on any master.
  *
- *   node --import tsx bench/faults/burst.ts [--short]      (20,000 locks; full: 100,000)
+ *   node --conditions=pipelock-source --import tsx bench/faults/burst.ts [--short]      (20,000 locks; full: 100,000)
  * Exits 1 on a problem.
  */
 import { parseArgs } from 'node:util';
 import { Redlock, type Lock } from '../../src/index.js';
 import { startMasters, type LocalMasters } from '../../src/local/masters.js';
-import { withClient } from '../../src/load/servers.js';
+import { withClient } from '../../tools/src/shared/admin.js';
 
 const { values } = parseArgs({ options: { short: { type: 'boolean', default: false } } });
 const kLocks = values.short ? 20_000 : 100_000;

@@ -18,7 +18,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startMasters, type LocalMasters } from '../../src/local/masters.js';
-import { withClient } from '../../src/load/servers.js';
+import { withClient } from '../../tools/src/shared/admin.js';
 
 export interface ClockControl {
   /** How the jump is made, for the report. */

@@ -89,7 +89,7 @@ Host: ${hostLine(result.host)}
 ## Fault injection
 
 Each scenario starts ${s.masters} fresh local masters and one more redis-server for the fenced log. ${s.workers} worker threads of
-the load generator (\`src/load\`, the same piscina runner as \`pipelock loadtest\`) run ${s.contenders} closed-loop contenders each
+the load generator (\`tools/src/load\`, the same piscina runner as \`pipelock loadtest\`) run ${s.contenders} closed-loop contenders each
 over ${s.resources} hot resources: acquire with a fencing token (lock ${fmt(s.lockMs)} ms, ${s.retryCount} retries after ${s.retryDelayMs}±${s.retryJitterMs} ms,
 nodeTimeout ${s.nodeTimeoutMs} ms), record the entry, write to the fenced log, hold ${s.holdMs} ms (unless the scenario says
 otherwise), write again (the commit), record the exit, release.

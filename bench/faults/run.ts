@@ -18,9 +18,9 @@ import { startMasters } from '../../src/local/masters.js';
 import { fencedLogKeys } from './safety/fenced-log.js';
 import type { SafetyData } from './safety/critical-section.js';
 import { Ledger, sharedNow } from './safety/ledger.js';
-import { kLoadDefaults, type LoadOptions } from '../../src/load/options.js';
-import { runLoad } from '../../src/load/runner.js';
-import { withClient } from '../../src/load/servers.js';
+import { kLoadDefaults, type LoadOptions } from '../../tools/src/load/options.js';
+import { runLoad } from '../../tools/src/load/runner.js';
+import { withClient } from '../../tools/src/shared/admin.js';
 import { FaultProxy } from '../../test/helpers/proxy.js';
 import { hostInfo, hostLine, type Host } from '../lib/host.js';
 import { check, type LogState, type SafetyFigures } from './check.js';
@@ -283,7 +283,7 @@ const kScripts: readonly { readonly name: string; readonly file: string; readonl
 
 function runScript(file: string, short: boolean): boolean {
   const script = fileURLToPath(new URL(file, import.meta.url));
-  const run = spawnSync(process.execPath, ['--import', 'tsx', script, ...(short ? ['--short'] : [])], { stdio: 'inherit' });
+  const run = spawnSync(process.execPath, ['--conditions=pipelock-source', '--import', 'tsx', script, ...(short ? ['--short'] : [])], { stdio: 'inherit' });
   return run.status === 0;
 }
 

@@ -5,7 +5,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { LocalMasters } from '../../src/local/masters.js';
 import type { Ledger } from './safety/ledger.js';
-import { withClient } from '../../src/load/servers.js';
+import { withClient } from '../../tools/src/shared/admin.js';
 import type { FaultProxy } from '../../test/helpers/proxy.js';
 import type { ClockControl } from './clock.js';
 

@@ -10,14 +10,14 @@
  *     retry schedule's bound, no two holders may overlap (a counter the library cannot see), and no
  *     key may be left behind.
  *
- *   node --import tsx bench/faults/waiters.ts [--short] [--per-redlock 100]
+ *   node --conditions=pipelock-source --import tsx bench/faults/waiters.ts [--short] [--per-redlock 100]
  * Exits 1 on a problem.
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { Redlock, type Lock } from '../../src/index.js';
 import { startMasters } from '../../src/local/masters.js';
-import { withClient } from '../../src/load/servers.js';
+import { withClient } from '../../tools/src/shared/admin.js';
 
 const { values } = parseArgs({ options: { short: { type: 'boolean', default: false }, 'per-redlock': { type: 'string', default: '100' } } });
 const kRedlocks = 10;

@@ -8,7 +8,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startMasters } from '../../src/local/masters.js';
-import { withClient } from '../../src/load/servers.js';
+import { withClient } from '../../tools/src/shared/admin.js';
 import { hostInfo, ROOT } from '../lib/host.js';
 import { KIND_CONTENDERS, kKinds, type KindRun, type KindsResult } from './render.js';
 
@@ -22,7 +22,7 @@ try {
     for (let i = 0; i < KIND_CONTENDERS.length; i++) {
       const { id } = KIND_CONTENDERS[(i + rep) % KIND_CONTENDERS.length]!;
       await Promise.all(masters.urls.map((url) => withClient(url, (client) => client.sendCommand(['FLUSHALL']))));
-      const child = spawnSync(process.execPath, ['--import', 'tsx', one, id, JSON.stringify(masters.urls)], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+      const child = spawnSync(process.execPath, ['--conditions=pipelock-source', '--import', 'tsx', one, id, JSON.stringify(masters.urls)], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
       const line = child.stdout.trim().split('\n').pop() ?? '';
       let run: KindRun;
       try {

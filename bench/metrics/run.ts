@@ -42,7 +42,7 @@ try {
     for (let i = 0; i < variants.length; i++) {
       const v = variants[(i + rep) % variants.length]!;
       for (const master of masters.masters) await master.flush();
-      const { stdout } = await run(process.execPath, ['--import', 'tsx', join(ROOT, 'bench', 'metrics', 'run-one.ts'), '--variant', v.variant, '--src', v.src,
+      const { stdout } = await run(process.execPath, ['--conditions=pipelock-source', '--import', 'tsx', join(ROOT, 'bench', 'metrics', 'run-one.ts'), '--variant', v.variant, '--src', v.src,
         '--urls', masters.urls.join(','), '--concurrency', values.concurrency, '--duration-ms', values['duration-ms']], { cwd: ROOT, maxBuffer: 1 << 24 });
       const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as { cyclesPerSec: number; errors: number; firstError?: string };
       // Kept, not fatal: on a loaded machine a master can miss the 250 ms nodeTimeout; the JSON says how often.

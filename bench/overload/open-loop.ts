@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../lib/host.js';
-import type { RunResult } from '../../src/load/result.js';
+import type { RunResult } from '../../tools/src/load/result.js';
 
 export interface LoopRun {
   readonly throughput: number;
@@ -35,7 +35,7 @@ function loadtest(args: readonly string[]): Promise<LoopRun> {
   const dir = mkdtempSync(join(tmpdir(), 'pipelock-open-loop-'));
   const json = join(dir, 'run.json');
   return new Promise<LoopRun>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'cli', 'main.ts'), 'loadtest', ...args, '--json', json], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, ['--conditions=pipelock-source', '--import', 'tsx', join(ROOT, 'tools', 'src', 'cli', 'main.ts'), 'loadtest', ...args, '--json', json], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
     child.stderr.on('data', (chunk: Buffer) => (err = (err + chunk.toString('utf8')).slice(-2000)));
     child.once('close', (code) => {
@@ -60,7 +60,7 @@ function loadtest(args: readonly string[]): Promise<LoopRun> {
 }
 
 /**
- * In flight per worker in the closed loop: the open loop's own bound (src/load/loops.ts), so the
+ * In flight per worker in the closed loop: the open loop's own bound (tools/src/load/loops.ts), so the
  * closed loop's figure is the maximum the open loop could reach (at 16 in flight it is not).
  */
 export const kClosedInFlight = 256;

@@ -45,7 +45,7 @@ const runOne = join(ROOT, 'bench', 'peers', 'run-one.ts');
 
 function measure(args: readonly string[], limitMs: number): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', runOne, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--conditions=pipelock-source', '--import', 'tsx', runOne, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));

@@ -24,7 +24,7 @@ try {
     for (const contender of ['pipelock', 'pipelock-watch', 'node-redlock']) {
       await Promise.all(masters.masters.map((m) => m.flush()));
       const out = execFileSync(process.execPath, [
-        '--expose-gc', '--max-old-space-size=8192', '--import', 'tsx', join(ROOT, 'bench/renewal/one.ts'),
+        '--expose-gc', '--max-old-space-size=8192', '--conditions=pipelock-source', '--import', 'tsx', join(ROOT, 'bench/renewal/one.ts'),
         '--contender', contender, '--locks', String(locks), '--duration', String(duration), '--window', String(windowMs), '--urls', masters.urls.join(','),
       ], { encoding: 'utf8', cwd: ROOT, timeout: 600_000, stdio: ['ignore', 'pipe', 'inherit'] });
       const row = JSON.parse(out.trim().split('\n').at(-1)!) as Record<string, unknown>;

@@ -7,9 +7,9 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { compare } from '../../src/load/compare.js';
-import { renderHtml, renderReport } from '../../src/load/html.js';
-import { mergeResults } from '../../src/load/result.js';
+import { compare } from '../../tools/src/load/compare.js';
+import { renderHtml, renderReport } from '../../tools/src/load/html.js';
+import { mergeResults } from '../../tools/src/load/result.js';
 import { syntheticRun } from '../helpers/results.js';
 import { timed } from '../helpers/timeout.js';
 

@@ -4,9 +4,9 @@
  * runner (test/integration/bad-input.test.ts) builds each case's fixture, calls it, and checks the
  * typed error, that no key is left on any master and that no rejection went unhandled.
  */
-import { UsageError } from '../../src/cli/errors.js';
-import { parseLoadFlags } from '../../src/cli/flags.js';
-import { parseReportArgs } from '../../src/cli/report.js';
+import { UsageError } from '../../tools/src/cli/errors.js';
+import { parseLoadFlags } from '../../tools/src/cli/flags.js';
+import { parseReportArgs } from '../../tools/src/cli/report.js';
 import {
   ExtensionLimitError, fencedWrite, InvalidArgumentError, LockAbortedError, LockExpiredError, QuorumUnreachableError,
   Redlock, RedlockClosedError, ReleaseResult, runOnce, type CallSettings, type Lock, type RedisClient, type Settings,

@@ -4,13 +4,13 @@ import { fileURLToPath } from 'node:url';
 
 /** The CLI tests' process helpers: run `pipelock …` from source and watch what it leaves behind. */
 export const root = fileURLToPath(new URL('../..', import.meta.url));
-const main = join(root, 'src', 'cli', 'main.ts');
+const main = join(root, 'tools', 'src', 'cli', 'main.ts');
 
 export interface Exit { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
 
 /** Runs `pipelock …` from source as `npm run loadtest` does; `onStart` gets the child once its workers started. */
 export function cli(args: string[], options: { env?: NodeJS.ProcessEnv; limitMs?: number; onStart?: (child: ChildProcess) => void } = {}): Promise<Exit> {
-  const child = spawn(process.execPath, ['--import', 'tsx', main, ...args], { cwd: root, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--conditions=pipelock-source', '--import', 'tsx', main, ...args], { cwd: root, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

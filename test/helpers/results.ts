@@ -1,6 +1,6 @@
-import { encode, Recorder } from '../../src/load/histogram.js';
-import { hostLine } from '../../src/load/host.js';
-import { buildResult, OP_NAMES, type OpName, type RunResult } from '../../src/load/result.js';
+import { encode, Recorder } from '../../tools/src/load/histogram.js';
+import { hostLine } from '../../tools/src/load/host.js';
+import { buildResult, OP_NAMES, type OpName, type RunResult } from '../../tools/src/load/result.js';
 
 /** Synthetic results for report tests: latencies with a long tail, a steady per-second timeline. */
 export interface RunShape {

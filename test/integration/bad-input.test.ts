@@ -1,7 +1,7 @@
 import '../helpers/setup.js';
 import { writeFile } from 'node:fs/promises';
 import * as assert from 'uvu/assert';
-import { LOADTEST_USAGE } from '../../src/cli/flags.js';
+import { LOADTEST_USAGE } from '../../tools/src/cli/flags.js';
 import { defaultSettings, Lock, Redlock } from '../../src/index.js';
 import { startMasters, type LocalMasters } from '../../src/local/masters.js';
 import { kMastersDefaults } from '../../src/local/options.js';

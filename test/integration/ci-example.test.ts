@@ -5,7 +5,7 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as assert from 'uvu/assert';
-import type { Comparison } from '../../src/load/compare.js';
+import type { Comparison } from '../../tools/src/load/compare.js';
 import { root } from '../helpers/cli.js';
 import { mastersSuite } from '../helpers/masters.js';
 import { timed } from '../helpers/timeout.js';
@@ -49,7 +49,7 @@ test('the workflow runs the script with the environment it reads, against as man
 test('lock-regression.sh: base and change alternately, compare with its markdown on the step summary; masters left empty', timed(180_000, async ({ masters }) => {
   const summary = join(dir, 'summary.md');
   const out = join(dir, 'results');
-  const pipelock = `node --import tsx ${join(root, 'src', 'cli', 'main.ts')}`;
+  const pipelock = `node --conditions=pipelock-source --import tsx ${join(root, 'tools', 'src', 'cli', 'main.ts')}`;
   const run = await bash({
     BASE_PIPELOCK: pipelock, NEW_PIPELOCK: pipelock, SERVERS: masters.urls.join(','), RUNS: '2',
     LOAD_FLAGS: '--duration 1 --warmup 0.2 --workers 1 --concurrency 4', OUT: out, GITHUB_STEP_SUMMARY: summary,

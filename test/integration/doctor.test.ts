@@ -5,7 +5,7 @@ import { cli } from '../helpers/cli.js';
 import { connectAll, closeAll, eventually } from '../helpers/redis.js';
 import { timed } from '../helpers/timeout.js';
 import { startMasters, type LocalMasters } from '../../src/local/masters.js';
-import { runDoctor, type DoctorReport } from '../../src/ops/doctor.js';
+import { runDoctor, type DoctorReport } from '../../tools/src/ops/doctor.js';
 
 // `pipelock doctor` against real redis-servers configured with the hazards that break Redlock.
 const test = suite('doctor');

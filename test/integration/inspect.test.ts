@@ -5,7 +5,7 @@ import { mastersSuite } from '../helpers/masters.js';
 import { closeAll, connectAll, type Probe } from '../helpers/redis.js';
 import { timed } from '../helpers/timeout.js';
 import { Redlock, runOnce } from '../../src/index.js';
-import { runInspect, type InspectReport } from '../../src/ops/inspect.js';
+import { runInspect, type InspectReport } from '../../tools/src/ops/inspect.js';
 
 // `pipelock inspect` finds each kind of key a Redlock deployment leaves, planted on real masters.
 const test = mastersSuite('inspect', { count: 3, flushEach: true });

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { decode } from '../../src/load/histogram.js';
-import type { RunResult } from '../../src/load/result.js';
+import { decode } from '../../tools/src/load/histogram.js';
+import type { RunResult } from '../../tools/src/load/result.js';
 import { cli } from '../helpers/cli.js';
 import { timed } from '../helpers/timeout.js';
 

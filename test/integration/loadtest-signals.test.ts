@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { RunResult } from '../../src/load/result.js';
+import type { RunResult } from '../../tools/src/load/result.js';
 import { childrenOf, cli, survivors } from '../helpers/cli.js';
 import { timed } from '../helpers/timeout.js';
 

@@ -1,68 +1,80 @@
 /**
- * The package as users get it: `npm pack` (which runs `prepare`, the build) → install the tarball
- * into an empty project → use it from ESM, from CommonJS, from TypeScript (nodenext, both module
- * kinds) and through its bin. Nothing here imports the repository's sources.
+ * The two packages as users get them, each packed with `npm pack` (which runs `prepare`/`prepack`,
+ * the builds). The library alone into an empty project: it brings none of the tools' dependencies,
+ * and works from ESM, CommonJS and TypeScript (nodenext, both module kinds). The tools with the
+ * library into another project: `npx pipelock` runs there. Nothing here imports the repository's sources.
  */
-import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import * as assert from 'uvu/assert';
 import { mastersSuite } from '../helpers/masters.js';
+import { devVersion, install, installed, pack, root, run, type Packed } from '../helpers/package.js';
+import { closeAll, connectAll } from '../helpers/redis.js';
 import { timed } from '../helpers/timeout.js';
 
-const run = promisify(execFile);
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+const kToolsOnly = ['piscina', 'hdr-histogram-js', 'uplot'];
 
 interface Context {
+  /** The tarballs' folder, and beside them the library's project and the tools' (siblings, so neither resolves into the other). */
   dir: string;
-  tarball: string;
-  files: string[];
+  libDir: string;
+  toolsDir: string;
+  lib: Packed;
+  tools: Packed;
+  /** node_modules of the library's project right after `npm install pipelock.tgz`. */
+  bare: string[];
   /** What `new Redlock([url])` said before any client library was installed. */
   withoutPeers: string;
 }
 
-const test = mastersSuite('package consumer', { count: 1 });
-const state: Context = { dir: '', tarball: '', files: [], withoutPeers: '' };
+const test = mastersSuite('package consumer', { count: 3 });
+const kUnpacked: Packed = { tarball: '', files: [], manifest: {} };
+const state: Context = { dir: '', libDir: '', toolsDir: '', lib: kUnpacked, tools: kUnpacked, bare: [], withoutPeers: '' };
 
 test.before(async () => {
   state.dir = await mkdtemp(join(tmpdir(), 'pipelock-consumer-'));
-  // --json lists the files packed; `prepare` builds dist/ first, as it does on a user's `npm pack`.
-  const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', state.dir], { cwd: root, maxBuffer: 16 << 20 });
-  const [packed] = JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
-  state.tarball = join(state.dir, packed!.filename);
-  state.files = packed!.files.map((f) => f.path);
-  await writeFile(join(state.dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
-  const install = (...what: string[]) => run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--no-package-lock', ...what], { cwd: state.dir, maxBuffer: 16 << 20 });
-  await install(state.tarball);
+  state.libDir = join(state.dir, 'library');
+  state.toolsDir = join(state.dir, 'tools');
+  state.lib = await pack(root, state.dir);
+  // After the library: the tools build against its fresh dist/ types.
+  state.tools = await pack(join(root, 'tools'), state.dir);
+  for (const [dir, name] of [[state.libDir, 'lib-consumer'], [state.toolsDir, 'tools-consumer']] as const) {
+    await mkdir(dir);
+    await writeFile(join(dir, 'package.json'), JSON.stringify({ name, private: true }));
+  }
+  await install(state.libDir, state.lib.tarball);
+  state.bare = (await readdir(join(state.libDir, 'node_modules'))).filter((name) => !name.startsWith('.'));
   // Both client libraries are optional peers: a bare install has neither.
-  const probe = join(state.dir, 'no-peers.mjs');
+  const probe = join(state.libDir, 'no-peers.mjs');
   await writeFile(probe, `
 import { Redlock } from 'pipelock';
 try { new Redlock(['redis://127.0.0.1:1']); console.log('constructed'); } catch (e) { console.log(e.code, e.argument, e.message); }
 `);
-  state.withoutPeers = (await run('node', [probe], { cwd: state.dir })).stdout.trim();
-  await install(state.tarball, `@redis/client@${devVersion('@redis/client')}`, `ioredis@${devVersion('ioredis')}`);
+  state.withoutPeers = (await run('node', [probe], { cwd: state.libDir })).stdout.trim();
+  await install(state.libDir, state.lib.tarball, `@redis/client@${devVersion('@redis/client')}`, `ioredis@${devVersion('ioredis')}`);
+  await install(state.toolsDir, state.lib.tarball, state.tools.tarball);
 });
-
-/** The version this repository develops against, so the consumer installs it from npm's cache. */
-function devVersion(name: string): string {
-  return (JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
-}
 
 test.after(async () => {
   if (state.dir !== '') await rm(state.dir, { recursive: true, force: true });
 });
 
-test('the tarball ships the build, the bin and the CommonJS entry points, not the sources', () => {
-  for (const file of ['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/index.cjs', 'dist/index.d.cts', 'dist/testing.cjs', 'dist/cli/main.js', 'dist/metrics/index.js', 'dist/metrics/index.d.ts', 'dist/metrics.cjs']) {
-    assert.ok(state.files.includes(file), `${file} is packed (packed: ${state.files.length} files)`);
+test('the library\'s tarball ships the build and the CommonJS entry points, not the sources, not the tools', () => {
+  for (const file of ['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/index.cjs', 'dist/index.d.cts', 'dist/testing.cjs', 'dist/metrics/index.js', 'dist/metrics/index.d.ts', 'dist/metrics.cjs', 'dist/protocol.js', 'dist/protocol.d.ts', 'dist/protocol.cjs', 'dist/protocol.d.cts']) {
+    assert.ok(state.lib.files.includes(file), `${file} is packed (packed: ${state.lib.files.length} files)`);
   }
-  assert.not.ok(state.files.some((f) => f.startsWith('src/') || f.startsWith('test/')), 'no sources or tests');
+  assert.not.ok(state.lib.files.some((f) => /^(src|test|tools)\//.test(f) || /^dist\/(cli|load|ops)\//.test(f)), 'no sources, tests or tools');
+  assert.is(state.lib.manifest.bin, undefined, 'no bin: the pipelock command is pipelock-tools\'');
+  assert.equal(state.lib.manifest.dependencies, { 'cluster-key-slot': state.lib.manifest.dependencies!['cluster-key-slot'] });
+});
+
+test('the library installs alone: cluster-key-slot and nothing of the tools, with its peers or without', async () => {
+  assert.equal(state.bare.sort(), ['cluster-key-slot', 'pipelock']);
+  const all = await installed(state.libDir);
+  for (const name of [...kToolsOnly, 'pipelock-tools']) assert.not.ok(all.has(name), `${name} is not installed`);
+  assert.ok(all.has('@redis/client') && all.has('ioredis'), 'the peers asked for are');
 });
 
 test('@redis/client and ioredis are optional peers: without @redis/client, a URL is refused saying what to install', () => {
@@ -70,7 +82,7 @@ test('@redis/client and ioredis are optional peers: without @redis/client, a URL
 });
 
 test('a node-redlock v5 program with ioredis clients runs with only its import changed', timed(30_000, async ({ masters }) => {
-  const file = join(state.dir, 'v5.cjs');
+  const file = join(state.libDir, 'v5.cjs');
   await writeFile(file, `
 const Redlock = require('pipelock').default;
 const { ResourceLockedError } = require('pipelock');
@@ -87,12 +99,12 @@ const Client = require('ioredis');
   console.log('v5 ok', heard.length);
 })().catch((e) => { console.error(e); process.exit(1); });
 `);
-  const { stdout } = await run('node', [file, masters.urls[0]!], { cwd: state.dir });
+  const { stdout } = await run('node', [file, masters.urls[0]!], { cwd: state.libDir });
   assert.is(stdout.trim(), 'v5 ok 1');
 }));
 
 test('ESM import: locks against a real master', timed(30_000, async ({ masters }) => {
-  const file = join(state.dir, 'esm.mjs');
+  const file = join(state.libDir, 'esm.mjs');
   await writeFile(file, `
 import Redlock, { Redlock as Named, ResourceLockedError } from 'pipelock';
 import { startMasters } from 'pipelock/testing';
@@ -105,12 +117,12 @@ await lock.release();
 await redlock.quit();
 console.log('esm ok', typeof startMasters);
 `);
-  const { stdout } = await run('node', [file, masters.urls[0]!], { cwd: state.dir });
+  const { stdout } = await run('node', [file, masters.urls[0]!], { cwd: state.libDir });
   assert.is(stdout.trim(), 'esm ok function');
 }));
 
 test('CommonJS require: the v5 shape (.default is Redlock), locks against a real master', timed(30_000, async ({ masters }) => {
-  const file = join(state.dir, 'cjs.cjs');
+  const file = join(state.libDir, 'cjs.cjs');
   await writeFile(file, `
 const pipelock = require('pipelock');
 const Redlock = pipelock.default;
@@ -126,13 +138,13 @@ if (typeof require('pipelock/testing').startMasters !== 'function') throw new Er
   console.log('cjs ok');
 })().catch((e) => { console.error(e); process.exit(1); });
 `);
-  const { stdout, stderr } = await run('node', [file, masters.urls[0]!], { cwd: state.dir });
+  const { stdout, stderr } = await run('node', [file, masters.urls[0]!], { cwd: state.libDir });
   assert.is(stdout.trim(), 'cjs ok');
   assert.not.match(stderr, /ExperimentalWarning/, 'require(esm) prints no warning');
 }));
 
 test('one implementation behind both entry points: classes and errors are shared', timed(30_000, async () => {
-  const file = join(state.dir, 'both.mjs');
+  const file = join(state.libDir, 'both.mjs');
   await writeFile(file, `
 import * as esm from 'pipelock';
 import { createRequire } from 'node:module';
@@ -143,12 +155,12 @@ try { new cjs.Redlock([]); } catch (e) { thrown = e; }
 if (!(thrown instanceof esm.InvalidArgumentError)) throw new Error('an error from require() is not instanceof the import()ed class');
 console.log('shared', thrown.code);
 `);
-  const { stdout } = await run('node', [file], { cwd: state.dir });
+  const { stdout } = await run('node', [file], { cwd: state.libDir });
   assert.is(stdout.trim(), 'shared ERR_PIPELOCK_INVALID_ARGUMENT');
 }));
 
 test('pipelock/metrics imports without its optional peers; an adapter names the package to install', timed(30_000, async () => {
-  const file = join(state.dir, 'metrics.mjs');
+  const file = join(state.libDir, 'metrics.mjs');
   await writeFile(file, `
 import { prometheusMetrics, openTelemetryMetrics, ACQUIRE_CHANNEL } from 'pipelock/metrics';
 import { InvalidArgumentError } from 'pipelock';
@@ -164,14 +176,30 @@ for (const adapter of [prometheusMetrics, openTelemetryMetrics]) {
 }
 console.log(ACQUIRE_CHANNEL, names.join(' '));
 `);
-  const { stdout } = await run('node', [file], { cwd: state.dir });
+  const { stdout } = await run('node', [file], { cwd: state.libDir });
   assert.is(stdout.trim(), 'pipelock:acquire prom-client @opentelemetry/api');
 }));
 
+test('pipelock/protocol: one frozen copy behind import and require', timed(30_000, async () => {
+  const file = join(state.libDir, 'protocol.mjs');
+  await writeFile(file, `
+import { quorumSize, SCRIPTS, BATCH_SHA, DONE_MARKER, TOKEN_BYTES } from 'pipelock/protocol';
+import { createRequire } from 'node:module';
+const cjs = createRequire(import.meta.url)('pipelock/protocol');
+if (cjs.SCRIPTS !== SCRIPTS || !Object.isFrozen(SCRIPTS)) throw new Error('two copies, or a mutable one');
+console.log(quorumSize(5), SCRIPTS.some((s) => s.sha === BATCH_SHA), DONE_MARKER, TOKEN_BYTES);
+`);
+  const { stdout } = await run('node', [file], { cwd: state.libDir });
+  assert.is(stdout.trim(), '3 true pipelock:done 20');
+}));
+
 test('TypeScript consumers typecheck with moduleResolution nodenext, ESM and CommonJS', timed(60_000, async () => {
-  await writeFile(join(state.dir, 'typed.mts'), `
+  await writeFile(join(state.libDir, 'typed.mts'), `
 import Redlock, { type Lock, ResourceLockedError, type Settings } from 'pipelock';
 import { prometheusMetrics, type PrometheusMetricsOptions } from 'pipelock/metrics';
+import { quorumSize, SCRIPTS, type ProtocolScript } from 'pipelock/protocol';
+export const scripts: readonly ProtocolScript[] = SCRIPTS;
+export const quorum: number = quorumSize(3);
 export const metricsOptions: PrometheusMetricsOptions = { resourceLabel: (r) => r[0] ?? '' };
 export const start: typeof prometheusMetrics = prometheusMetrics;
 const settings: Partial<Settings> = { retryCount: 3 };
@@ -179,28 +207,75 @@ export async function take(redlock: Redlock): Promise<Lock> {
   try { return await redlock.acquire(['k'], 1000, settings); } catch (error) { if (error instanceof ResourceLockedError) throw error; throw error; }
 }
 `);
-  await writeFile(join(state.dir, 'typed.cts'), `
+  await writeFile(join(state.libDir, 'typed.cts'), `
 import pipelock = require('pipelock');
 const Redlock = pipelock.default;
 export function make(url: string): InstanceType<typeof Redlock> { return new Redlock([url]); }
 export const code: string = new pipelock.InvalidArgumentError('x', 'y', 1).code;
+import protocol = require('pipelock/protocol');
+export const sha: string = protocol.BATCH_SHA;
 `);
-  await writeFile(join(state.dir, 'tsconfig.json'), JSON.stringify({
+  await writeFile(join(state.libDir, 'tsconfig.json'), JSON.stringify({
     compilerOptions: {
       module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true,
       skipLibCheck: false, types: ['node'], typeRoots: [join(root, 'node_modules', '@types')],
     },
     files: ['typed.mts', 'typed.cts'],
   }));
-  const result = await run('node', [tsc, '-p', 'tsconfig.json'], { cwd: state.dir }).catch((error: unknown) => error as { stdout: string; code: number });
+  const result = await run('node', [tsc, '-p', 'tsconfig.json'], { cwd: state.libDir }).catch((error: unknown) => error as { stdout: string; code: number });
   assert.is((result as { code?: number }).code ?? 0, 0, `tsc: ${(result as { stdout: string }).stdout}`);
 }));
 
-test('the bin runs: pipelock --help', timed(30_000, async () => {
-  const { stdout } = await run(join(state.dir, 'node_modules', '.bin', 'pipelock'), ['--help'], { cwd: state.dir });
-  assert.match(stdout, /loadtest/);
-  const manifest = JSON.parse(await readFile(join(state.dir, 'node_modules', 'pipelock', 'package.json'), 'utf8')) as { engines: { node: string } };
+test('the library states its Node versions; it has no bin', timed(30_000, async () => {
+  const manifest = JSON.parse(await readFile(join(state.libDir, 'node_modules', 'pipelock', 'package.json'), 'utf8')) as { engines: { node: string } };
   assert.match(manifest.engines.node, /20\.19/, 'engines names the Node versions with require(esm)');
+  assert.not.ok((await readdir(join(state.libDir, 'node_modules'))).includes('.bin'), 'no pipelock command without pipelock-tools');
+}));
+
+test('the tools\' tarball ships their build and the bin; pipelock is a peer, so the project\'s own copy is the one load-tested', async () => {
+  for (const file of ['package.json', 'README.md', 'dist/cli/main.js', 'dist/load/worker.js', 'dist/ops/inspect.js']) assert.ok(state.tools.files.includes(file), `${file} is packed`);
+  assert.not.ok(state.tools.files.some((f) => f.startsWith('src/')), 'no sources');
+  assert.equal(state.tools.manifest.bin, { pipelock: './dist/cli/main.js' });
+  assert.equal(Object.keys(state.tools.manifest.peerDependencies ?? {}), ['pipelock']);
+  for (const name of kToolsOnly) assert.ok(state.tools.manifest.dependencies?.[name] !== undefined, `${name} is the tools' dependency`);
+  const all = await installed(state.toolsDir);
+  for (const name of ['pipelock', 'pipelock-tools', '@redis/client', ...kToolsOnly]) assert.ok(all.has(name), `${name} is installed`);
+  assert.not.ok((await readdir(join(state.toolsDir, 'node_modules', 'pipelock-tools'))).includes('node_modules'), 'one copy of the library, the project\'s');
+});
+
+test('npx pipelock --help, in the project that installed the tools', timed(30_000, async () => {
+  const { stdout } = await run('npx', ['pipelock', '--help'], { cwd: state.toolsDir });
+  for (const command of ['loadtest', 'report merge', 'report compare', 'doctor', 'inspect']) assert.match(stdout, command);
+}));
+
+test('npx pipelock loadtest: worker threads drive the installed library against the masters, leave no key, and write the report with uPlot inlined', timed(60_000, async ({ masters }) => {
+  const [json, html] = [join(state.toolsDir, 'run.json'), join(state.toolsDir, 'run.html')];
+  const { stdout } = await run('npx', ['pipelock', 'loadtest', '--duration', '1s', '--warmup', '0', '--workers', '1', '--concurrency', '4', '--servers', masters.urls.join(','), '--json', json, '--html', html], { cwd: state.toolsDir });
+  assert.match(await readFile(html, 'utf8'), /uPlot/);
+  assert.match(stdout, /errors +none/);
+  const result = JSON.parse(await readFile(json, 'utf8')) as { hosts: { pipelock: string }[]; throughput: number };
+  assert.is(result.hosts[0]!.pipelock, '0.1.0', 'the host line names the installed library\'s version');
+  assert.ok(result.throughput > 0, String(result.throughput));
+  const probes = await connectAll(masters.urls);
+  try {
+    assert.equal(await Promise.all(probes.map((probe) => probe.dbSize())), [0, 0, 0], 'the run removed its keys');
+  } finally {
+    await closeAll(probes);
+  }
+}));
+
+test('npx pipelock inspect reads a lock the installed library holds: both builds agree on pipelock/protocol', timed(30_000, async ({ masters }) => {
+  const file = join(state.toolsDir, 'hold.mjs');
+  await writeFile(file, `
+import { Redlock } from 'pipelock';
+import { execFileSync } from 'node:child_process';
+const redlock = new Redlock(process.argv.slice(2));
+const lock = await redlock.acquire(['consumer:inspected'], 10000);
+try { process.stdout.write(execFileSync('npx', ['pipelock', 'inspect', '--servers', process.argv.slice(2).join(',')], { encoding: 'utf8' })); } finally { await lock.release(); await redlock.quit(); }
+`);
+  const { stdout } = await run('node', [file, ...masters.urls], { cwd: state.toolsDir });
+  assert.match(stdout, /quorum 2/);
+  assert.match(stdout, /held +consumer:inspected +owner \S+… +on 3\/3/);
 }));
 
 test.run();

@@ -1,9 +1,9 @@
 import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { UsageError } from '../../src/cli/errors.js';
-import { parseLoadFlags } from '../../src/cli/flags.js';
-import { parseReportArgs } from '../../src/cli/report.js';
+import { UsageError } from '../../tools/src/cli/errors.js';
+import { parseLoadFlags } from '../../tools/src/cli/flags.js';
+import { parseReportArgs } from '../../tools/src/cli/report.js';
 
 const test = suite('cli arguments');
 

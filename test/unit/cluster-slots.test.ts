@@ -2,8 +2,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { checkOneSlot, clusterCounterKey, slotOf } from '../../src/cluster/slots.js';
 import { InvalidArgumentError } from '../../src/errors.js';
-import { clusterMasterUrls, memberOf, plainUrl } from '../../src/load/members.js';
-import { parseServers } from '../../src/cli/flags.js';
+import { clusterMasterUrls, memberOf, plainUrl } from '../../tools/src/load/members.js';
+import { parseServers } from '../../tools/src/cli/flags.js';
 
 test('slotOf: Redis Cluster hash slots, hash tags included (cluster-spec examples)', () => {
   assert.is(slotOf('foo'), 12182);

@@ -1,9 +1,9 @@
 import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { clockReading, judge, type ClockReading } from '../../src/ops/doctor.js';
-import type { MasterFacts } from '../../src/ops/facts.js';
-import { classify } from '../../src/ops/inspect.js';
+import { clockReading, judge, type ClockReading } from '../../tools/src/ops/doctor.js';
+import type { MasterFacts } from '../../tools/src/ops/facts.js';
+import { classify } from '../../tools/src/ops/inspect.js';
 
 // The doctor's rules on made-up facts: the cases a test server cannot easily be put in.
 const test = suite('doctor rules');

@@ -1,14 +1,14 @@
 import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { formatResult } from '../../src/cli/table.js';
-import { compare } from '../../src/load/compare.js';
-import { fairnessOf, jainIndex, mergeFairness } from '../../src/load/contention.js';
-import { decode, encode, Recorder } from '../../src/load/histogram.js';
-import { hostLine } from '../../src/load/host.js';
-import { Meter } from '../../src/load/meter.js';
-import { checkResult, ResultFileError } from '../../src/load/result-file.js';
-import { buildResult, mergeResults, OP_NAMES, type OpName, type RunResult, type WorkerReport } from '../../src/load/result.js';
+import { formatResult } from '../../tools/src/cli/table.js';
+import { compare } from '../../tools/src/load/compare.js';
+import { fairnessOf, jainIndex, mergeFairness } from '../../tools/src/load/contention.js';
+import { decode, encode, Recorder } from '../../tools/src/load/histogram.js';
+import { hostLine } from '../../tools/src/load/host.js';
+import { Meter } from '../../tools/src/load/meter.js';
+import { checkResult, ResultFileError } from '../../tools/src/load/result-file.js';
+import { buildResult, mergeResults, OP_NAMES, type OpName, type RunResult, type WorkerReport } from '../../tools/src/load/result.js';
 import { kFlags, syntheticRun } from '../helpers/results.js';
 
 const test = suite('load contention');

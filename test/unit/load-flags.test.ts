@@ -1,9 +1,9 @@
 import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { UsageError } from '../../src/cli/errors.js';
-import { LOADTEST_USAGE, parseLoadFlags } from '../../src/cli/flags.js';
-import { kLoadDefaults, OPERATIONS, type LoadOptions } from '../../src/load/options.js';
+import { UsageError } from '../../tools/src/cli/errors.js';
+import { LOADTEST_USAGE, parseLoadFlags } from '../../tools/src/cli/flags.js';
+import { kLoadDefaults, OPERATIONS, type LoadOptions } from '../../tools/src/load/options.js';
 
 const test = suite('load flags');
 

@@ -1,7 +1,7 @@
 import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { pick } from '../../src/load/loops.js';
+import { pick } from '../../tools/src/load/loops.js';
 
 const test = suite('loadtest keys');
 

@@ -1,10 +1,10 @@
 import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Cycle, CycleContext } from '../../src/load/cycle.js';
-import { decode } from '../../src/load/histogram.js';
-import { kOpenInFlight, openLoop, type Loop } from '../../src/load/loops.js';
-import { Meter } from '../../src/load/meter.js';
+import type { Cycle, CycleContext } from '../../tools/src/load/cycle.js';
+import { decode } from '../../tools/src/load/histogram.js';
+import { kOpenInFlight, openLoop, type Loop } from '../../tools/src/load/loops.js';
+import { Meter } from '../../tools/src/load/meter.js';
 
 const test = suite('loadtest open loop');
 

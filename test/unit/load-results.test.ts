@@ -1,10 +1,10 @@
 import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { decode, encode, kHighestUs, percentileCurve, Recorder, summarize } from '../../src/load/histogram.js';
-import { hostLine } from '../../src/load/host.js';
-import { errorCode } from '../../src/load/meter.js';
-import { buildResult, mergeResults, OP_NAMES, type OpName, type RunResult, type WorkerReport } from '../../src/load/result.js';
+import { decode, encode, kHighestUs, percentileCurve, Recorder, summarize } from '../../tools/src/load/histogram.js';
+import { hostLine } from '../../tools/src/load/host.js';
+import { errorCode } from '../../tools/src/load/meter.js';
+import { buildResult, mergeResults, OP_NAMES, type OpName, type RunResult, type WorkerReport } from '../../tools/src/load/result.js';
 import { LockLostError, ResourceLockedError } from '../../src/index.js';
 
 const test = suite('load results');

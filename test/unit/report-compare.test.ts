@@ -1,12 +1,12 @@
 import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseCompareArgs, parseThresholds } from '../../src/cli/compare.js';
-import { markdownComparison } from '../../src/cli/compare-format.js';
-import { UsageError } from '../../src/cli/errors.js';
-import { compare, IncomparableError, kDefaultThresholds, type Comparison, type Row } from '../../src/load/compare.js';
-import { percentileInterval, separationChance, throughputInterval } from '../../src/load/noise.js';
-import type { RunResult } from '../../src/load/result.js';
+import { parseCompareArgs, parseThresholds } from '../../tools/src/cli/compare.js';
+import { markdownComparison } from '../../tools/src/cli/compare-format.js';
+import { UsageError } from '../../tools/src/cli/errors.js';
+import { compare, IncomparableError, kDefaultThresholds, type Comparison, type Row } from '../../tools/src/load/compare.js';
+import { percentileInterval, separationChance, throughputInterval } from '../../tools/src/load/noise.js';
+import type { RunResult } from '../../tools/src/load/result.js';
 import { syntheticRun, type RunShape } from '../helpers/results.js';
 
 const test = suite('report compare');

@@ -1,9 +1,9 @@
 import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { UsageError } from '../../src/cli/errors.js';
-import { parseLoadFlags } from '../../src/cli/flags.js';
-import { LateStartError, untilWallClock } from '../../src/load/start-at.js';
+import { UsageError } from '../../tools/src/cli/errors.js';
+import { parseLoadFlags } from '../../tools/src/cli/flags.js';
+import { LateStartError, untilWallClock } from '../../tools/src/load/start-at.js';
 import { syntheticRun } from '../helpers/results.js';
 
 const test = suite('report inputs');

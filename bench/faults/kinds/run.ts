@@ -9,7 +9,7 @@
  * paused master) a violation fails the run; the restart-at-once fault, which it calls unsafe, is
  * reported only.
  *
- *   node --import tsx bench/faults/kinds/run.ts [--short] [--only NAME,…]
+ *   node --conditions=pipelock-source --import tsx bench/faults/kinds/run.ts [--short] [--only NAME,…]
  * Exits 1 on a problem.
  */
 import { randomBytes } from 'node:crypto';
@@ -17,7 +17,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { PipelockError, Redlock, type Lock } from '../../../src/index.js';
 import { startMasters, type LocalMasters } from '../../../src/local/masters.js';
-import { withClient } from '../../../src/load/servers.js';
+import { withClient } from '../../../tools/src/shared/admin.js';
 import { overlaps, type Interval } from './check.js';
 
 const { values } = parseArgs({ options: { short: { type: 'boolean', default: false }, only: { type: 'string' } } });

@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Lock } from '../../../src/index.js';
-import { release, type CycleContext, type CustomCycleFactory, type Timings } from '../../../src/load/cycle.js';
-import { attemptsOf } from '../../../src/load/meter.js';
+import { release, type CycleContext, type CustomCycleFactory, type Timings } from '../../../tools/src/load/cycle.js';
+import { attemptsOf } from '../../../tools/src/load/meter.js';
 import { FencedLog } from './fenced-log.js';
 import { Ledger } from './ledger.js';
 

@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { ReentrantRedlock, type Redlock, type ReentrantLock } from '../../../src/index.js';
-import { ReleasedExpiredError, type CycleContext, type CustomCycleFactory, type Timings } from '../../../src/load/cycle.js';
-import { attemptsOf } from '../../../src/load/meter.js';
+import { ReleasedExpiredError, type CycleContext, type CustomCycleFactory, type Timings } from '../../../tools/src/load/cycle.js';
+import { attemptsOf } from '../../../tools/src/load/meter.js';
 import { enterSection, openSafety, type Safety } from './critical-section.js';
 
 /** Nesting depth of every section: the outermost acquisition and two levels inside it. */

@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { ReentrantRedlock, type Redlock, type ReentrantLock } from '../index.js';
+import { ReentrantRedlock, type Redlock, type ReentrantLock } from 'pipelock';
 import { ReleasedExpiredError, type CycleContext, type Timings } from './cycle.js';
 
 // One reentrant view per worker Redlock (the cycle, not the worker, knows it).

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { arch, availableParallelism, cpus, hostname, platform, release, totalmem } from 'node:os';
 
 /** Where and how a run was made, so results from several machines can sit side by side. */
@@ -39,9 +39,9 @@ export function describeHost(host: HostLine): string {
 }
 
 function packageVersion(): string {
-  // src/load/ and dist/load/ are both two levels below the package root.
+  // The library's version, not the tools': it is the one a run measured (pipelock exports its package.json).
   try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+    const pkg = createRequire(import.meta.url)('pipelock/package.json') as { version?: unknown };
     return typeof pkg.version === 'string' ? pkg.version : 'unknown';
   } catch {
     return 'unknown';

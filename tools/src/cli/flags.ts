@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { KINDS, kLoadDefaults, kMinUsingLockMs, OPERATIONS, runsUnderUsing, type LoadOptions } from '../load/options.js';
 import { kOpenInFlight } from '../load/loops.js';
-import { redactUrl } from '../load/servers.js';
+import { redactUrl } from '../shared/redact-url.js';
 import { UsageError } from './errors.js';
 
 const d = kLoadDefaults;

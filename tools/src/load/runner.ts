@@ -8,7 +8,8 @@ import { untilWallClock } from './start-at.js';
 
 // Under tsx (npm run loadtest) this file is runner.ts and the worker is worker.ts, loaded through the
 // `--import tsx` that worker threads inherit in execArgv; built, both are .js in dist/load/.
-const kWorkerFile = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url).href;
+const kFromSource = import.meta.url.endsWith('.ts');
+const kWorkerFile = new URL(kFromSource ? './worker.ts' : './worker.js', import.meta.url).href;
 /** How long stopped workers get to hand in what they measured before they are terminated. */
 const kStopGraceMs = 5_000;
 
@@ -56,6 +57,11 @@ interface Second {
 
 /** Runs the load on a piscina pool, one long task per worker, and gathers what each measured. */
 export async function runLoad(options: LoadOptions, urls: readonly string[], prefix: string, hooks: RunHooks): Promise<RunOutput> {
+  // From the repository, `pipelock` is the library's sources only under the pipelock-source condition
+  // (workers inherit it in execArgv); without it a dist/ older than the sources would be measured.
+  if (kFromSource && !import.meta.resolve('pipelock').endsWith('.ts')) {
+    throw new Error('the load tester runs from source but pipelock resolves to its build: run node with --conditions=pipelock-source, as npm run loadtest does');
+  }
   const count = options.workers;
   const pool = new Piscina<WorkerTask, WorkerReport>({ filename: kWorkerFile, minThreads: count, maxThreads: count, atomics: 'disabled', idleTimeout: 60_000 });
   const ports: MessagePort[] = [];

@@ -1,6 +1,4 @@
-import { quorumSize } from '../quorum.js';
-import { DONE_MARKER } from '../scripts.js';
-import { TOKEN_BYTES } from '../token.js';
+import { DONE_MARKER, quorumSize, TOKEN_BYTES } from 'pipelock/protocol';
 import { attempt, connectAll, type OpsClient } from './connect.js';
 
 export interface InspectOptions {

@@ -1,5 +1,5 @@
-import { SCRIPTS } from '../script-calls.js';
-import { BATCH_SHA } from '../scripts.js';
+import { BATCH_SHA, SCRIPTS } from 'pipelock/protocol';
+import { median } from '../shared/median.js';
 import { attempt, parseInfo, type Connection, type OpsClient } from './connect.js';
 
 /** What `pipelock doctor` learns of one master, read-only (INFO, CONFIG GET, PING, TIME, SCRIPT EXISTS, ACL DRYRUN). */
@@ -162,12 +162,6 @@ export async function sampleClocks(connections: readonly Connection[]): Promise<
     }
     return best;
   }));
-}
-
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 function numberOr(value: string | undefined): number | undefined {

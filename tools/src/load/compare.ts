@@ -1,5 +1,6 @@
 import type { HostLine } from './host.js';
-import { median, percentileInterval, separationChance, throughputInterval, type Interval } from './noise.js';
+import { median } from '../shared/median.js';
+import { percentileInterval, separationChance, throughputInterval, type Interval } from './noise.js';
 import { OP_NAMES, type OpName, type RunResult } from './result.js';
 
 /** What `report compare` judges: throughput (higher is better), latency percentiles (lower is better). */

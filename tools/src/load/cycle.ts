@@ -1,5 +1,5 @@
 /** The shape of a load cycle and what it runs with (types and helpers shared by every cycle). */
-import type { CallSettings, Lock, Redlock } from '../index.js';
+import type { CallSettings, Lock, Redlock } from 'pipelock';
 
 /** Takes the lock of the run's kind (--kind) on `resources` for the cycle. */
 export type Acquire = (resources: readonly string[], duration: number, settings: CallSettings) => Promise<Lock>;

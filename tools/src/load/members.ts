@@ -1,5 +1,3 @@
-import type { ClusterSeeds } from '../redis-client.js';
-
 /**
  * `--servers` entries that name a Redis Cluster member: `redis+cluster://host:port` (or
  * `rediss+cluster://`) is one cluster, found from that one seed node (a cluster client discovers
@@ -14,6 +12,11 @@ export function isClusterEntry(entry: string): boolean {
 /** The plain redis:// URL of an entry (a cluster entry's seed node). */
 export function plainUrl(entry: string): string {
   return entry.replace(kClusterScheme, '$1:');
+}
+
+/** A Redis Cluster as one Redlock member, in the shape `new Redlock()` takes: its seed nodes. */
+export interface ClusterSeeds {
+  readonly cluster: readonly string[];
 }
 
 /** What Redlock takes for an entry: the URL, or `{ cluster: [seed] }`. */

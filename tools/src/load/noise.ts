@@ -49,12 +49,6 @@ export function throughputInterval(result: RunResult): Interval {
   return { value, low: Math.max(0, value - half), high: value + half };
 }
 
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
 /**
  * The chance that, with no change at all, every one of m runs lands on one chosen side of all n
  * others: 1 / C(n + m, n) (the most extreme Mann–Whitney outcome). 3 against 3: 5 %; 5 against 5: 0.4 %.

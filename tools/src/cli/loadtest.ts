@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { startMasters, type LocalMasters } from '../local/masters.js';
+import { startMasters, type LocalMasters } from 'pipelock/testing';
 import { hostLine, type HostLine } from '../load/host.js';
 import type { LoadOptions } from '../load/options.js';
 import { buildResult } from '../load/result.js';
 import { runLoad } from '../load/runner.js';
-import { probeServers, redactUrl, removeKeys } from '../load/servers.js';
+import { probeServers, removeKeys } from '../load/servers.js';
+import { redactUrl } from '../shared/redact-url.js';
 import { EXIT, UsageError } from './errors.js';
 import { LOADTEST_USAGE, parseLoadFlags } from './flags.js';
 import { liveReporter } from './live.js';

@@ -1,6 +1,7 @@
-import { quorumSize } from '../quorum.js';
+import { quorumSize } from 'pipelock/protocol';
+import { median } from '../shared/median.js';
 import { connectAll } from './connect.js';
-import { gatherFacts, median, sampleClocks, type ClockSample, type MasterFacts } from './facts.js';
+import { gatherFacts, sampleClocks, type ClockSample, type MasterFacts } from './facts.js';
 
 /** `hazard`: breaks Redlock's safety or liveness (non-zero exit); `warning`: safe only under a condition doctor cannot see. */
 export type Severity = 'hazard' | 'warning' | 'info';

@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { defaultSettings } from '../index.js';
+import { defaultSettings } from 'pipelock';
 
 /** What one cycle of the load does; see `--help` for each. */
 export const OPERATIONS = ['acquire-release', 'acquire-extend-release', 'using', 'renew-hold'] as const;

@@ -1,9 +1,7 @@
-import { RedisClient } from '@redis/client';
-import { redactUrl } from '../load/servers.js';
+import { connectAdmin, ServerUnreachableError, type AdminClient } from '../shared/admin.js';
+import { redactUrl } from '../shared/redact-url.js';
 
-const kConnectTimeoutMs = 3_000;
-
-/** A read-only operator connection: no reconnects, so a dead master fails the command instead of queueing it. */
+/** A read-only operator connection (shared/admin.ts: no reconnects, so a dead master fails the command instead of queueing it). */
 export interface OpsClient {
   sendCommand(args: readonly string[]): Promise<unknown>;
 }
@@ -16,34 +14,25 @@ export interface Connection {
   readonly error: Error | undefined;
 }
 
-let factory: ReturnType<typeof RedisClient.factory> | undefined;
-
 /** Connects to every URL at once; a master that cannot be reached is reported, not thrown. */
 export async function connectAll(urls: readonly string[]): Promise<{ connections: Connection[]; close: () => void }> {
-  factory ??= RedisClient.factory();
-  const clients = urls.map((url) => {
-    // TLS (rediss://) and AUTH (user:password@) come from the URL itself.
-    const client = factory!({ url, socket: { connectTimeout: kConnectTimeoutMs, reconnectStrategy: false } });
-    let failure: unknown;
-    client.on('error', (error: unknown) => {
-      failure ??= error;
-    });
-    return { client, failure: () => failure };
-  });
-  const connections = await Promise.all(clients.map(async ({ client, failure }, i): Promise<Connection> => {
-    const url = redactUrl(urls[i]!);
+  const clients: AdminClient[] = [];
+  const connections = await Promise.all(urls.map(async (given): Promise<Connection> => {
+    const url = redactUrl(given);
     try {
-      await client.connect();
+      const client = await connectAdmin(given);
+      clients.push(client);
       return { url, client: client as unknown as OpsClient, error: undefined };
     } catch (error) {
-      const cause = failure() ?? error;
+      // The report names the URL itself: the client's own words are the error.
+      const cause = error instanceof ServerUnreachableError ? error.cause : error;
       return { url, client: undefined, error: cause instanceof Error ? cause : new Error(String(cause)) };
     }
   }));
   return {
     connections,
     close: () => {
-      for (const { client } of clients) if (client.isOpen) client.destroy();
+      for (const client of clients) if (client.isOpen) client.destroy();
     },
   };
 }

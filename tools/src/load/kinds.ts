@@ -1,5 +1,5 @@
 /** The lock a load cycle takes, by `--kind`: through pipelock's public API, as a user would. */
-import type { CallSettings, Lock, Redlock } from '../index.js';
+import type { CallSettings, Lock, Redlock } from 'pipelock';
 import type { Acquire, Cycle, Using } from './cycle.js';
 import { cycleFor } from './cycles.js';
 import type { Kind, LoadOptions, Operation } from './options.js';

@@ -6,7 +6,7 @@ import { once, setMaxListeners } from 'node:events';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { MessagePort } from 'node:worker_threads';
-import { Redlock } from '../index.js';
+import { Redlock } from 'pipelock';
 import { memberOf } from './members.js';
 import type { Cycle, CustomCycle, CustomCycleFactory, CycleContext } from './cycle.js';
 import { cycleForKind, lockerFor } from './kinds.js';

@@ -1,0 +1,32 @@
+import { withClient } from '../shared/admin.js';
+import { clusterMasterUrls, isClusterEntry, plainUrl } from './members.js';
+
+const kScanCount = '1000';
+
+/** Connects to every master (a cluster entry: its seed) once, failing with the first unreachable one, and returns each one's redis_version. */
+export async function probeServers(urls: readonly string[]): Promise<string[]> {
+  return Promise.all(urls.map((url) => withClient(plainUrl(url), async (client) => {
+    const info = await client.info('server');
+    return /^redis_version:(.+)$/m.exec(info)?.[1]?.trim() ?? 'unknown';
+  })));
+}
+
+/** Deletes every key under `prefix` on every master (what a run left behind, e.g. locks it could not release); returns how many. */
+export async function removeKeys(urls: readonly string[], prefix: string): Promise<number> {
+  const pattern = `${prefix}*`;
+  // A cluster entry's keys are spread over its shards: scan each of its masters.
+  const expanded = await Promise.all(urls.map(async (url) => isClusterEntry(url)
+    ? clusterMasterUrls(plainUrl(url), await withClient(plainUrl(url), (client) => client.sendCommand<string>(['CLUSTER', 'NODES'])))
+    : [url]));
+  const counts = await Promise.all(expanded.flat().map((url) => withClient(url, async (client) => {
+    let removed = 0;
+    let cursor = '0';
+    do {
+      const [next, keys] = await client.sendCommand<[string, string[]]>(['SCAN', cursor, 'MATCH', pattern, 'COUNT', kScanCount]);
+      cursor = next;
+      if (keys.length > 0) removed += Number(await client.sendCommand(['UNLINK', ...keys]));
+    } while (cursor !== '0');
+    return removed;
+  })));
+  return counts.reduce((a, b) => a + b, 0);
+}
