@@ -38,7 +38,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { startMasters } from '../src/local/masters.js';
+import { startMasters } from '../src/testing/masters.js';
 import { baselineFigures, bestOf, compareToBaseline, formatVerdict, type Baseline, type Rule, type Run } from './lib/baseline.js';
 import { hostInfo, hostLine, ROOT } from './lib/host.js';
 import { CounterReader } from './ci/counters.js';

@@ -45,7 +45,7 @@ export async function startMetricsServer(urls: readonly string[], registry: Regi
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const { startMasters } = await import('../src/local/masters.js');
+  const { startMasters } = await import('../src/testing/masters.js');
   const masters = await startMasters({ count: 3 });
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });

@@ -3,7 +3,7 @@
  * `node --import tsx scripts/masters.ts [--count N] [--host H] [--json]`. See --help.
  */
 import { parseArgs } from 'node:util';
-import { InvalidOptionError, startMasters } from '../src/local/masters.js';
+import { InvalidOptionError, startMasters } from '../src/testing/masters.js';
 
 const usage = `usage: node --import tsx scripts/masters.ts [--count N] [--host H] [--json]
 

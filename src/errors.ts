@@ -1,4 +1,4 @@
-import type { MasterClient } from './redis-client.js';
+import type { MasterClient } from './clients.js';
 
 /** One master's part in an operation, kept for every error that a quorum decided. */
 export interface NodeOutcome {
@@ -154,7 +154,7 @@ export class OverloadedError extends ExecutionError {
 }
 
 /**
- * A reentrant lock (src/kinds/reentrant.ts) was used against its rules: acquired outside a scope,
+ * A reentrant lock (src/recipes/reentrant/redlock.ts) was used against its rules: acquired outside a scope,
  * over resources its context holds only in part, released before the holders nested inside it, or
  * a nested holder asked for what only the outermost holder can do. `resources` names the lock's.
  */
@@ -173,7 +173,7 @@ export class ReentrancyError extends PipelockError {
  * is possible, so the call failed at once instead of retrying. `fix` says what to change.
  */
 export class MisconfigurationError extends ExecutionError {
-  /** noperm, wrongtype, unknown-command, moved or auth (src/master-errors.ts). */
+  /** noperm, wrongtype, unknown-command, moved or auth (src/engine/master-errors.ts). */
   readonly reason: string;
   /** The first master that answered so (`host:port`). */
   readonly master: string;

@@ -1,41 +1,41 @@
 import { EventEmitter } from 'node:events';
 import type { RedisClientOptions } from '@redis/client';
-import type { Attempt } from './attempt.js';
-import { checkClients, type MasterClient, type MemberEntry } from './client.js';
+import type { Attempt } from './engine/attempt.js';
+import { checkClients, type MasterClient, type MemberEntry } from './transport/members.js';
 import {
   ExecutionError, ExtensionLimitError, InvalidArgumentError, LockAbortedError, LockExpiredError, LockLostError,
   QuorumUnreachableError, RedlockClosedError, ResourceLockedError, type ExecutionStats,
 } from './errors.js';
-import { Lock, type RedlockAbortSignal } from './lock.js';
-import { MasterSet } from './masters.js';
+import { Lock, type RedlockAbortSignal } from './lifecycle/lock.js';
+import { MasterSet } from './engine/masters.js';
 import {
   isObject, kUsingMarginMs, plainCall, resolveCall, resolveSettings, validateDuration, validateResources,
   type CallSettings, type ResolvedCall, type ResolvedSettings, type Settings,
-} from './options.js';
-import { describeOutcomes, describeResources } from './outcomes.js';
-import { lostOnQuorum, quorumUnreachable } from './quorum.js';
-import { ReleaseResult } from './release-result.js';
-import { Renewals, type Held } from './renewal.js';
-import { isAborted, mayRetry, retryWait, sleep } from './retry.js';
-import { OP_ACQUIRE, OP_FENCED_ACQUIRE } from './scripts.js';
-import type { Kind } from './kinds/kind.js';
+} from './settings.js';
+import { describeOutcomes, describeResources } from './engine/records.js';
+import { lostOnQuorum, quorumUnreachable } from './engine/quorum.js';
+import { ReleaseResult } from './lifecycle/release-result.js';
+import { Renewals, type Held } from './lifecycle/renewal.js';
+import { isAborted, mayRetry, retryWait, sleep } from './waiting/schedule.js';
+import { OP_ACQUIRE, OP_FENCED_ACQUIRE } from './protocol/batch-script.js';
+import type { Kind } from './lifecycle/kind.js';
 import { Semaphore } from './kinds/semaphore.js';
 import { ReadWriteLock } from './kinds/rwlock.js';
-import { counterKeys, raiseFence } from './fencing.js';
-import { checkOneSlot } from './cluster/slots.js';
-import { createToken } from './token.js';
-import { Releases } from './release.js';
-import { misconfigured } from './misconfigured.js';
-import { foreignHolder } from './foreign.js';
-import { drift, validUntil } from './validity.js';
-import { traceAcquire, traceExtend, traceRelease } from './lifecycle.js';
-import { AdmissionWindow } from './window.js';
-import { QueuedAcquisition } from './queued.js';
-import { Pacer } from './waiting/pacer.js';
+import { counterKeys, raiseFence } from './lifecycle/fencing.js';
+import { checkOneSlot } from './transport/cluster/slots.js';
+import { createToken } from './protocol/token.js';
+import { Releases } from './lifecycle/release.js';
+import { misconfigured } from './lifecycle/misconfigured.js';
+import { foreignHolder } from './lifecycle/foreign.js';
+import { drift, validUntil } from './lifecycle/validity.js';
+import { traceAcquire, traceExtend, traceRelease } from './lifecycle/channels.js';
+import { AdmissionWindow } from './admission/window.js';
+import { QueuedAcquisition } from './lifecycle/queued.js';
+import { Pacer } from './waiting/wait.js';
 import { Passed, Waiters, type HandoverTerms } from './waiting/waiters.js';
-import { Guard } from './waiting/guard.js';
-import type { MemberWatch } from './waiting/watch.js';
-import { memberWatch } from './waiting/watches.js';
+import { Guard } from './watch/guard.js';
+import type { MemberWatch } from './watch/watch.js';
+import { memberWatch } from './watch/hub.js';
 
 export interface RedlockOptions extends Partial<Settings> {
   /** Extra @redis/client options for the connections pipelock opens from URLs (TLS, credentials, …). */
@@ -55,7 +55,7 @@ export class Redlock extends EventEmitter {
   readonly #renewals: Renewals;
   /** What a call without settings resolves to. */
   readonly #plain: ResolvedCall;
-  /** Bounds the acquisition keys in flight; the rest wait in the client (src/window.ts). */
+  /** Bounds the acquisition keys in flight; the rest wait in the client (src/admission/window.ts). */
   readonly #window = new AdmissionWindow();
   /** Refused acquisitions waiting for a release (src/waiting/); undefined with `wakeups: false` or no @redis/client master or cluster. */
   readonly #waiters: Waiters | undefined;
@@ -171,8 +171,8 @@ export class Redlock extends EventEmitter {
   }
 
   /**
-   * Starts an acquisition. One that must wait for its first turn in the window (src/window.ts) waits
-   * there as one object (src/queued.ts) with no frame of its own: a burst of 100,000 queued calls
+   * Starts an acquisition. One that must wait for its first turn in the window (src/admission/window.ts) waits
+   * there as one object (src/lifecycle/queued.ts) with no frame of its own: a burst of 100,000 queued calls
    * held 1,190 B each as suspended frames, about 300 so.
    */
   #acquire(resources: readonly string[], duration: number, call: ResolvedCall, kind?: Kind): Promise<Lock> {
@@ -201,7 +201,7 @@ export class Redlock extends EventEmitter {
     return answer;
   }
 
-  /** A queued acquisition's turn came (src/queued.ts): its keys are in the window. */
+  /** A queued acquisition's turn came (src/lifecycle/queued.ts): its keys are in the window. */
   readonly #startQueued = (q: QueuedAcquisition): Promise<Lock> =>
     this.#attempts(q.resources, q.duration, q.call, q.kind, keysOf(q.resources, q.counters, q.kind), q.counters, q.deadline, true);
 
@@ -223,7 +223,7 @@ export class Redlock extends EventEmitter {
     // attempt, and a burst of 100,000 queued acquisitions held 100,000 of them (~11 MB).
     let pacer: Pacer | undefined;
     try {
-      // Queued behind callers of this process waiting for the same resources (src/waiting/pacer.ts).
+      // Queued behind callers of this process waiting for the same resources (src/waiting/wait.ts).
       if (Pacer.joins(this.#waiters, waitKeys, s, kind?.waiting)) {
         pacer = new Pacer(this.#waiters, waitKeys, s, deadline, kind?.waiting);
         pacer.terms = handoverTerms(kind, counters, duration, ttlArg, s);
@@ -253,7 +253,7 @@ export class Redlock extends EventEmitter {
           if (isAborted(signal)) throw new LockAbortedError(signal!.reason, stats);
           continue;
         }
-        // Each attempt waits for its turn in the client (src/window.ts) and fails there, with
+        // Each attempt waits for its turn in the client (src/admission/window.ts) and fails there, with
         // nothing sent, when its turn would come after `deadline` or its signal aborts first.
         if (admitted) {
           admitted = false;
@@ -309,7 +309,7 @@ export class Redlock extends EventEmitter {
         }
         // Split: some master granted it — or may have: decided early while a stalled master's vote
         // was missing, it is not known that none did (then the gate alone is not read as the lock's state).
-        // Lost to errors: the next try waits a full slot, deaf to wake-ups (src/waiting/pacer.ts).
+        // Lost to errors: the next try waits a full slot, deaf to wake-ups (src/waiting/wait.ts).
         pacer.refused(attempt);
         // Undo this attempt wherever it may have written (timed-out masters too). The undo is queued
         // on every master now, ahead of anything sent later, so a retry does not wait for the slowest
@@ -358,7 +358,7 @@ export class Redlock extends EventEmitter {
     return traceRelease(this, this.#release, lock, settings);
   }
 
-  /** Not async, so a release makes one promise (src/release.ts's); what it checks here rejects, as an async method's would. */
+  /** Not async, so a release makes one promise (src/lifecycle/release.ts's); what it checks here rejects, as an async method's would. */
   #release(lock: Lock, settings?: CallSettings): Promise<ReleaseResult> {
     try {
       this.masters.assertOpen();
@@ -499,7 +499,7 @@ export class Redlock extends EventEmitter {
       : new ResourceLockedError(`${text} (held by another lock)`, stats, nodes);
   }
 
-  /** A lock a holder of this process passed to a waiting call as it stands (src/waiting/handover.ts). */
+  /** A lock a holder of this process passed to a waiting call as it stands (src/lifecycle/handover.ts). */
   #passed(passed: Passed, resources: readonly string[], attempts: readonly Attempt[], chain: number): Lock {
     const lock = new Lock(this, this.masters, resources, passed.token, attempts, passed.validUntil, 0, performance.now());
     lock.chain = chain;
@@ -511,7 +511,7 @@ export class Redlock extends EventEmitter {
   }
 }
 
-/** What a lock handed over to a waiting call must be (src/waiting/handover.ts): plain mutexes only. */
+/** What a lock handed over to a waiting call must be (src/lifecycle/handover.ts): plain mutexes only. */
 function handoverTerms(kind: Kind | undefined, counters: readonly string[] | undefined, duration: number, ttlArg: string, s: ResolvedSettings): HandoverTerms | undefined {
   if (kind !== undefined || counters !== undefined) return undefined;
   return { ttlArg, budget: s.nodeTimeout, least: duration - 2 * drift(duration, s.driftFactor) };

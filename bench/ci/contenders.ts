@@ -5,7 +5,7 @@
 import { pipelockContender } from '../peers/adapters.js';
 import { TTL_MS, type DrainableContender } from '../peers/contender.js';
 import { rawPerCommand } from '../peers/raw.js';
-import type { RedisClient } from '../../src/redis-client.js';
+import type { RedisClient } from '../../src/clients.js';
 
 /**
  * retryCount 0 as in bench/peers. nodeTimeout 5 s instead of 250 ms: on a 2-core machine shared

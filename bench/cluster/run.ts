@@ -19,10 +19,10 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { NODE_CALL_CHANNEL, type NodeCallMessage } from '../../src/diagnostics.js';
+import { NODE_CALL_CHANNEL, type NodeCallMessage } from '../../src/engine/channels.js';
 import { Redlock } from '../../src/index.js';
-import { serverCommand, startClusters } from '../../src/local/clusters.js';
-import { startMasters } from '../../src/local/masters.js';
+import { serverCommand, startClusters } from '../../src/testing/clusters.js';
+import { startMasters } from '../../src/testing/masters.js';
 import { hostInfo, ROOT } from '../lib/host.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);

@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
-import { startMasters, type LocalMasters } from '../../src/local/masters.js';
+import { startMasters, type LocalMasters } from '../../src/testing/masters.js';
 import { mergeEncoded, summarize } from '../../tools/src/load/histogram.js';
 import { hostInfo, ROOT } from '../lib/host.js';
 import { STOP, type FromWorker, type ThreadReport, type ToWorker, type WorkerInput } from './protocol.js';

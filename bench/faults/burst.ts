@@ -11,7 +11,7 @@
  */
 import { parseArgs } from 'node:util';
 import { Redlock, type Lock } from '../../src/index.js';
-import { startMasters, type LocalMasters } from '../../src/local/masters.js';
+import { startMasters, type LocalMasters } from '../../src/testing/masters.js';
 import { withClient } from '../../tools/src/shared/admin.js';
 
 const { values } = parseArgs({ options: { short: { type: 'boolean', default: false } } });

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { startMasters, type LocalMasters } from '../../src/local/masters.js';
+import { startMasters, type LocalMasters } from '../../src/testing/masters.js';
 import { withClient } from '../../tools/src/shared/admin.js';
 
 export interface ClockControl {

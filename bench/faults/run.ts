@@ -14,7 +14,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { defaultSettings } from '../../src/index.js';
-import { startMasters } from '../../src/local/masters.js';
+import { startMasters } from '../../src/testing/masters.js';
 import { fencedLogKeys } from './safety/fenced-log.js';
 import type { SafetyData } from './safety/critical-section.js';
 import { Ledger, sharedNow } from './safety/ledger.js';

@@ -3,7 +3,7 @@
  * fault has ended (every master back up, resumed and reachable), so the runner can time recovery.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import type { LocalMasters } from '../../src/local/masters.js';
+import type { LocalMasters } from '../../src/testing/masters.js';
 import type { Ledger } from './safety/ledger.js';
 import { withClient } from '../../tools/src/shared/admin.js';
 import type { FaultProxy } from '../../test/helpers/proxy.js';

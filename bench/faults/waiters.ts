@@ -16,7 +16,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { Redlock, type Lock } from '../../src/index.js';
-import { startMasters } from '../../src/local/masters.js';
+import { startMasters } from '../../src/testing/masters.js';
 import { withClient } from '../../tools/src/shared/admin.js';
 
 const { values } = parseArgs({ options: { short: { type: 'boolean', default: false }, 'per-redlock': { type: 'string', default: '100' } } });

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startMasters } from '../../src/local/masters.js';
+import { startMasters } from '../../src/testing/masters.js';
 import { withClient } from '../../tools/src/shared/admin.js';
 import { hostInfo, ROOT } from '../lib/host.js';
 import { KIND_CONTENDERS, kKinds, type KindRun, type KindsResult } from './render.js';

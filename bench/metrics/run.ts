@@ -11,7 +11,7 @@ import { execFileSync, execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
-import { startMasters } from '../../src/local/masters.js';
+import { startMasters } from '../../src/testing/masters.js';
 import { ROOT } from '../lib/host.js';
 
 const run = promisify(execFile);

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { RedisClient } from '../../src/index.js';
-import { LEAN_SHA } from '../../src/lean-script.js';
+import { LEAN_SHA } from '../../src/protocol/lean-script.js';
 
 /**
  * The reply a master that holds nothing would give (SET → OK, a script → every op fully

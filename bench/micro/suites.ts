@@ -4,13 +4,13 @@
  * These import pipelock's internals on purpose: when one is renamed, this file is where it shows.
  */
 import type { Bench } from 'tinybench';
-import { Attempt } from '../../src/attempt.js';
+import { Attempt } from '../../src/engine/attempt.js';
 import { Redlock } from '../../src/index.js';
-import { decide, quorumSize, type Tally } from '../../src/quorum.js';
-import { callArgs } from '../../src/script-calls.js';
-import { BATCH_SHA, batchArgs, OP_ACQUIRE, OP_RELEASE, setNxArgs, type OpArgs } from '../../src/scripts.js';
-import { createToken } from '../../src/token.js';
-import { drift, validUntil } from '../../src/validity.js';
+import { decide, quorumSize, type Tally } from '../../src/engine/quorum.js';
+import { callArgs } from '../../src/protocol/calls.js';
+import { BATCH_SHA, batchArgs, OP_ACQUIRE, OP_RELEASE, setNxArgs, type OpArgs } from '../../src/protocol/batch-script.js';
+import { createToken } from '../../src/protocol/token.js';
+import { drift, validUntil } from '../../src/lifecycle/validity.js';
 import { fakeClient } from './fake-masters.js';
 
 const N = 5;

@@ -12,7 +12,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { hostInfo, ROOT } from '../lib/host.js';
-import { startMasters } from '../../src/local/masters.js';
+import { startMasters } from '../../src/testing/masters.js';
 import { OVERLOAD_CONTENDERS, type OverloadResult, type OverloadRow } from './render.js';
 import { openLoop, type OpenLoopResult } from './open-loop.js';
 

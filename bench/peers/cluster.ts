@@ -5,7 +5,7 @@
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { once } from 'node:events';
-import { NODE_CALL_CHANNEL, type NodeCallMessage } from '../../src/diagnostics.js';
+import { NODE_CALL_CHANNEL, type NodeCallMessage } from '../../src/engine/channels.js';
 import { pipelockContender } from './adapters.js';
 import { REFUSED, TTL_MS, type Contender } from './contender.js';
 import { openInfoClients, type InfoClient } from './redis-cpu.js';

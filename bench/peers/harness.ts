@@ -7,8 +7,8 @@
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { startClusters, type LocalClusters } from '../../src/local/clusters.js';
-import { startMasters } from '../../src/local/masters.js';
+import { startClusters, type LocalClusters } from '../../src/testing/clusters.js';
+import { startMasters } from '../../src/testing/masters.js';
 import { hostInfo, ROOT, type Host } from '../lib/host.js';
 import { configById, contenderInfo, contendersOf, TTL_MS, type WorkloadConfig } from './contender.js';
 import type { RunResult } from './run-one.js';

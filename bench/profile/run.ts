@@ -11,7 +11,7 @@ import { Session } from 'node:inspector/promises';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startMasters } from '../../src/local/masters.js';
+import { startMasters } from '../../src/testing/masters.js';
 import { hostInfo, ROOT } from '../lib/host.js';
 import { openInfoClients } from '../peers/redis-cpu.js';
 import { REFUSED } from '../peers/contender.js';

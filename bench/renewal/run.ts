@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { hostInfo, ROOT } from '../lib/host.js';
-import { startMasters } from '../../src/local/masters.js';
+import { startMasters } from '../../src/testing/masters.js';
 
 const { values } = parseArgs({ options: { sizes: { type: 'string' }, duration: { type: 'string' }, window: { type: 'string' } } });
 const sizes = (values.sizes ?? '1000,10000,100000').split(',').map(Number);

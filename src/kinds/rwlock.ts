@@ -1,9 +1,9 @@
 import { InvalidArgumentError } from '../errors.js';
-import { MUTEX_OPS, type Lock, type LockOps, type RedlockAbortSignal } from '../lock.js';
-import type { CallSettings } from '../options.js';
-import { OP_READ, OP_READ_EXTEND, OP_READ_RELEASE, OP_WRITE } from '../scripts.js';
-import { holding } from './using.js';
-import type { Kind, KindHost } from './kind.js';
+import { MUTEX_OPS, type Lock, type LockOps, type RedlockAbortSignal } from '../lifecycle/lock.js';
+import type { CallSettings } from '../settings.js';
+import { OP_READ, OP_READ_EXTEND, OP_READ_RELEASE, OP_WRITE } from '../protocol/batch-script.js';
+import { holding } from '../lifecycle/using.js';
+import type { Kind, KindHost } from '../lifecycle/kind.js';
 
 /** A read lock is an entry in the readers' sorted set: extended and released there, owner-checked. */
 const READ_OPS: LockOps = Object.freeze({ extend: OP_READ_EXTEND, release: OP_READ_RELEASE, watchable: false });

@@ -1,10 +1,10 @@
-import type { Attempt } from '../attempt.js';
+import type { Attempt } from '../engine/attempt.js';
 import { InvalidArgumentError } from '../errors.js';
-import type { Lock, LockOps, RedlockAbortSignal } from '../lock.js';
-import type { CallSettings } from '../options.js';
-import { OP_PERMIT, OP_PERMIT_EXTEND, OP_PERMIT_RELEASE } from '../scripts.js';
-import { holding } from './using.js';
-import { isCount, type Kind, type KindHost } from './kind.js';
+import type { Lock, LockOps, RedlockAbortSignal } from '../lifecycle/lock.js';
+import type { CallSettings } from '../settings.js';
+import { OP_PERMIT, OP_PERMIT_EXTEND, OP_PERMIT_RELEASE } from '../protocol/batch-script.js';
+import { holding } from '../lifecycle/using.js';
+import { isCount, type Kind, type KindHost } from '../lifecycle/kind.js';
 
 /**
  * A permit is its slot key plus the semaphore's release counter: extended owner-checked on the slot

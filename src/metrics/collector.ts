@@ -2,10 +2,10 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import {
   ACQUIRE_RETRY_CHANNEL, LOCK_LOST_CHANNEL, NODE_CALL_CHANNEL, NODE_ERROR_CHANNEL,
   type AcquireRetryMessage, type LockLostMessage, type NodeCallMessage, type NodeErrorMessage,
-} from '../diagnostics.js';
-import { ACQUIRE_CHANNEL, EXTEND_CHANNEL, RELEASE_CHANNEL, RENEWAL_CHANNEL, type OperationContext, type RenewalMessage } from '../lifecycle.js';
+} from '../engine/channels.js';
+import { ACQUIRE_CHANNEL, EXTEND_CHANNEL, RELEASE_CHANNEL, RENEWAL_CHANNEL, type OperationContext, type RenewalMessage } from '../lifecycle/channels.js';
 import { InvalidArgumentError } from '../errors.js';
-import { Lock } from '../lock.js';
+import { Lock } from '../lifecycle/lock.js';
 
 /** The label value of a successful operation in `code`. */
 export const OK = 'OK';

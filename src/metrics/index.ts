@@ -6,5 +6,5 @@ export type { ResourceLabel } from './collector.js';
 export {
   ACQUIRE_RETRY_CHANNEL, NODE_CALL_CHANNEL, NODE_ERROR_CHANNEL, LOCK_LOST_CHANNEL,
   type AcquireRetryMessage, type NodeCallMessage, type NodeErrorMessage, type LockLostMessage,
-} from '../diagnostics.js';
-export { ACQUIRE_CHANNEL, EXTEND_CHANNEL, RELEASE_CHANNEL, RENEWAL_CHANNEL, type OperationContext, type RenewalMessage } from '../lifecycle.js';
+} from '../engine/channels.js';
+export { ACQUIRE_CHANNEL, EXTEND_CHANNEL, RELEASE_CHANNEL, RENEWAL_CHANNEL, type OperationContext, type RenewalMessage } from '../lifecycle/channels.js';

@@ -24,8 +24,8 @@
  * masters under different addresses pick different gates and fall back to racing, as before.
  */
 
-import { AGAINST, Attempt, PENDING } from '../attempt.js';
-import { OP_GATED } from '../scripts.js';
+import { AGAINST, Attempt, PENDING } from '../engine/attempt.js';
+import { OP_GATED } from '../protocol/batch-script.js';
 
 /** The masters' indexes, ordered by name: the same order in every process listing the same masters. */
 export function gateOrder(names: readonly string[]): readonly number[] {

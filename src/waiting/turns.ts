@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { sideKey } from '../cluster/slots.js';
+import { sideKey } from '../transport/cluster/slots.js';
 
 /**
  * Turns: the heads waiting for a lock, one per process, queue first come, first served at the
- * lock's gate (src/waiting/gate.ts; the `G` operation of src/scripts.ts).
+ * lock's gate (src/waiting/gate.ts; the `G` operation of src/protocol/batch-script.ts).
  *
  * The gate alone stops woken heads from splitting the quorum, but which head the gate grants is a
  * race: Redis pushes an invalidation to the tracking connections in the order of their client ids

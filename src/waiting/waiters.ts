@@ -1,10 +1,10 @@
-import { kMaxTimerMs } from '../alarm.js';
+import { kMaxTimerMs } from '../util/alarm.js';
 import { LockAbortedError, type ExecutionStats } from '../errors.js';
-import { onAbort } from '../on-abort.js';
+import { onAbort } from '../util/on-abort.js';
 import { gateOf, gateOrder } from './gate.js';
 import { kBypassMs } from './turns.js';
-import { UNKNOWN, type MemberWatch } from './watch.js';
-import type { Attempt } from '../attempt.js';
+import { UNKNOWN, type MemberWatch } from '../watch/watch.js';
+import type { Attempt } from '../engine/attempt.js';
 
 /**
  * How a refused call waits among the callers of its process for the same keys: `queue` behind them
@@ -18,7 +18,7 @@ export type WaitMode = 'queue' | 'alone' | 'one';
  * The acquire calls of one Redlock that wait for a refused lock, and what wakes them.
  *
  * Local waiters for the same resources queue FIFO behind one network waiter, the head: only the
- * head retries over the network, woken by a release its masters announce (src/waiting/watch.ts) or
+ * head retries over the network, woken by a release its masters announce (src/watch/watch.ts) or
  * by its retry schedule; the others sleep until they are head. So a hot lock sees one contender per
  * process instead of one per caller, and the order among a process's callers is first come, first
  * served. Across processes, every head is woken by the same invalidation at the same time: fairness
@@ -224,17 +224,17 @@ export class Waiters {
   }
 }
 
-/** What a lock handed over to a waiting call must be (src/waiting/handover.ts). */
+/** What a lock handed over to a waiting call must be (src/lifecycle/handover.ts). */
 export interface HandoverTerms {
   /** The waiter's lock duration, as the PX argument. */
   readonly ttlArg: string;
   /** The waiter's per-master budget (nodeTimeout). */
   readonly budget: number;
-  /** The least validity, ms, a lock passed to it without a write must have left (src/waiting/handover.ts). */
+  /** The least validity, ms, a lock passed to it without a write must have left (src/lifecycle/handover.ts). */
   readonly least: number;
 }
 
-/** A lock passed to a waiter as it stands (src/waiting/handover.ts): the holder's token and validity (performance.now()). */
+/** A lock passed to a waiter as it stands (src/lifecycle/handover.ts): the holder's token and validity (performance.now()). */
 export class Passed {
   constructor(readonly token: string, readonly validUntil: number) {}
 }
@@ -259,7 +259,7 @@ export class Ticket {
   queuedAt = -1;
   /** Its last gated attempt found the lock free but another's turn: it waits for that one to take it. */
   yielded = false;
-  /** When it joined (performance.now()): a holder hands its lock only to callers that joined before its chain began (src/waiting/handover.ts). */
+  /** When it joined (performance.now()): a holder hands its lock only to callers that joined before its chain began (src/lifecycle/handover.ts). */
   readonly joined = performance.now();
   /** What a lock handed to it must be (a plain mutex acquisition's ttl and budget); undefined: it takes none. */
   terms: HandoverTerms | undefined;

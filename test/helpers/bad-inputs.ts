@@ -11,8 +11,8 @@ import {
   ExtensionLimitError, fencedWrite, InvalidArgumentError, LockAbortedError, LockExpiredError, QuorumUnreachableError,
   Redlock, RedlockClosedError, ReleaseResult, runOnce, type CallSettings, type Lock, type RedisClient, type Settings,
 } from '../../src/index.js';
-import { InvalidOptionError, MasterStartError, MasterStateError, RedisServerNotFoundError } from '../../src/local/errors.js';
-import { startMasters, type LocalMasters } from '../../src/local/masters.js';
+import { InvalidOptionError, MasterStartError, MasterStateError, RedisServerNotFoundError } from '../../src/testing/errors.js';
+import { startMasters, type LocalMasters } from '../../src/testing/masters.js';
 import { cli, type Exit } from './cli.js';
 
 export type Fn =

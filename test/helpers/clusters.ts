@@ -1,6 +1,6 @@
 import { suite, type Test } from 'uvu';
 import calculateSlot from 'cluster-key-slot';
-import { startClusters, type LocalCluster, type LocalClusters, type StartClustersOptions } from '../../src/local/clusters.js';
+import { startClusters, type LocalCluster, type LocalClusters, type StartClustersOptions } from '../../src/testing/clusters.js';
 
 export interface ClustersContext {
   clusters: LocalClusters;

@@ -1,5 +1,5 @@
 import { suite, type Test } from 'uvu';
-import { startMasters, type LocalMasters, type StartMastersOptions } from '../../src/local/masters.js';
+import { startMasters, type LocalMasters, type StartMastersOptions } from '../../src/testing/masters.js';
 import { closeAll, connectAll, type Probe } from './redis.js';
 
 export interface MastersContext {

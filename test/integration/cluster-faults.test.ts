@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { clustersSuite, keysOnShard, shardOfKey } from '../helpers/clusters.js';
 import { timed } from '../helpers/timeout.js';
 import { NodeUnavailableError, Redlock, type Lock } from '../../src/index.js';
-import type { LocalCluster } from '../../src/local/clusters.js';
+import type { LocalCluster } from '../../src/testing/clusters.js';
 
 // Faults inside a cluster member: a slot migrated while locks come and go, and a shard killed.
 // A long cluster-node-timeout keeps a killed shard from taking its whole cluster down mid-test.

@@ -7,9 +7,9 @@ import { clustersSuite, keysOnShard, moveSlot, shardOfKey } from '../helpers/clu
 import { timed } from '../helpers/timeout.js';
 import { takeTurns } from '../helpers/turns.js';
 import { LockLostError, Redlock, type Lock } from '../../src/index.js';
-import type { LocalCluster } from '../../src/local/clusters.js';
+import type { LocalCluster } from '../../src/testing/clusters.js';
 
-// Waiting woken by releases on Redis Cluster members (src/waiting/cluster-watch.ts): one watch
+// Waiting woken by releases on Redis Cluster members (src/watch/cluster-watch.ts): one watch
 // connection per shard, found from the cluster client's slot table. Retry delays are long enough
 // that a test passing by polling would blow its time bound.
 const test = clustersSuite('cluster waiting', { clusters: 3, shards: 3, flushEach: true });

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { cli } from '../helpers/cli.js';
 import { connectAll, closeAll, eventually } from '../helpers/redis.js';
 import { timed } from '../helpers/timeout.js';
-import { startMasters, type LocalMasters } from '../../src/local/masters.js';
+import { startMasters, type LocalMasters } from '../../src/testing/masters.js';
 import { runDoctor, type DoctorReport } from '../../tools/src/ops/doctor.js';
 
 // `pipelock doctor` against real redis-servers configured with the hazards that break Redlock.

@@ -1,6 +1,6 @@
 import '../helpers/setup.js';
 import * as assert from 'uvu/assert';
-import { startMasters, type LocalMasters } from '../../src/local/masters.js';
+import { startMasters, type LocalMasters } from '../../src/testing/masters.js';
 import { mastersSuite } from '../helpers/masters.js';
 import { closeAll, connectAll, type Probe } from '../helpers/redis.js';
 import { timed } from '../helpers/timeout.js';

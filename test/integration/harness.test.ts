@@ -11,7 +11,7 @@ import {
   RedisServerNotFoundError,
   startMasters,
   type LocalMaster,
-} from '../../src/local/masters.js';
+} from '../../src/testing/masters.js';
 import { mastersSuite } from '../helpers/masters.js';
 import { FaultProxy } from '../helpers/proxy.js';
 import { timed } from '../helpers/timeout.js';

@@ -6,7 +6,7 @@ import { eventually } from '../helpers/redis.js';
 import { timed } from '../helpers/timeout.js';
 import { LockLostError, Redlock, type RedlockAbortSignal } from '../../src/index.js';
 
-// The lost-lock signal from the server (setting watchHeld, src/waiting/guard.ts): a held lock
+// The lost-lock signal from the server (setting watchHeld, src/watch/guard.ts): a held lock
 // whose keys are overwritten behind its back learns it from the masters, not at its next renewal.
 const test = mastersSuite('held-watch', { count: 5, healEach: true, flushEach: true });
 

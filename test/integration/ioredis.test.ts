@@ -7,7 +7,7 @@ import { FaultProxy } from '../helpers/proxy.js';
 import { timed } from '../helpers/timeout.js';
 import { fencedWrite, InvalidArgumentError, QuorumUnreachableError, Redlock } from '../../src/index.js';
 
-// ioredis' own traps (see src/transport-ioredis.ts): what the user's client settings must not change.
+// ioredis' own traps (see src/transport/ioredis.ts): what the user's client settings must not change.
 const test = mastersSuite('ioredis clients', { count: 3, healEach: true, flushEach: true });
 
 let probes: Probe[] = [];

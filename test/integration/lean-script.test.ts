@@ -4,9 +4,9 @@ import { mastersSuite } from '../helpers/masters.js';
 import { closeAll, connectAll, type Probe } from '../helpers/redis.js';
 import { timed } from '../helpers/timeout.js';
 import { Redlock } from '../../src/index.js';
-import { LEAN_SHA, leanArgs } from '../../src/lean-script.js';
-import { SCRIPTS, scriptLoadArgs } from '../../src/script-calls.js';
-import { BATCH_SHA, OP_ACQUIRE, OP_EXTEND, OP_RELEASE, type OpArgs, type OpCode } from '../../src/scripts.js';
+import { LEAN_SHA, leanArgs } from '../../src/protocol/lean-script.js';
+import { SCRIPTS, scriptLoadArgs } from '../../src/protocol/calls.js';
+import { BATCH_SHA, OP_ACQUIRE, OP_EXTEND, OP_RELEASE, type OpArgs, type OpCode } from '../../src/protocol/batch-script.js';
 
 // LEAN_SCRIPT against real masters: its reply contract and owner checks called directly on master 0,
 // and through Redlock, recovery after SCRIPT FLUSH for each script.

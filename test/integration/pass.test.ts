@@ -7,7 +7,7 @@ import { rejection } from '../helpers/reject.js';
 import { timed } from '../helpers/timeout.js';
 import { LockAbortedError, Redlock } from '../../src/index.js';
 
-// Passing (src/waiting/handover.ts): a lock released while a caller of the same Redlock waits for
+// Passing (src/lifecycle/handover.ts): a lock released while a caller of the same Redlock waits for
 // the same resources, and still valid for about the duration that caller asked for, is passed to
 // it as it stands — its token, keys and validity — with nothing sent to any master.
 const test = mastersSuite('pass', { count: 5, healEach: true, flushEach: true });

@@ -8,7 +8,7 @@ import { rejection } from '../helpers/reject.js';
 import { FaultProxy } from '../helpers/proxy.js';
 import { timed } from '../helpers/timeout.js';
 import { userClients } from '../helpers/client-kinds.js';
-import { SCRIPTS } from '../../src/script-calls.js';
+import { SCRIPTS } from '../../src/protocol/calls.js';
 import { type Lock, ExecutionError, NodeTimeoutError, QuorumUnreachableError, Redlock, ResourceLockedError } from '../../src/index.js';
 
 // The fault tests run for each kind of client a user may hand pipelock: URLs (connections pipelock
@@ -132,7 +132,7 @@ function faults(kind: 'urls' | 'ioredis'): void {
         await Promise.all(rounds);
       }
       loads = (await monitorCounts()) - before;
-      // A reload loads every script (src/script-calls.ts SCRIPTS).
+      // A reload loads every script (src/protocol/calls.ts SCRIPTS).
       assert.ok(loads >= 5 * SCRIPTS.length && loads <= 10 * SCRIPTS.length, `SCRIPT LOAD calls after the flush: ${loads}`);
       for (const probe of probes) assert.is(await probe.dbSize(), 0);
     });

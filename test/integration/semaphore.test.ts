@@ -7,7 +7,7 @@ import { rejection, throwsInvalid } from '../helpers/reject.js';
 import { timed } from '../helpers/timeout.js';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { InvalidArgumentError, Redlock, ResourceLockedError, type Lock } from '../../src/index.js';
-import { NODE_CALL_CHANNEL } from '../../src/diagnostics.js';
+import { NODE_CALL_CHANNEL } from '../../src/engine/channels.js';
 import { permitKey } from '../../src/kinds/semaphore.js';
 
 // Semaphores (src/kinds/semaphore.ts) against five real masters.

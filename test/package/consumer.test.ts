@@ -62,7 +62,7 @@ test.after(async () => {
 });
 
 test('the library\'s tarball ships the build and the CommonJS entry points, not the sources, not the tools', () => {
-  for (const file of ['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/index.cjs', 'dist/index.d.cts', 'dist/testing.cjs', 'dist/metrics/index.js', 'dist/metrics/index.d.ts', 'dist/metrics.cjs', 'dist/protocol.js', 'dist/protocol.d.ts', 'dist/protocol.cjs', 'dist/protocol.d.cts']) {
+  for (const file of ['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/index.cjs', 'dist/index.d.cts', 'dist/testing.cjs', 'dist/metrics/index.js', 'dist/metrics/index.d.ts', 'dist/metrics.cjs', 'dist/protocol/index.js', 'dist/protocol/index.d.ts', 'dist/protocol.cjs', 'dist/protocol.d.cts']) {
     assert.ok(state.lib.files.includes(file), `${file} is packed (packed: ${state.lib.files.length} files)`);
   }
   assert.not.ok(state.lib.files.some((f) => /^(src|test|tools)\//.test(f) || /^dist\/(cli|load|ops)\//.test(f)), 'no sources, tests or tools');

@@ -1,8 +1,8 @@
 import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Alarm, kMaxTimerMs } from '../../src/alarm.js';
-import { retryWait } from '../../src/retry.js';
+import { Alarm, kMaxTimerMs } from '../../src/util/alarm.js';
+import { retryWait } from '../../src/waiting/schedule.js';
 
 const test = suite('alarm');
 

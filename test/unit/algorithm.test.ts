@@ -1,10 +1,10 @@
 import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { answeredByQuorum, decide, decideComplete, decideRelease, lostOnQuorum, LOST, quorumSize, quorumUnreachable, UNDECIDED, WON, type Tally } from '../../src/quorum.js';
-import { drift, validUntil } from '../../src/validity.js';
-import { createToken, TOKEN_BYTES } from '../../src/token.js';
-import { mayRetry, retryWait } from '../../src/retry.js';
+import { answeredByQuorum, decide, decideComplete, decideRelease, lostOnQuorum, LOST, quorumSize, quorumUnreachable, UNDECIDED, WON, type Tally } from '../../src/engine/quorum.js';
+import { drift, validUntil } from '../../src/lifecycle/validity.js';
+import { createToken, TOKEN_BYTES } from '../../src/protocol/token.js';
+import { mayRetry, retryWait } from '../../src/waiting/schedule.js';
 
 const test = suite('algorithm');
 

@@ -1,12 +1,12 @@
 import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { AGAINST, Attempt, FAILED, FOR, PENDING, TIMEOUT } from '../../src/attempt.js';
+import { AGAINST, Attempt, FAILED, FOR, PENDING, TIMEOUT } from '../../src/engine/attempt.js';
 import { mock } from 'node:test';
-import { Deadlines, type Expiring } from '../../src/deadlines.js';
-import { Heap } from '../../src/heap.js';
-import { LOST, UNDECIDED, WON } from '../../src/quorum.js';
-import { OP_ACQUIRE, OP_RELEASE } from '../../src/scripts.js';
+import { Deadlines, type Expiring } from '../../src/engine/deadlines.js';
+import { Heap } from '../../src/util/heap.js';
+import { LOST, UNDECIDED, WON } from '../../src/engine/quorum.js';
+import { OP_ACQUIRE, OP_RELEASE } from '../../src/protocol/batch-script.js';
 
 const test = suite('attempt');
 const make = (needAll = false, n = 5, start = 0, budget = 50): Attempt => new Attempt(needAll ? OP_RELEASE : OP_ACQUIRE, ['a', 'b'], 'tok', '1000', 3, start, budget, needAll, n);

@@ -9,7 +9,7 @@ test('a sample lasts the next time delta; idle is not counted; frames fall into 
   const profile: CpuProfile = {
     nodes: [
       { id: 1, callFrame: { functionName: '(idle)', url: '' } },
-      { id: 2, callFrame: { functionName: 'flush', url: 'file:///x/pipelock/dist/coalescer.js' } },
+      { id: 2, callFrame: { functionName: 'flush', url: 'file:///x/pipelock/dist/engine/coalescer.js' } },
       { id: 3, callFrame: { functionName: 'decode', url: 'file:///x/node_modules/@redis/client/dist/lib/RESP/decoder.js' } },
       { id: 4, callFrame: { functionName: 'writeUtf8String', url: '' } },
     ],
@@ -17,11 +17,11 @@ test('a sample lasts the next time delta; idle is not counted; frames fall into 
     timeDeltas: [0, 10, 500, 30, 60, 10],
   };
   const times = selfTimes(profile);
-  assert.is(times.get('flush@file:///x/pipelock/dist/coalescer.js')?.us, 20);
+  assert.is(times.get('flush@file:///x/pipelock/dist/engine/coalescer.js')?.us, 20);
   assert.is(times.get('(idle)@'), undefined);
   const c = categorize(times, 10);
   assert.is(c.sampledUsPerCycle, 11);
-  assert.equal(c.rows.map((r) => r.name), ['Node: socket write syscalls (native; kernel send on loopback)', '@redis/client: RESP decoder (replies)', 'pipelock: src/coalescer.ts']);
+  assert.equal(c.rows.map((r) => r.name), ['Node: socket write syscalls (native; kernel send on loopback)', '@redis/client: RESP decoder (replies)', 'pipelock: src/engine/coalescer.ts']);
   assert.is(c.rows[0]!.usPerCycle, 6);
   assert.ok(Math.abs(c.rows.reduce((s, r) => s + r.share, 0) - 1) < 1e-12);
   assert.is(partOf('(garbage collector)', ''), 'V8: garbage collection');

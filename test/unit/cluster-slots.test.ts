@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { checkOneSlot, clusterCounterKey, slotOf } from '../../src/cluster/slots.js';
+import { checkOneSlot, clusterCounterKey, slotOf } from '../../src/transport/cluster/slots.js';
 import { InvalidArgumentError } from '../../src/errors.js';
 import { clusterMasterUrls, memberOf, plainUrl } from '../../tools/src/load/members.js';
 import { parseServers } from '../../tools/src/cli/flags.js';

@@ -1,15 +1,15 @@
 import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { AGAINST, Attempt, FAILED, FOR } from '../../src/attempt.js';
-import type { RedisClient } from '../../src/client.js';
-import { Deadlines } from '../../src/deadlines.js';
-import { Node } from '../../src/node.js';
-import { WON } from '../../src/quorum.js';
+import { AGAINST, Attempt, FAILED, FOR } from '../../src/engine/attempt.js';
+import type { RedisClient } from '../../src/transport/members.js';
+import { Deadlines } from '../../src/engine/deadlines.js';
+import { Node } from '../../src/engine/master.js';
+import { WON } from '../../src/engine/quorum.js';
 import { UnexpectedReplyError } from '../../src/errors.js';
-import { LEAN_SHA } from '../../src/lean-script.js';
-import { BATCH_SHA, OP_ACQUIRE, OP_EXTEND, OP_RELEASE, type OpCode } from '../../src/scripts.js';
-import type { Transport } from '../../src/transport.js';
+import { LEAN_SHA } from '../../src/protocol/lean-script.js';
+import { BATCH_SHA, OP_ACQUIRE, OP_EXTEND, OP_RELEASE, type OpCode } from '../../src/protocol/batch-script.js';
+import type { Transport } from '../../src/transport/transport.js';
 
 /** A Transport that records what the master sends and answers when the test says so. */
 class FakeTransport implements Transport {

@@ -2,12 +2,12 @@ import '../helpers/setup.js';
 import { subscribe, tracingChannel, unsubscribe } from 'node:diagnostics_channel';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { NODE_CALL_CHANNEL, nodeCallStart, publishNodeCall } from '../../src/diagnostics.js';
-import { ACQUIRE_CHANNEL, RELEASE_CHANNEL, traceAcquire, traceRelease, type OperationContext } from '../../src/lifecycle.js';
+import { NODE_CALL_CHANNEL, nodeCallStart, publishNodeCall } from '../../src/engine/channels.js';
+import { ACQUIRE_CHANNEL, RELEASE_CHANNEL, traceAcquire, traceRelease, type OperationContext } from '../../src/lifecycle/channels.js';
 import { InvalidArgumentError } from '../../src/errors.js';
 import { codeOf } from '../../src/metrics/collector.js';
 import { loadPeer } from '../../src/metrics/peer.js';
-import type { Lock } from '../../src/lock.js';
+import type { Lock } from '../../src/lifecycle/lock.js';
 
 const test = suite('diagnostics');
 

@@ -1,9 +1,9 @@
 import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { AGAINST, Attempt } from '../../src/attempt.js';
-import { LOST, UNDECIDED, WON } from '../../src/quorum.js';
-import { OP_ACQUIRE } from '../../src/scripts.js';
+import { AGAINST, Attempt } from '../../src/engine/attempt.js';
+import { LOST, UNDECIDED, WON } from '../../src/engine/quorum.js';
+import { OP_ACQUIRE } from '../../src/protocol/batch-script.js';
 import { GateProbe, gateOf, gateOrder } from '../../src/waiting/gate.js';
 
 const test = suite('gate');

@@ -2,8 +2,8 @@ import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { setImmediate as tick } from 'node:timers/promises';
-import { Guard, type Guarded } from '../../src/waiting/guard.js';
-import type { MemberWatch } from '../../src/waiting/watch.js';
+import { Guard, type Guarded } from '../../src/watch/guard.js';
+import type { MemberWatch } from '../../src/watch/watch.js';
 
 const test = suite('guard');
 

@@ -6,9 +6,9 @@ import {
   MasterStartError,
   MasterStateError,
   RedisServerNotFoundError,
-} from '../../src/local/errors.js';
-import { kMastersDefaults, resolveDelayMs, resolveMastersOptions, resolveRestartOptions } from '../../src/local/options.js';
-import { masterUrl, serverArgs } from '../../src/local/server-args.js';
+} from '../../src/testing/errors.js';
+import { kMastersDefaults, resolveDelayMs, resolveMastersOptions, resolveRestartOptions } from '../../src/testing/options.js';
+import { masterUrl, serverArgs } from '../../src/testing/server-args.js';
 
 const test = suite('local masters: arguments and options');
 

@@ -1,9 +1,9 @@
 import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { errorKind, explain, isPermanent } from '../../src/master-errors.js';
+import { errorKind, explain, isPermanent } from '../../src/engine/master-errors.js';
 import { NodeTimeoutError, NodeUnavailableError } from '../../src/errors.js';
-import { OP_ACQUIRE, OP_FENCED_ACQUIRE } from '../../src/scripts.js';
+import { OP_ACQUIRE, OP_FENCED_ACQUIRE } from '../../src/protocol/batch-script.js';
 
 const test = suite('master errors');
 

@@ -2,7 +2,7 @@ import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { throwsInvalid } from '../helpers/reject.js';
-import { kDefaults, plainCall, resolveCall, resolveSettings, validateDuration, validateResources } from '../../src/options.js';
+import { kDefaults, plainCall, resolveCall, resolveSettings, validateDuration, validateResources } from '../../src/settings.js';
 
 const test = suite('options');
 

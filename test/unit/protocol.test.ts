@@ -2,9 +2,9 @@ import '../helpers/setup.js';
 import { createHash } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import * as protocol from '../../src/protocol.js';
-import { SCRIPTS as kLibraryScripts } from '../../src/script-calls.js';
-import { createToken } from '../../src/token.js';
+import * as protocol from '../../src/protocol/index.js';
+import { SCRIPTS as kLibraryScripts } from '../../src/protocol/calls.js';
+import { createToken } from '../../src/protocol/token.js';
 
 const test = suite('pipelock/protocol');
 

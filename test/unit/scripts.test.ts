@@ -6,7 +6,7 @@ import {
   BATCH_SCRIPT, BATCH_SHA, batchArgs, OP_ACQUIRE, OP_EXTEND, OP_FENCED_ACQUIRE, OP_INCR, OP_IS_DONE, OP_MARK_DONE, OP_PERMIT, OP_PERMIT_EXTEND, OP_PERMIT_RELEASE, OP_RAISE, OP_READ, OP_READ_EXTEND, OP_READ_RELEASE,
   OP_RELEASE, OP_WRITE,
   setNxArgs, undoOf, type OpArgs,
-} from '../../src/scripts.js';
+} from '../../src/protocol/batch-script.js';
 
 const test = suite('scripts');
 

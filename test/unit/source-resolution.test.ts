@@ -13,7 +13,7 @@ import * as assert from 'uvu/assert';
 const test = suite('pipelock resolves to the sources');
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const kEntries: [string, string][] = [
-  ['pipelock', 'index.ts'], ['pipelock/testing', 'local/masters.ts'], ['pipelock/metrics', 'metrics/index.ts'], ['pipelock/protocol', 'protocol.ts'],
+  ['pipelock', 'index.ts'], ['pipelock/testing', 'testing/masters.ts'], ['pipelock/metrics', 'metrics/index.ts'], ['pipelock/protocol', 'protocol/index.ts'],
 ];
 const specifiers = kEntries.map(([specifier]) => specifier);
 const sources = kEntries.map(([, file]) => join(root, 'src', file));

@@ -1,9 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Watch } from '../../src/waiting/watch.js';
+import { Watch } from '../../src/watch/watch.js';
 
 // The watch's bookkeeping of reads in flight against the pushes that arrive among their replies
-// (src/waiting/watch.ts). @redis/client decodes one socket read at once: each reply settles its
+// (src/watch/watch.ts). @redis/client decodes one socket read at once: each reply settles its
 // command's promise (the read resumes in a microtask, later), while an invalidation push is emitted
 // at once. So every push of that read reaches the watch before any of the reads it came with
 // resumes, whatever its place among their replies: the client below delivers them that way. What

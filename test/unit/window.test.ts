@@ -2,7 +2,7 @@ import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LockAbortedError, OverloadedError, RedlockClosedError } from '../../src/index.js';
-import { AdmissionWindow, kInitialWindowKeys, kMaxWindowKeys, kMinWindowKeys, Queued } from '../../src/window.js';
+import { AdmissionWindow, kInitialWindowKeys, kMaxWindowKeys, kMinWindowKeys, Queued } from '../../src/admission/window.js';
 
 const test = suite('admission window');
 const none = (): [] => [];

@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { PipelockError, Redlock, type Lock } from '../../../src/index.js';
-import { startMasters, type LocalMasters } from '../../../src/local/masters.js';
+import { startMasters, type LocalMasters } from '../../../src/testing/masters.js';
 import { withClient } from '../../../tools/src/shared/admin.js';
 import { overlaps, type Interval } from './check.js';
 

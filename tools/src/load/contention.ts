@@ -9,7 +9,7 @@ import type { HostLine } from './host.js';
 
 /**
  * Upper bounds of the attempt buckets: none (the lock was passed on by a holder of the same process,
- * keys and all: src/waiting/handover.ts), exactly 1, 2, 3–5, 6–10; the last holds everything above 10.
+ * keys and all: src/lifecycle/handover.ts), exactly 1, 2, 3–5, 6–10; the last holds everything above 10.
  */
 export const ATTEMPT_BUCKETS = [0, 1, 2, 5, 10] as const;
 export const ATTEMPT_LABELS = ['0', '1', '2', '3–5', '6–10', '>10'] as const;
@@ -41,7 +41,7 @@ export interface WaitSummary extends LatencySummary {
  * none (passed the lock by a holder of its process while it waited behind it). Their counts
  * add up to the acquire row's. A first-attempt win may still have waited: with wake-ups, callers of
  * one Redlock queue behind each other for the same lock and send nothing until their turn
- * (src/waiting/pacer.ts), so that wait shows in the latency, not in the attempts.
+ * (src/waiting/wait.ts), so that wait shows in the latency, not in the attempts.
  */
 export interface WaitResult {
   readonly firstAttempt: WaitSummary;

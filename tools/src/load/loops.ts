@@ -34,7 +34,7 @@ export interface Loop {
 
 /**
  * Cycles an open loop keeps in flight per worker besides those its holds occupy (rate × hold):
- * one initial admission window's worth (src/window.ts). Past capacity the loop used to start every
+ * one initial admission window's worth (src/admission/window.ts). Past capacity the loop used to start every
  * due cycle, up to 100,000 in flight per worker, and garbage collection of those cycles' frames
  * took a third of the workers' CPU; completed cycles/s fell to a half, then a tenth, of what a
  * closed loop made. With 64, 256 and 1,024 in flight per worker at twice capacity, 256 did

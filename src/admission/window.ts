@@ -1,0 +1,329 @@
+import { LockAbortedError, OverloadedError, type ExecutionStats } from '../errors.js';
+import { onAbort } from '../util/on-abort.js';
+import type { Attempt } from '../engine/attempt.js';
+import { answeredByQuorum } from '../engine/quorum.js';
+
+/** Keys a window starts with: one coalesced call of 256 keys per master (then slow start). */
+export const kInitialWindowKeys = 256;
+/**
+ * Never above this (16 coalesced calls per master): a full window must stay a small fraction of a
+ * budget even on a slow master, and it is what one stall of the machine can time out at once.
+ */
+export const kMaxWindowKeys = 4096;
+/** Never below this, so a busy machine still moves a chunk per round trip. */
+export const kMinWindowKeys = 256;
+
+/**
+ * A place in the window's queue: the window reads its `keys` and `deadline` and tells it, once,
+ * that its turn came (`admit`: its keys are in the window, send now) or that it leaves with
+ * nothing sent (`refuse`). A class to extend rather than a record of callbacks: a queued
+ * acquisition is then one object, and a burst of 100,000 of them holds no closure per entry
+ * (src/lifecycle/queued.ts).
+ */
+export abstract class Queued {
+  /** Stops listening to the caller's signal (src/util/on-abort.ts); the window's. */
+  forget: (() => void) | undefined = undefined;
+  /** Left the queue (aborted): skipped when its turn comes; the window's. */
+  gone = false;
+
+  constructor(
+    readonly keys: number,
+    /** performance.now() by when the caller must have its answer (Infinity: no deadline). */
+    readonly deadline: number,
+  ) {}
+
+  /** Its keys are in the window: send them now. */
+  abstract admit(): void;
+  /** Leaves the queue with nothing sent. */
+  abstract refuse(error: Error): void;
+}
+
+/** A wait inside a running call (a retry's turn): settles a promise. */
+class Turn extends Queued {
+  constructor(keys: number, deadline: number, readonly resolve: () => void, readonly reject: (error: Error) => void) {
+    super(keys, deadline);
+  }
+
+  admit(): void {
+    this.resolve();
+  }
+
+  refuse(error: Error): void {
+    this.reject(error);
+  }
+}
+
+/**
+ * The admission window of a Redlock's acquisitions: at most `limit` keys of acquisition attempts
+ * are sent and undecided at once; the rest wait here, in the client, in arrival order.
+ *
+ * Why: every attempt goes to every master, and a master answers its calls in order. Sending a
+ * burst of 100,000 acquisitions at once put 100,000 keys in each master's queue; every call past
+ * what a master answers within the per-attempt budget timed out, each timeout queued its cleanup
+ * behind the rest, and each retry queued the burst again — congestion collapse (Jacobson,
+ * "Congestion Avoidance and Control", SIGCOMM 1988; the same lesson in gRPC's and Envoy's
+ * concurrency limits). Bounding what is in flight keeps the masters busy only with work that can
+ * still succeed; the queue absorbs the rest at the cost of latency, not of errors.
+ *
+ * The window is in keys, as the masters' cost is per key (one SET each), and it is shared by the
+ * masters: an acquisition is sent to all of them at once, so each master has at most `limit` keys
+ * of this client's acquisitions in flight. An attempt leaves the window when it is decided (a
+ * quorum answered, or its budget ran out), so a stalled minority does not hold the window shut.
+ * Releases wait here too (a batch job releasing 25,000 locks at once sent them all, and the last
+ * ones failed their budget in the masters' queues), but ahead of every queued acquisition: behind
+ * an open loop's queue a release came after its lock had expired. The undo of a lost attempt keeps
+ * that attempt's room until it is answered, as it is work the window admitted. Extensions, renewals and the cleanup of failed attempts do not: a renewal
+ * that waited could lose its lock, and their number is bounded by the locks admitted.
+ *
+ * The limit adapts as TCP's window does (RFC 5681): it starts at one coalesced call and doubles
+ * per round trip (slow start) while attempts are decided within an eighth of their budget; when
+ * one took more than a quarter of its budget — queueing on the masters is eating the budget — it
+ * halves, at most once per round trip, and from there grows by about one call per round trip.
+ * Starting small matters on a busy machine: the first window's attempts are the ones a too-large
+ * start would time out, and with retryCount 0 a timed-out attempt is a failed acquisition.
+ */
+export class AdmissionWindow {
+  #limit = kInitialWindowKeys;
+  /** Slow start's threshold: below it the limit doubles per round trip, above it grows by a call. */
+  #threshold = kMaxWindowKeys;
+  #inflight = 0;
+  readonly #queue: (Queued | undefined)[] = [];
+  /** Releases waiting for room: admitted before anything in #queue. */
+  readonly #first: { readonly keys: number; readonly resolve: () => void; readonly reject: (error: Error) => void }[] = [];
+  #head = 0;
+  #queuedKeys = 0;
+  /** EWMA of the time from sending an attempt to its decision, ms; 0 until the first sample. */
+  #latency = 0;
+  /** Admissions so far, and the count when the limit was last cut: one cut per round trip. */
+  #admitted = 0;
+  #cutAt = 0;
+  /** The limit held someone back since the window was last empty: only then does it grow. */
+  #pressed = false;
+  /** In #pump, which an admitted entry may enter again (by giving its room back at once). */
+  #pumping = false;
+  /** Pumps asked for while #pumping. */
+  #pumpAsked = 0;
+
+  get limit(): number {
+    return this.#limit;
+  }
+
+  get inflight(): number {
+    return this.#inflight;
+  }
+
+  /** Keys waiting for their turn. */
+  get queued(): number {
+    return this.#queuedKeys;
+  }
+
+  /**
+   * Admits at once when there is room and nobody is waiting (the uncontended path: no promise).
+   * One attempt larger than the whole window is admitted alone.
+   */
+  tryEnter(keys: number): boolean {
+    if (this.#head !== this.#queue.length || this.#first.length > 0 || (this.#inflight + keys > this.#limit && this.#inflight !== 0)) {
+      this.#pressed = true;
+      return false;
+    }
+    this.#inflight += keys;
+    this.#admitted++;
+    return true;
+  }
+
+  /**
+   * A release's admission: ahead of every queued acquisition (finishing work frees what the queue
+   * waits for; behind a queue of 100,000 acquisitions a release came after its lock had expired),
+   * but within the limit, so a burst of releases cannot flood the masters either.
+   */
+  tryEnterFirst(keys: number): boolean {
+    if (this.#first.length > 0 || (this.#inflight + keys > this.#limit && this.#inflight !== 0)) return false;
+    this.#inflight += keys;
+    this.#admitted++;
+    return true;
+  }
+
+  /** Waits for room ahead of the queued acquisitions; rejects only when the Redlock is closed. */
+  enterFirst(keys: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#first.push({ keys, resolve, reject });
+    });
+  }
+
+  /**
+   * Waits for room. Rejects without sending anything: with OverloadedError when `deadline` would
+   * pass before this attempt's turn (estimated from the masters' observed decision time), or
+   * when it passes while waiting; with LockAbortedError when `signal` aborts while waiting.
+   * `attempts` is handed to LockAbortedError (the caller's earlier attempts).
+   */
+  enter(keys: number, deadline: number, signal: AbortSignal | undefined, attempts: () => ReadonlyArray<Promise<ExecutionStats>>): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.queue(new Turn(keys, deadline, resolve, reject), signal, attempts);
+    });
+  }
+
+  /**
+   * `enter` for an entry that is its own answer: admitted later by `waiter.admit()`, or refused by
+   * `waiter.refuse()` on the same terms as `enter` rejects (at once, when its turn would come too late).
+   */
+  queue(waiter: Queued, signal: AbortSignal | undefined, attempts: () => ReadonlyArray<Promise<ExecutionStats>>): void {
+    const now = performance.now();
+    const wait = this.estimateWait(waiter.keys);
+    if (now + wait > waiter.deadline) {
+      waiter.refuse(new OverloadedError(this.#queuedKeys, wait, Math.max(0, waiter.deadline - now)));
+      return;
+    }
+    if (signal !== undefined) {
+      waiter.forget = onAbort(signal, () => {
+        waiter.forget = undefined;
+        this.#leaveQueue(waiter);
+        waiter.refuse(new LockAbortedError(signal.reason, attempts));
+      });
+    }
+    this.#queue.push(waiter);
+    this.#queuedKeys += waiter.keys;
+  }
+
+  /**
+   * An admitted entry that will not be sent now gives its room back (there is no decision time to
+   * learn from) and whoever fits is admitted.
+   */
+  cancel(keys: number): void {
+    this.#inflight -= keys;
+    this.#pump();
+  }
+
+  /**
+   * An admitted attempt was decided `latency` ms after it was sent, within a budget of `budget` ms.
+   * Frees its room, adapts the limit, admits whoever now fits.
+   */
+  leave(keys: number, latency: number, budget: number): void {
+    this.#inflight -= keys;
+    this.#latency = this.#latency === 0 ? latency : 0.9 * this.#latency + 0.1 * latency;
+    if (latency > budget / 4) {
+      if (this.#admitted > this.#cutAt) {
+        this.#limit = Math.max(kMinWindowKeys, Math.floor(this.#limit / 2));
+        this.#threshold = this.#limit;
+        // Attempts admitted before this cut were sent under the old limit: their late answers must not cut again.
+        this.#cutAt = this.#admitted + Math.ceil(this.#inflight / Math.max(1, keys));
+      }
+    } else if (latency < budget / 8 && this.#pressed) {
+      const growth = this.#limit < this.#threshold ? keys : Math.max(1, Math.floor((kMinWindowKeys * keys) / this.#limit));
+      this.#limit = Math.min(kMaxWindowKeys, this.#limit + growth);
+    }
+    this.#pump();
+    if (this.#head === this.#queue.length && this.#inflight === 0) this.#pressed = false;
+  }
+
+  /**
+   * An admitted `attempt` of `keys` keys was decided `latency` ms after it was sent: its room is
+   * freed now, or — decided without a quorum of answers (masters timed out, or stalled and
+   * discounted) — once its masters answered, its commands being still out on them, counting as a
+   * full budget: otherwise attempts lost at once to stalled masters freed their room at once, and
+   * the whole queue went out in one storm.
+   */
+  decided(attempt: Attempt, keys: number, latency: number): void {
+    if (attempt.pending === 0 || answeredByQuorum(attempt)) {
+      this.leave(keys, latency, attempt.budget);
+      return;
+    }
+    void attempt.whenComplete().then(() => {
+      this.leave(keys, attempt.budget, attempt.budget);
+    });
+  }
+
+  /** Estimated ms until an attempt of `keys` keys queued now is sent: the queue ahead drained at limit keys per decision time. */
+  estimateWait(keys: number): number {
+    if (this.#head === this.#queue.length && this.#inflight + keys <= this.#limit) return 0;
+    return this.#latency === 0 ? 0 : ((this.#queuedKeys + keys) / this.#limit) * this.#latency;
+  }
+
+  #pump(): void {
+    // An entry admitted here starts its call at once, and that call may give its room back
+    // (cancel), which pumps again: the inner pump only asks this one to go round once more, so a
+    // run of such entries does not nest one stack frame deeper each.
+    if (this.#pumping) {
+      this.#pumpAsked++;
+      return;
+    }
+    this.#pumping = true;
+    try {
+      let asked: number;
+      do {
+        asked = this.#pumpAsked;
+        this.#admit();
+      } while (this.#pumpAsked !== asked);
+    } finally {
+      this.#pumping = false;
+    }
+  }
+
+  #admit(): void {
+    const first = this.#first;
+    let taken = 0;
+    while (taken < first.length && (this.#inflight + first[taken]!.keys <= this.#limit || this.#inflight === 0)) {
+      const waiter = first[taken++]!;
+      this.#inflight += waiter.keys;
+      this.#admitted++;
+      waiter.resolve();
+    }
+    if (taken > 0) first.splice(0, taken);
+    // Acquisitions wait while releases do.
+    if (first.length > 0) return;
+    const queue = this.#queue;
+    const now = performance.now();
+    while (this.#head < queue.length) {
+      const waiter = queue[this.#head]!;
+      if (waiter.gone) {
+        queue[this.#head++] = undefined;
+        continue;
+      }
+      if (this.#inflight + waiter.keys > this.#limit && this.#inflight !== 0) break;
+      queue[this.#head++] = undefined;
+      this.#queuedKeys -= waiter.keys;
+      this.#unlisten(waiter);
+      if (now > waiter.deadline) {
+        // Its deadline passed while it waited: nothing of it was sent, nothing is left anywhere.
+        waiter.refuse(new OverloadedError(this.#queuedKeys, now - waiter.deadline, 0));
+        continue;
+      }
+      this.#inflight += waiter.keys;
+      this.#admitted++;
+      waiter.admit();
+    }
+    // Compact once the consumed head dominates, so a long burst does not keep a 100k-slot array.
+    if (this.#head === queue.length) {
+      queue.length = 0;
+      this.#head = 0;
+    } else if (this.#head > 1024 && this.#head * 2 > queue.length) {
+      queue.splice(0, this.#head);
+      this.#head = 0;
+    }
+  }
+
+  #leaveQueue(waiter: Queued): void {
+    waiter.gone = true;
+    this.#queuedKeys -= waiter.keys;
+    this.#unlisten(waiter);
+  }
+
+  #unlisten(waiter: Queued): void {
+    waiter.forget?.();
+    waiter.forget = undefined;
+  }
+
+  /** Rejects everything waiting (the Redlock was closed). */
+  close(error: Error): void {
+    for (const waiter of this.#first.splice(0)) waiter.reject(error);
+    const queue = this.#queue;
+    for (let i = this.#head; i < queue.length; i++) {
+      const waiter = queue[i];
+      if (waiter === undefined || waiter.gone) continue;
+      this.#unlisten(waiter);
+      waiter.refuse(error);
+    }
+    queue.length = 0;
+    this.#head = 0;
+    this.#queuedKeys = 0;
+  }
+}

@@ -1,0 +1,290 @@
+import { isRelease, OP_FENCED_ACQUIRE, OP_GATED, OP_INCR, OP_IS_DONE, OP_MARK_DONE, OP_PERMIT, OP_PERMIT_EXTEND, OP_PERMIT_RELEASE, OP_RAISE, OP_READ, OP_READ_EXTEND, OP_READ_RELEASE, OP_WRITE, type OpArgs, type OpCode } from '../protocol/batch-script.js';
+import { decide, decideComplete, decideRelease, UNDECIDED, WON, type Decision, type Tally } from './quorum.js';
+
+export const PENDING = 0;
+export const FOR = 1;
+export const AGAINST = 2;
+export const FAILED = 3;
+export const TIMEOUT = 4;
+export type Vote = typeof PENDING | typeof FOR | typeof AGAINST | typeof FAILED | typeof TIMEOUT;
+
+/**
+ * All-PENDING votes per master count, copied (slice) into each attempt: a copy is exactly n long,
+ * where pushing n votes onto [] reserved 17 slots (152 B, not 56, for five masters).
+ */
+const PENDING_VOTES: Vote[][] = [];
+
+/** What is told when the last master of an attempt answered or timed out (a held lock's stats). */
+export interface CompletionKeeper {
+  attemptCompleted(): void;
+}
+
+/**
+ * One operation (acquire, extend or release) of one lock, sent to every master once. It is the
+ * coalescer's unit of work and its own quorum tally: each master settles its slot from its own
+ * reply, so no closure is made per master per call.
+ */
+export class Attempt implements OpArgs, Tally {
+  /** Per master: PENDING, FOR, AGAINST, FAILED or TIMEOUT. A plain array: for five masters it is cheaper to make than a typed one. */
+  readonly votes: Vote[];
+  /** Per master, only where a reply counted neither none nor all of the keys (a partial release). */
+  counts: number[] | undefined;
+  errors: (Error | undefined)[] | undefined;
+  decision: Decision = UNDECIDED;
+  /** Masters that have not answered or timed out. */
+  pending: number;
+  /**
+   * When its commands went out (the first master's flush; until then, when it was made), and that
+   * plus its budget. A burst can keep the client busy for longer than a budget between making an
+   * attempt and sending it; counting from the making timed out healthy masters for the client's
+   * own delay (issue 13). Validity counts from `start` too, which is safe: a master cannot set a
+   * key it has not been sent, and `start` is read before the write.
+   */
+  start: number;
+  deadline: number;
+  #sent = false;
+  /**
+   * Told of the decision instead of (or as well as) `done`: the renewal scheduler renews thousands
+   * of locks a period and takes this path to make no promise or closure per renewal.
+   */
+  onDecided: ((attempt: Attempt) => void) | undefined;
+  /** Whatever `onDecided` needs to find its owner (the renewal scheduler's entry). */
+  context: unknown;
+  /**
+   * The lock that won with this attempt while a master had yet to answer: it keeps the attempt
+   * for node-redlock's stats until then, and a compact record of it after (src/lifecycle/lock.ts).
+   */
+  keeper: CompletionKeeper | undefined;
+  /** F and I: the largest value among the votes for; X: the largest previous counter seen. */
+  value = 0;
+  /** X: the fencing token the counters are raised to; a master votes for if it was below. P: the slot asked for, + 1. */
+  target = 0;
+  /** The script's extra argument (P: the slot; W: the waiting marker's ttl). */
+  extra = '';
+  #votesFor = 0;
+  #votesAgainst = 0;
+  /** FAILED or TIMEOUT. */
+  #votesUnreachable = 0;
+  /** Masters whose vote is still awaited but no longer waited for (stalled); see `discount`. */
+  #discounted: boolean[] | undefined;
+  #discounts = 0;
+  #promise: Promise<this> | undefined;
+  /** Typed on Attempt, not `this`: a subclass (src/waiting/gate.ts) stays an Attempt to the coalescer. */
+  #resolve: ((attempt: Attempt) => void) | undefined;
+  #onComplete: (() => void)[] | undefined;
+
+  constructor(
+    readonly opcode: OpCode,
+    readonly keys: readonly string[],
+    readonly token: string,
+    readonly ttlArg: string,
+    readonly quorum: number,
+    /** performance.now() when it was made; reset by `sent()`. */
+    start: number,
+    readonly budget: number,
+    /** Wait for every master (or the deadline) instead of deciding at the quorum (cleanup of a failed attempt). */
+    readonly needAll: boolean,
+    n: number,
+  ) {
+    let pending = PENDING_VOTES[n];
+    if (pending === undefined) {
+      pending = [];
+      for (let i = 0; i < n; i++) pending.push(PENDING);
+      PENDING_VOTES[n] = pending;
+    }
+    this.votes = pending.slice();
+    this.pending = n;
+    this.start = start;
+    this.deadline = start + budget;
+  }
+
+  get size(): number {
+    return this.votes.length;
+  }
+
+  get votesFor(): number {
+    return this.#votesFor;
+  }
+
+  get votesAgainst(): number {
+    return this.#votesAgainst;
+  }
+
+  get votesUnreachable(): number {
+    return this.#votesUnreachable;
+  }
+
+  get votesStalled(): number {
+    return this.#discounts;
+  }
+
+  /** The coalescer is sending it now: its clock (budget and validity) starts here, once. */
+  sent(now: number): void {
+    if (this.#sent) return;
+    this.#sent = true;
+    this.start = now;
+    this.deadline = now + this.budget;
+  }
+
+  /** Resolves with this attempt once it is decided. */
+  get done(): Promise<this> {
+    if (this.#promise === undefined) {
+      this.#promise = this.decision !== UNDECIDED
+        ? Promise.resolve(this)
+        : new Promise<this>((resolve) => {
+          this.#resolve = resolve as (attempt: Attempt) => void;
+        });
+    }
+    return this.#promise;
+  }
+
+  get won(): boolean {
+    return this.decision === WON;
+  }
+
+  /** A master's reply: the script's integer for this operation, or why there is none. */
+  settle(node: number, reply: number | Error): void {
+    // A reply after the budget ran out changes nothing: the attempt was decided (and reported)
+    // with this master timed out, and a failed attempt's cleanup already covers it.
+    if (this.votes[node] !== PENDING) return;
+    this.#undiscount(node);
+    let vote: Vote;
+    if (typeof reply === 'number') {
+      vote = this.judge(reply);
+      if (reply !== 0 && vote === AGAINST) (this.counts ??= [])[node] = reply;
+    } else {
+      (this.errors ??= [])[node] = reply;
+      vote = FAILED;
+    }
+    this.votes[node] = vote;
+    this.pending--;
+    this.#count(vote);
+    if (this.pending === 0) this.#completed();
+  }
+
+  /** What a master's integer reply means for this operation (see BATCH_SCRIPT). */
+  protected judge(reply: number): Vote {
+    switch (this.opcode) {
+      case OP_FENCED_ACQUIRE:
+      case OP_INCR:
+        if (reply > this.value) this.value = reply;
+        return reply > 0 ? FOR : AGAINST;
+      case OP_RAISE:
+        if (reply > this.value) this.value = reply;
+        return reply < this.target ? FOR : AGAINST;
+      case OP_PERMIT:
+        // Any other non-zero reply is a hint (a free slot), kept in `counts` by settle().
+        return reply === this.target ? FOR : AGAINST;
+      case OP_GATED:
+      case OP_MARK_DONE:
+      case OP_IS_DONE:
+      case OP_PERMIT_EXTEND:
+      case OP_PERMIT_RELEASE:
+      case OP_READ:
+      case OP_READ_EXTEND:
+      case OP_READ_RELEASE:
+      case OP_WRITE:
+        return reply === 1 ? FOR : AGAINST;
+      default:
+        return reply === this.keys.length ? FOR : AGAINST;
+    }
+  }
+
+  /** Master `node`'s answer taken from `earlier`, a try of the same operation (MasterSet.retry). */
+  carry(node: number, earlier: Attempt): void {
+    const vote = earlier.votes[node]!;
+    if (this.votes[node] !== PENDING || vote === PENDING) return;
+    const count = earlier.counts?.[node];
+    if (count !== undefined) (this.counts ??= [])[node] = count;
+    this.votes[node] = vote;
+    this.pending--;
+    this.#count(vote);
+    if (this.pending === 0) this.#completed();
+  }
+
+  /** Marks a master that will not be asked (release skips masters that never took the lock). */
+  skip(node: number): void {
+    this.votes[node] = AGAINST;
+    this.pending--;
+    this.#count(AGAINST);
+    if (this.pending === 0) this.#completed();
+  }
+
+  /**
+   * The master is stalled (its last calls went unanswered past their budget): a quorum is not
+   * waited for on its vote. Its vote stays pending and counts if it comes in time, but until then
+   * the attempt is lost as soon as the other masters make a quorum impossible. Without this, two
+   * contenders splitting the live masters evenly both waited out the stalled master's budget,
+   * then undid and retried together, and a hot lock could go untaken for seconds. Losing early
+   * never grants a lock, so safety is untouched.
+   */
+  discount(node: number): void {
+    if (this.votes[node] !== PENDING || this.#discounted?.[node] === true) return;
+    (this.#discounted ??= [])[node] = true;
+    this.#discounts++;
+    this.#check();
+  }
+
+  #undiscount(node: number): void {
+    if (this.#discounted?.[node] !== true) return;
+    this.#discounted[node] = false;
+    this.#discounts--;
+  }
+
+  /** The per-node budget ran out: every silent master counts as failed from now on. */
+  expire(): void {
+    const votes = this.votes;
+    for (let i = 0; i < votes.length; i++) {
+      if (votes[i] !== PENDING) continue;
+      this.#undiscount(i);
+      votes[i] = TIMEOUT;
+      this.pending--;
+      this.#count(TIMEOUT);
+    }
+    if (this.pending === 0) this.#completed();
+  }
+
+  /** Resolves when every master has answered or timed out (for node-redlock's stats promises). */
+  whenComplete(): Promise<void> {
+    if (this.pending === 0) return Promise.resolve();
+    return new Promise((resolve) => (this.#onComplete ??= []).push(resolve));
+  }
+
+  #count(vote: Vote): void {
+    if (vote === FOR) this.#votesFor++;
+    else if (vote === AGAINST) this.#votesAgainst++;
+    else this.#votesUnreachable++;
+    this.#check();
+  }
+
+  #check(): void {
+    if (this.decision !== UNDECIDED || this.needAll) return;
+    const decision = isRelease(this.opcode) ? decideRelease(this) : decide(this);
+    if (decision !== UNDECIDED) this.#decide(decision);
+  }
+
+  #decide(decision: Decision): void {
+    this.decision = decision;
+    // Settled from here on: `done` answers with a resolved promise, and the resolver and its promise
+    // are not kept for as long as a held lock keeps its attempts (node-redlock's lock.attempts).
+    const resolve = this.#resolve;
+    this.#resolve = undefined;
+    this.#promise = undefined;
+    resolve?.(this);
+    this.onDecided?.(this);
+  }
+
+  #completed(): void {
+    if (this.decision === UNDECIDED) this.#decide(decideComplete(this));
+    const waiters = this.#onComplete;
+    if (waiters !== undefined) {
+      this.#onComplete = undefined;
+      for (const resolve of waiters) resolve();
+    }
+    const keeper = this.keeper;
+    if (keeper !== undefined) {
+      this.keeper = undefined;
+      keeper.attemptCompleted();
+    }
+  }
+}

@@ -1,0 +1,114 @@
+import type { OpCode } from '../protocol/batch-script.js';
+import { OP_FENCED_ACQUIRE, OP_GATED, OP_INCR, OP_IS_DONE, OP_MARK_DONE, OP_PERMIT, OP_PERMIT_EXTEND, OP_PERMIT_RELEASE, OP_RAISE, OP_READ, OP_READ_EXTEND, OP_READ_RELEASE, OP_WRITE } from '../protocol/batch-script.js';
+
+/**
+ * What a master's error reply means for a lock, by its leading word (Redis's error prefix). Those
+ * that can heal are retried on the schedule; those that cannot (a permission, a key of another
+ * type, a command the server lacks, a cluster node given as a standalone master) fail the call.
+ */
+export type MasterErrorKind =
+  | 'readonly' | 'loading' | 'busy' | 'oom' | 'clusterdown' | 'tryagain' | 'masterdown' | 'noscript'
+  | 'noperm' | 'wrongtype' | 'unknown-command' | 'moved' | 'auth'
+  | 'unavailable' | 'timeout' | 'other';
+
+const PREFIXES: ReadonlyMap<string, MasterErrorKind> = new Map([
+  ['READONLY', 'readonly'], ['LOADING', 'loading'], ['BUSY', 'busy'], ['OOM', 'oom'],
+  ['CLUSTERDOWN', 'clusterdown'], ['TRYAGAIN', 'tryagain'], ['MASTERDOWN', 'masterdown'], ['NOSCRIPT', 'noscript'],
+  ['NOPERM', 'noperm'], ['WRONGTYPE', 'wrongtype'], ['MOVED', 'moved'], ['ASK', 'moved'],
+  ['NOAUTH', 'auth'], ['WRONGPASS', 'auth'],
+]);
+
+/** The kinds no retry can heal: the call fails at once once they leave no quorum possible. */
+const PERMANENT: ReadonlySet<MasterErrorKind> = new Set(['noperm', 'wrongtype', 'unknown-command', 'moved', 'auth']);
+
+export function errorKind(error: Error): MasterErrorKind {
+  const code = (error as { code?: unknown }).code;
+  if (code === 'ERR_PIPELOCK_NODE_UNAVAILABLE' || code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'EPIPE') return 'unavailable';
+  if (code === 'ERR_PIPELOCK_NODE_TIMEOUT' || code === 'ERR_PIPELOCK_NODE_STALLED') return 'timeout';
+  const message = error.message;
+  const space = message.indexOf(' ');
+  const word = space === -1 ? message : message.slice(0, space);
+  const kind = PREFIXES.get(word);
+  if (kind !== undefined) return kind;
+  if (word === 'ERR') {
+    if (message.startsWith('ERR unknown command') || message.startsWith('ERR unknown subcommand')) return 'unknown-command';
+    // An ACL refusal raised inside a script (redis.call on a key the user may not touch).
+    if (message.includes("can't access at least one of the keys")) return 'noperm';
+  }
+  return 'other';
+}
+
+export function isPermanent(kind: MasterErrorKind): boolean {
+  return PERMANENT.has(kind);
+}
+
+/** What an operation's keys beyond the resource names are for, to name them in a permission error. */
+export function purposeOf(opcode: OpCode): string {
+  switch (opcode) {
+    case OP_FENCED_ACQUIRE:
+    case OP_RAISE:
+      return 'the lock keys and their fencing counters (pipelock:fence:<resource>, for fencing: true)';
+    case OP_GATED:
+      return 'the lock key and its waiting queue at the gate (pipelock:queue:<resource>, for wake-ups)';
+    case OP_INCR:
+      return "run-once's attempt counter (<jobKey>:attempts:<windowEnd>)";
+    case OP_MARK_DONE:
+    case OP_IS_DONE:
+      return "run-once's run key and done marker (<jobKey>:run:<windowEnd>)";
+    case OP_PERMIT:
+    case OP_PERMIT_EXTEND:
+    case OP_PERMIT_RELEASE:
+      return "a semaphore's permit keys and release counter (<resource>:permit:<n>, <resource>:permits-released)";
+    case OP_READ:
+    case OP_READ_EXTEND:
+    case OP_READ_RELEASE:
+    case OP_WRITE:
+      return "a read/write lock's keys (<resource>:readers, :writer, :writer-waiting)";
+    default:
+      return 'the lock keys';
+  }
+}
+
+/** What a refusal of `kind` means and what to change, for MisconfigurationError. */
+export function explain(kind: MasterErrorKind, error: Error, master: string, opcode: OpCode, keys: readonly string[]): { message: string; fix: string } {
+  const purpose = purposeOf(opcode);
+  const listed = keys.map((key) => JSON.stringify(key)).join(', ');
+  switch (kind) {
+    case 'noperm': {
+      const command = /run the '([^']+)' command/.exec(error.message)?.[1];
+      if (command !== undefined) {
+        const scripting = /^(evalsha|eval|script\|load|evalsha_ro|eval_ro)$/.test(command);
+        return {
+          message: `master ${master} does not let this ACL user run '${command}' (${error.message})`,
+          fix: scripting
+            ? 'pipelock runs multi-key and owner-checked operations as Lua scripts: grant them to the user (ACL SETUSER <user> +@scripting, or +evalsha +eval +script|load)'
+            : `grant the command to the user (ACL SETUSER <user> +${command})`,
+        };
+      }
+      return {
+        message: `master ${master} does not let this ACL user access ${purpose}: ${listed} (${error.message})`,
+        fix: 'allow those keys in the user\'s key patterns (ACL SETUSER <user> ~<pattern> …); pipelock\'s own keys all start with "pipelock:" (~pipelock:*), the others are named after your resources (README, "Keys and ACLs")',
+      };
+    }
+    case 'wrongtype':
+      return {
+        message: `on master ${master} a key of ${purpose} holds another type of value: ${listed} (${error.message})`,
+        fix: 'the key is not pipelock\'s (application data, or another library\'s): use resource names nothing else writes',
+      };
+    case 'unknown-command':
+      return {
+        message: `master ${master} does not know a command pipelock sends (${error.message})`,
+        fix: 'pipelock needs EVALSHA and SCRIPT LOAD (scripting), or SET … IFEQ with DELIFEQ or DELEX for script-free single-key locks: point it at a Redis or Valkey server, not a proxy that lacks them',
+      };
+    case 'moved':
+      return {
+        message: `master ${master} is a Redis Cluster node, not a standalone master: it answered ${error.message.split(' ')[0]} for ${listed}`,
+        fix: `give the cluster as one member: { cluster: ['redis://${master}'] } or a cluster client in the API, redis+cluster://${master} with the CLI`,
+      };
+    default:
+      return {
+        message: `master ${master} refused the connection's credentials (${error.message})`,
+        fix: 'check the username and password (the URL, or clientOptions)',
+      };
+  }
+}

@@ -1,0 +1,301 @@
+import type { EventEmitter } from 'node:events';
+import type { RedisClientOptions } from '@redis/client';
+import { kMaxTimerMs } from '../util/alarm.js';
+import { AGAINST, Attempt, FOR, PENDING, type Vote } from './attempt.js';
+import type { MasterClient } from '../clients.js';
+import type { MemberEntry } from '../transport/members.js';
+import { isClusterSeeds, isRedisCluster } from '../transport/cluster/detect.js';
+import { ClusterTransport } from '../transport/cluster/transport.js';
+import { RedisClusterTransport } from '../transport/cluster/redis-cluster.js';
+import { IoredisClusterTransport, isIoredisCluster } from '../transport/cluster/ioredis-cluster.js';
+import { Deadlines } from './deadlines.js';
+import { publishNodeError } from './channels.js';
+import { InvalidArgumentError, QuorumUnreachableError, RedlockClosedError, ResourceLockedError, type ExecutionStats, type NodeOutcome } from '../errors.js';
+import { Node } from './master.js';
+import { describeOutcomes, mayHold, outcomesOf, statsOf, type Voted } from './records.js';
+import { quorumSize } from './quorum.js';
+import { OP_ACQUIRE, OP_RELEASE, type OpCode } from '../protocol/batch-script.js';
+import { GateProbe } from '../waiting/gate.js';
+import { queueKey, turnArgs } from '../waiting/turns.js';
+import type { Transport } from '../transport/transport.js';
+import { IoredisTransport, isIoredisClient } from '../transport/ioredis.js';
+import { RedisTransport } from '../transport/redis.js';
+import type { WatchSource } from '../watch/hub.js';
+
+/** How often quit() looks whether the masters answered what was sent (a rare, bounded wait). */
+const kDrainPollMs = 2;
+
+/**
+ * A release tried again on masters whose first answer never came (MasterSet.retry): any answer now
+ * counts as released, since "not ours" cannot be told apart from "deleted by the try that timed
+ * out" — a paused master runs what it was sent once it resumes.
+ */
+class Retry extends Attempt {
+  protected override judge(): Vote {
+    return FOR;
+  }
+}
+
+/** The settings the masters run with (a ResolvedSettings fits). */
+export interface MasterSettings {
+  readonly nodeTimeout: number;
+  readonly chunkSize: number;
+  readonly coalesce: boolean;
+}
+
+/**
+ * The masters of one Redlock: the connections it opened (and owns) or was given, one Node per
+ * master, the one timer of their per-attempt deadlines, and the forward half of the data path:
+ * an operation becomes one Attempt queued on every master in one synchronous loop. Redlock, the
+ * renewal scheduler, fencing, run-once and release results all send through here.
+ */
+export class MasterSet {
+  readonly nodes: readonly Node[];
+  readonly quorum: number;
+  /** The clients as given (URLs: the clients opened from them), in order. */
+  readonly clients: Set<MasterClient>;
+  /** The clients' key prefix (ioredis `keyPrefix`; one for all), put before every lock key. */
+  readonly #prefix: string;
+  /** Some member is a Redis Cluster: a lock's keys must share a slot (src/transport/cluster/slots.ts). */
+  readonly clustered: boolean;
+  readonly #settings: MasterSettings;
+  readonly #events: EventEmitter;
+  readonly #deadlines: Deadlines;
+  #closed = false;
+
+  /** `events` hears node-redlock's 'error' event (only when someone listens to it). */
+  constructor(entries: readonly MemberEntry[], settings: MasterSettings, clientOptions: RedisClientOptions | undefined, events: EventEmitter) {
+    this.#settings = settings;
+    this.#events = events;
+    const nodes: Node[] = [];
+    this.#deadlines = new Deadlines(nodes);
+    for (const [index, entry] of entries.entries()) {
+      // Connections pipelock opens (from URLs, or beside an ioredis client) have no other listener;
+      // an unheard 'error' event would crash the process.
+      const onError = (error: Error): void => {
+        this.#onNodeError(nodes[index]!, error);
+      };
+      let transport: Transport;
+      if (typeof entry === 'string') {
+        transport = RedisTransport.open(entry, index, clientOptions, onError);
+      } else if (isClusterSeeds(entry)) {
+        transport = RedisClusterTransport.open(entry.cluster, index, clientOptions, onError);
+      } else if (isRedisCluster(entry)) {
+        transport = new RedisClusterTransport(entry, index);
+      } else if (isIoredisCluster(entry)) {
+        transport = new IoredisClusterTransport(entry, index);
+        transport.onError(onError);
+      } else if (isIoredisClient(entry)) {
+        transport = new IoredisTransport(entry, index);
+        transport.onError(onError);
+      } else {
+        transport = new RedisTransport(entry, index);
+      }
+      nodes.push(new Node(index, transport, transport.client, typeof entry === 'string' || isClusterSeeds(entry), settings.chunkSize, settings.coalesce, this.#onNodeError, this.#deadlines));
+    }
+    this.nodes = nodes;
+    this.#prefix = nodes[0]!.transport.keyPrefix;
+    this.clients = new Set(nodes.map((node) => node.client));
+    this.clustered = nodes.some((node) => node.transport instanceof ClusterTransport);
+    this.quorum = quorumSize(nodes.length);
+  }
+
+  /** Whether quit() began (a call, not a getter: read again after an await, where the compiler would keep a property's earlier value). */
+  isClosed(): boolean {
+    return this.#closed;
+  }
+
+  assertOpen(): void {
+    if (this.#closed) throw new RedlockClosedError();
+  }
+
+  /** Resolves once a quorum of masters is connected (see Redlock.ready). */
+  async ready(timeoutMs: number): Promise<void> {
+    if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs < 0) throw new InvalidArgumentError('timeoutMs', 'must be a number of ms ≥ 0', timeoutMs);
+    const deadline = performance.now() + timeoutMs;
+    const nodes = this.nodes;
+    for (;;) {
+      // Closed connections never become ready: say so rather than wait out the timeout.
+      this.assertOpen();
+      const ready = nodes.filter((node) => node.transport.isReady).length;
+      if (ready >= this.quorum) return;
+      if (performance.now() >= deadline) {
+        const outcomes = nodes.map((n): NodeOutcome => ({ node: n.index, name: n.name, vote: n.transport.isReady ? 'for' : 'error', ...(n.lastError ? { error: n.lastError } : {}) }));
+        throw new QuorumUnreachableError(`only ${ready} of ${nodes.length} masters connected within ${timeoutMs} ms: ${describeOutcomes(outcomes)}`, [], outcomes);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  /** An attempt over these masters, started now (its validity and deadline count from here); not yet sent. */
+  attempt(opcode: OpCode, keys: readonly string[], token: string, ttlArg: string, budget: number, needAll: boolean): Attempt {
+    const prefix = this.#prefix;
+    if (prefix !== '') keys = keys.map((key) => prefix + key);
+    return new Attempt(opcode, keys, token, ttlArg, this.quorum, performance.now(), budget, needAll, this.nodes.length);
+  }
+
+  /**
+   * Per member, what its watch connections are duplicated from (waiting woken by releases,
+   * src/watch/watch.ts): an @redis/client master's client, or an @redis/client cluster's (one
+   * watch per shard, src/watch/cluster-watch.ts); undefined for ioredis masters and clusters,
+   * which are polled.
+   */
+  watchSources(): (WatchSource | undefined)[] {
+    return this.nodes.map((node) => {
+      const transport = node.transport;
+      if (transport instanceof RedisTransport) return { master: transport.client };
+      if (transport instanceof RedisClusterTransport) return { cluster: transport.client };
+      return undefined;
+    });
+  }
+
+  /** One operation sent to every master, with its own quorum tally. */
+  execute(opcode: OpCode, keys: readonly string[], token: string, ttlArg: string, budget: number, target = 0, extra = ''): Attempt {
+    this.assertOpen();
+    const attempt = this.attempt(opcode, keys, token, ttlArg, budget, false);
+    attempt.target = target;
+    attempt.extra = extra;
+    this.dispatch(attempt);
+    return attempt;
+  }
+
+  /**
+   * An acquisition sent to master `gate` first and to the others once the gate grants it (see
+   * src/waiting/gate.ts): callers woken by the same release are ordered by the one master, in the
+   * order they queued in `queue` there (`turn`: the caller's id in it), instead of splitting the
+   * quorum between them.
+   */
+  executeGated(gate: number, keys: readonly string[], token: string, ttlArg: string, budget: number, queue: string, turn: string): Attempt {
+    this.assertOpen();
+    const attempt = this.attempt(OP_ACQUIRE, keys, token, ttlArg, budget, false);
+    // At the gate it takes its turn in the queue there (src/waiting/turns.ts).
+    this.nodes[gate]!.enqueue(new GateProbe(attempt, queue, turnArgs(turn), this.#pastGate));
+    return attempt;
+  }
+
+  /** The waiting queue at the gate of a lock whose first resource is `resource` (src/waiting/turns.ts). */
+  queueOf(resource: string): string {
+    return queueKey(this.#prefix, resource, this.clustered);
+  }
+
+  readonly #pastGate = (attempt: Attempt): void => {
+    const nodes = this.nodes;
+    // Only masters still pending: a budget that ran out while the gate answered has timed them out.
+    for (let i = 0; i < nodes.length; i++) {
+      if (attempt.votes[i] !== PENDING) continue;
+      if (this.#closed) attempt.settle(i, new RedlockClosedError());
+      else nodes[i]!.enqueue(attempt);
+    }
+  };
+
+  dispatch(attempt: Attempt): void {
+    const nodes = this.nodes;
+    for (let i = 0; i < nodes.length; i++) nodes[i]!.enqueue(attempt);
+  }
+
+  /**
+   * `previous` again, asked only of the masters that did not answer it (timed out or failed): the
+   * others' answers are carried over as they were, so the new attempt's tally is the whole
+   * picture. For operations that are safe to repeat (an owner-checked release).
+   */
+  retry(previous: Attempt, budget: number): Attempt {
+    this.assertOpen();
+    const nodes = this.nodes;
+    const again = new Retry(previous.opcode, previous.keys, previous.token, previous.ttlArg, this.quorum, performance.now(), budget, false, nodes.length);
+    for (let i = 0; i < nodes.length; i++) {
+      const vote = previous.votes[i];
+      if (vote === FOR || vote === AGAINST) again.carry(i, previous);
+      else nodes[i]!.enqueue(again);
+    }
+    return again;
+  }
+
+  /** Owner-checked delete (`release`: the kind's release) of a failed attempt's keys on every master that may have set them. */
+  async cleanup(attempt: Attempt, resources: readonly string[], release: OpCode = OP_RELEASE): Promise<void> {
+    const nodes = this.nodes;
+    const undo = this.attempt(release, resources, attempt.token, '0', attempt.budget, true);
+    for (let i = 0; i < nodes.length; i++) {
+      if (mayHold(attempt, i)) nodes[i]!.enqueue(undo);
+      else undo.skip(i);
+    }
+    if (undo.pending === 0) return;
+    await undo.done;
+  }
+
+  /** Best-effort owner-checked delete of a lost lock's keys on every master, so the resource frees before its TTL. */
+  discard(resources: readonly string[], token: string, release: OpCode = OP_RELEASE): void {
+    this.dispatch(this.attempt(release, resources, token, '0', this.#settings.nodeTimeout, true));
+  }
+
+  /** Every master's part in one attempt (cold path: built on demand). */
+  outcomes(attempt: Attempt): NodeOutcome[] {
+    return outcomesOf(attempt, this.nodes);
+  }
+
+  /** node-redlock's stats promises, built only when someone reads them. */
+  stats(attempts: readonly Voted[]): ReadonlyArray<Promise<ExecutionStats>> {
+    return attempts.map((attempt) => statsOf(attempt, this.nodes));
+  }
+
+  /**
+   * node-redlock v5's 'error' event for every master that voted against an attempt (its README's
+   * listener filters them out by class), emitted once every master of the attempt has answered, with
+   * the same errors as the attempt's stats. Nothing is built unless someone listens.
+   */
+  reportRefusals(attempt: Attempt): void {
+    if (this.#events.listenerCount('error') === 0) return;
+    void statsOf(attempt, this.nodes).then((stats) => {
+      for (const error of stats.votesAgainst.values()) if (error instanceof ResourceLockedError) this.report(error);
+    });
+  }
+
+  /** Reports an error that has no caller to throw to (node-redlock's 'error' event, only if someone listens). */
+  report(error: unknown): void {
+    if (this.#events.listenerCount('error') > 0) this.#events.emit('error', error);
+  }
+
+  /** How long quit() gives the masters to answer what was sent, and the connections to close. */
+  get #graceMs(): number {
+    return Math.min(kMaxTimerMs, Math.max(250, 2 * this.#settings.nodeTimeout));
+  }
+
+  /** From now on nothing is sent (RedlockClosedError); answers false when already closed. */
+  shut(): boolean {
+    if (this.#closed) return false;
+    this.#closed = true;
+    return true;
+  }
+
+  /**
+   * After shut(): resolves once every master is idle (what was sent is answered or timed out, and
+   * the undos that failed attempts queued are answered too), or after the grace (twice nodeTimeout).
+   * The deadline timer still runs meanwhile, so a silent master holds this up by at most its budget.
+   */
+  async drain(): Promise<void> {
+    const until = performance.now() + this.#graceMs;
+    while (!this.nodes.every((node) => node.idle) && performance.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, kDrainPollMs));
+    }
+  }
+
+  /**
+   * After shut(): stops the deadline timer and every master; closes the connections pipelock opened
+   * and, unless `keepClients`, the clients it was given (node-redlock v5's quit() quits them all).
+   */
+  async close(keepClients: boolean): Promise<void> {
+    this.#deadlines.clear();
+    const closing: Promise<unknown>[] = [];
+    const graceMs = this.#graceMs;
+    for (const node of this.nodes) {
+      node.detach();
+      closing.push(node.transport.close(graceMs, keepClients && !node.owned));
+    }
+    await Promise.allSettled(closing);
+  }
+
+  readonly #onNodeError = (node: Node, error: Error): void => {
+    node.lastError = error;
+    publishNodeError(node.index, node.name, error);
+    this.report(error);
+  };
+}

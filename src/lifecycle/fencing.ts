@@ -1,0 +1,101 @@
+import { NO_COMMAND_TIMEOUT, type MasterClient, type RedisClient } from '../transport/members.js';
+import { isIoredisClient } from '../transport/ioredis.js';
+import { isRedisCluster } from '../transport/cluster/detect.js';
+import { clusterCounterKey } from '../transport/cluster/slots.js';
+import { InvalidArgumentError } from '../errors.js';
+import type { MasterSet } from '../engine/masters.js';
+import { FENCE_RETENTION_MS, OP_RAISE } from '../protocol/batch-script.js';
+import { createHash } from 'node:crypto';
+
+/**
+ * Fencing tokens across the quorum: the storage rejects a holder paused past its lease once a
+ * newer holder wrote (Kleppmann, "How to do distributed locking", martin.kleppmann.com/2016/02/08/how-to-do-distributed-locking.html).
+ *
+ * Construction: the acquire script INCRs one counter per resource on every master it locks and
+ * answers the largest value; the client takes f = the largest over its quorum. Before the
+ * acquisition counts as successful, it raises the counters on a majority to at least f, where
+ * each master votes "for" only if its counter was below f; if a master answers a counter ≥ f,
+ * f becomes that + 1 and the raise is repeated.
+ *
+ * Why it is increasing: let A succeed with fence f_A, so some majority M_A holds counters ≥ f_A
+ * when A's success is decided. A later holder B can only win after A's keys are gone from a
+ * master of A's lock majority, i.e. after A released or its keys expired — after A succeeded, so
+ * after M_A was raised. B's raise is sent after B won, so it reaches every master after M_A's
+ * raise; B's raise majority meets M_A in some master whose counter was ≥ f_A, and B only succeeds
+ * with votes "counter < f_B" from a majority, so f_A ≤ that counter < f_B. (Taking the largest
+ * INCR of B's quorum alone is not enough: B's INCR on a master outside A's lock majority may
+ * run before A's raise reached it.)
+ *
+ * Assumptions: a master never loses an acknowledged write (fsync on every write, or a crashed
+ * master stays down longer than the largest lock duration: Redlock's delayed restart, redis.io/docs/latest/develop/use/patterns/distributed-locks) and Redis
+ * keys expire no earlier than their TTL. Counters expire 7 days after last use; one created again
+ * starts from the master's clock in µs, so tokens keep increasing as long as a resource sees fewer
+ * than one acquisition per µs and no master's clock steps back by more than those 7 days.
+ */
+export function counterKeys(resources: readonly string[], clustered = false): string[] {
+  // On a Redis Cluster member the counter must share its resource's slot (src/transport/cluster/slots.ts).
+  if (clustered) return resources.map(clusterCounterKey);
+  return resources.map((resource) => `pipelock:fence:${resource}`);
+}
+
+const RAISE_ROUNDS = 5;
+
+/** Raises the counters to a value a majority had below it; that value is the fence, or undefined if no quorum answered. */
+export async function raiseFence(masters: MasterSet, counters: readonly string[], first: number, budget: number): Promise<number | undefined> {
+  let fence = first;
+  for (let round = 0; round < RAISE_ROUNDS; round++) {
+    const raise = masters.execute(OP_RAISE, counters, String(fence), String(FENCE_RETENTION_MS), budget, fence);
+    await raise.done;
+    if (raise.won) return fence;
+    // Someone holds a counter at or above ours: go above it. Otherwise masters failed: give up.
+    if (raise.value < fence) return undefined;
+    fence = raise.value + 1;
+  }
+  return undefined;
+}
+
+/**
+ * The storage side: a fenced write to a Redis hash `{ fence, value }` that is rejected when the
+ * stored fence is above the given one, so a stale holder cannot overwrite a newer holder's write.
+ * An equal fence is the current holder's own (fences rise with every acquisition), so a holder
+ * may write as often as its section needs.
+ * SQL equivalent: `UPDATE t SET value = $1, fence = $2 WHERE id = $3 AND fence <= $2`.
+ */
+export const FENCED_WRITE_SCRIPT = `local last = tonumber(redis.call('HGET', KEYS[1], 'fence')) or -1
+if last > tonumber(ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[1], 'fence', ARGV[1], 'value', ARGV[2])
+return 1`;
+const FENCED_WRITE_SHA = createHash('sha1').update(FENCED_WRITE_SCRIPT).digest('hex');
+
+/**
+ * Writes `value` under `key` unless a newer fence already wrote there; resolves whether it was written.
+ * `client` is the store's: @redis/client (a client or a cluster), or ioredis (whose own keyPrefix and settings then apply).
+ */
+export async function fencedWrite(client: MasterClient, key: string, fence: number, value: string): Promise<boolean> {
+  let send: (args: string[]) => Promise<unknown>;
+  if (isRedisCluster(client)) {
+    // A cluster routes the call to the shard owning the key (and follows MOVED/ASK).
+    send = (args) => client.sendCommand(key, false, args, NO_COMMAND_TIMEOUT);
+  } else if (isIoredisClient(client)) {
+    if (client.status === 'end') throw new InvalidArgumentError('client', 'must be open (its status is "end")', 'a closed client');
+    send = (args) => client.call(...(args as [string, ...string[]]));
+  } else {
+    const given = client as Partial<RedisClient> | null;
+    if (typeof given?.sendCommand !== 'function') throw new InvalidArgumentError('client', 'must be an @redis/client or ioredis client', client);
+    if (given.isOpen !== true) throw new InvalidArgumentError('client', 'must be open (call client.connect() first)', 'a closed client');
+    send = (args) => client.sendCommand(args, NO_COMMAND_TIMEOUT);
+  }
+  if (typeof key !== 'string' || key.length === 0) throw new InvalidArgumentError('key', 'must be a non-empty string', key);
+  if (!Number.isSafeInteger(fence) || fence <= 0) throw new InvalidArgumentError('fence', 'must be a positive safe integer (a lock.fence)', fence);
+  if (typeof value !== 'string') throw new InvalidArgumentError('value', 'must be a string', value);
+  const args = [key, String(fence), value];
+  let reply: unknown;
+  try {
+    reply = await send(['EVALSHA', FENCED_WRITE_SHA, '1', ...args]);
+  } catch (error) {
+    if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+    reply = await send(['EVAL', FENCED_WRITE_SCRIPT, '1', ...args]);
+  }
+  // ioredis' stringNumbers answers '1'.
+  return reply === 1 || reply === '1';
+}

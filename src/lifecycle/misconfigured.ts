@@ -1,0 +1,28 @@
+import { FAILED, type Attempt } from '../engine/attempt.js';
+import { MisconfigurationError, type ExecutionStats } from '../errors.js';
+import { errorKind, explain, isPermanent } from '../engine/master-errors.js';
+import type { Node } from '../engine/master.js';
+import { outcomesOf } from '../engine/records.js';
+
+/**
+ * The error to fail a lost `attempt` with at once, or undefined: so many masters answered with an
+ * error no retry heals (src/engine/master-errors.ts) that no quorum can form by waiting. Fewer such masters
+ * leave a quorum possible (the others may free the lock), so the call goes on with its schedule.
+ */
+export function misconfigured(attempt: Attempt, nodes: readonly Node[], stats: () => ReadonlyArray<Promise<ExecutionStats>>): MisconfigurationError | undefined {
+  const errors = attempt.errors;
+  if (errors === undefined) return undefined;
+  let first = -1;
+  let count = 0;
+  for (let i = 0; i < attempt.votes.length; i++) {
+    if (attempt.votes[i] !== FAILED || !isPermanent(errorKind(errors[i]!))) continue;
+    if (first === -1) first = i;
+    count++;
+  }
+  if (count <= attempt.size - attempt.quorum) return undefined;
+  const error = errors[first]!;
+  const kind = errorKind(error);
+  const master = nodes[first]!.name;
+  const { message, fix } = explain(kind, error, master, attempt.opcode, attempt.keys);
+  return new MisconfigurationError(message, { reason: kind, master, keys: attempt.keys, fix }, stats, outcomesOf(attempt, nodes));
+}

@@ -1,0 +1,126 @@
+import type { Attempt } from '../engine/attempt.js';
+import { QuorumUnreachableError } from '../errors.js';
+import type { Lock } from './lock.js';
+import type { MasterSet } from '../engine/masters.js';
+import { describeOutcomes, describeResources } from '../engine/records.js';
+import type { ResolvedSettings } from '../settings.js';
+import { answeredByQuorum } from '../engine/quorum.js';
+import { ReleaseResult } from './release-result.js';
+import { misconfigured } from './misconfigured.js';
+import { stopRenewing } from './renewal.js';
+import { mayRetry, retryWait, sleep } from '../waiting/schedule.js';
+import { handOver, heirOf, passable } from './handover.js';
+import { Passed, type Ticket, type Waiters } from '../waiting/waiters.js';
+import type { AdmissionWindow } from '../admission/window.js';
+
+const noAttempts = (): never[] => [];
+
+/**
+ * Redlock.release(): the owner-checked delete of a lock's keys on every master, decided at the
+ * quorum — or, when a caller of this process waits for the same resources, the lock handed to it
+ * (src/lifecycle/handover.ts).
+ *
+ * Releases wait for room in the admission window ahead of every queued acquisition (src/admission/window.ts):
+ * a batch job releasing 25,000 locks at once sent them all, and the last ones failed their budget
+ * in the masters' queues. A release no quorum answered (a stall, a restart) is tried again on the
+ * retry schedule, as node-redlock v5 does, asking only the masters that did not answer (an
+ * owner-checked delete is safe to repeat), while the lock's keys may still be there: given up at
+ * once, a release lost to a stall of the machine held the resource for its whole TTL.
+ */
+export class Releases {
+  constructor(
+    readonly masters: MasterSet,
+    readonly window: AdmissionWindow,
+    readonly waiters: Waiters | undefined,
+  ) {}
+
+  async release(lock: Lock, s: ResolvedSettings): Promise<ReleaseResult> {
+    // Its keys are another Lock's now (src/lifecycle/handover.ts): an owner-checked delete of its
+    // token would take them from under that one.
+    if (lock.passedOn) return new ReleaseResult(this.masters, undefined);
+    // Out of the scheduler before any I/O: a renewal decided from now on cannot touch the lock, and
+    // one already queued reaches each master before this release (same connection, in order), as an
+    // owner-checked PEXPIRE that cannot bring a deleted key back.
+    stopRenewing(lock);
+    // Past this its keys are gone anyway: no retry of the release is worth making.
+    const expires = lock.expiration;
+    lock.expiration = 0;
+    const heir = heirOf(this.waiters, lock, expires);
+    if (heir !== undefined) {
+      if (!passable(lock, heir)) return this.#handOver(lock, s, expires, heir);
+      if (heir.receive(new Passed(lock.value, lock.validUntil))) {
+        lock.passedOn = true;
+        return new ReleaseResult(this.masters, undefined);
+      }
+      // It gave up as it was being passed the lock: released the usual way.
+    }
+    const n = lock.resources.length;
+    if (!this.window.tryEnterFirst(n)) await this.#enter(n);
+    const attempt = this.masters.execute(lock.ops.release, lock.resources, lock.value, '0', s.nodeTimeout);
+    await attempt.done;
+    this.window.decided(attempt, n, performance.now() - attempt.start);
+    if (answeredByQuorum(attempt)) return new ReleaseResult(this.masters, attempt);
+    return this.#again(lock, s, expires, [attempt]);
+  }
+
+  async #handOver(lock: Lock, s: ResolvedSettings, expires: number, heir: Ticket): Promise<ReleaseResult> {
+    const n = lock.resources.length;
+    let attempt: Attempt;
+    try {
+      if (!this.window.tryEnterFirst(n)) await this.#enter(n);
+      attempt = handOver(this.masters, lock, heir);
+    } catch (error) {
+      heir.receive(undefined);
+      throw error;
+    }
+    await attempt.done;
+    this.window.decided(attempt, n, performance.now() - attempt.start);
+    if (attempt.won) {
+      // The heir gave up while the keys passed to it: they are nobody's, and deleted before this resolves.
+      if (!heir.receive(attempt)) await this.masters.cleanup(attempt, lock.resources);
+      return new ReleaseResult(this.masters, attempt);
+    }
+    // Refused or unanswered on a quorum: the new token goes wherever it may have been written, the
+    // lock is released as usual, and the heir tries the masters, behind that release on each connection.
+    void this.masters.cleanup(attempt, lock.resources);
+    let release: Attempt;
+    try {
+      if (!this.window.tryEnterFirst(n)) await this.#enter(n);
+      release = this.masters.execute(lock.ops.release, lock.resources, lock.value, '0', s.nodeTimeout);
+    } finally {
+      heir.receive(undefined);
+    }
+    await release.done;
+    this.window.decided(release, n, performance.now() - release.start);
+    if (answeredByQuorum(release)) return new ReleaseResult(this.masters, release);
+    return this.#again(lock, s, expires, [release]);
+  }
+
+  /** The tries after the first (`tries`), each on the masters that answered none before. */
+  async #again(lock: Lock, s: ResolvedSettings, expires: number, tries: Attempt[]): Promise<ReleaseResult> {
+    const n = lock.resources.length;
+    for (;;) {
+      const previous = tries.at(-1)!;
+      const misconfiguration = misconfigured(previous, this.masters.nodes, () => this.masters.stats(tries));
+      if (misconfiguration !== undefined) throw misconfiguration;
+      const wait = retryWait(s.retryDelay, s.retryJitter);
+      if (!mayRetry(tries.length, s.retryCount) || Date.now() + wait >= expires || this.masters.isClosed()) {
+        const nodes = this.masters.outcomes(previous);
+        throw new QuorumUnreachableError(`could not confirm the release of ${describeResources(lock.resources)} on a quorum after ${tries.length} attempt(s): ${describeOutcomes(nodes)}`, this.masters.stats(tries), nodes);
+      }
+      await sleep(wait, undefined, noAttempts);
+      this.masters.assertOpen();
+      if (!this.window.tryEnterFirst(n)) await this.#enter(n);
+      const attempt = this.masters.retry(previous, s.nodeTimeout);
+      tries.push(attempt);
+      await attempt.done;
+      this.window.decided(attempt, n, performance.now() - attempt.start);
+      if (answeredByQuorum(attempt)) return new ReleaseResult(this.masters, attempt, tries);
+    }
+  }
+
+  async #enter(n: number): Promise<void> {
+    await this.window.enterFirst(n);
+    this.masters.assertOpen();
+  }
+}

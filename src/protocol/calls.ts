@@ -1,0 +1,54 @@
+import { LEAN_SCRIPT, LEAN_SHA, leanArgs } from './lean-script.js';
+import { BATCH_SCRIPT, BATCH_SHA, batchArgs, type OpArgs } from './batch-script.js';
+
+/** A Lua script pipelock runs with EVALSHA. */
+export interface Script {
+  readonly source: string;
+  readonly sha: string;
+}
+
+/** Every script, loaded on each master at connect and again after NOSCRIPT (src/engine/script-replay.ts). */
+export const SCRIPTS: readonly Script[] = [
+  { source: LEAN_SCRIPT, sha: LEAN_SHA },
+  { source: BATCH_SCRIPT, sha: BATCH_SHA },
+];
+
+export function scriptBySha(sha: string | undefined): Script | undefined {
+  return SCRIPTS.find((script) => script.sha === sha);
+}
+
+export function scriptBySource(source: string | undefined): Script | undefined {
+  return SCRIPTS.find((script) => script.source === source);
+}
+
+/** `SCRIPT LOAD source`: the reply is the script's SHA. */
+export function scriptLoadArgs(script: Script): string[] {
+  return ['SCRIPT', 'LOAD', script.source];
+}
+
+/**
+ * The words of one script call for ops[from, to): LEAN_SCRIPT when they fit it (single-key
+ * acquire, extend and release sharing a ttl: what nearly every call carries), BATCH_SCRIPT otherwise.
+ */
+export function callArgs(ops: readonly OpArgs[], from: number, to: number): string[] {
+  return leanArgs(ops, from, to) ?? batchArgs(BATCH_SHA, ops, from, to);
+}
+
+/**
+ * Whether `reply` answers a call of `count` operations: one integer per operation, or — LEAN_SCRIPT
+ * when every operation answered 1 — the integer `count` itself.
+ */
+export function isCallReply(reply: unknown, count: number): boolean {
+  return reply === count || (Array.isArray(reply) && reply.length === count);
+}
+
+/** What operation `i` of a call of `count` operations answered, from a reply isCallReply accepted. */
+export function answerAt(reply: unknown, count: number, i: number): unknown {
+  return reply === count ? 1 : (reply as readonly unknown[])[i];
+}
+
+/** One answer per operation (for a transport that merges the replies of several calls); undefined when `reply` does not answer `count` operations. */
+export function answersOf(reply: unknown, count: number): unknown[] | undefined {
+  if (reply === count) return new Array<number>(count).fill(1);
+  return Array.isArray(reply) && reply.length === count ? reply as unknown[] : undefined;
+}

@@ -1,0 +1,102 @@
+import { ReentrancyError, type ExecutionStats } from '../../errors.js';
+import type { Lock, RedlockAbortSignal } from '../../lifecycle/lock.js';
+import type { ReleaseResult } from '../../lifecycle/release-result.js';
+import type { Holding } from './holding.js';
+
+type ReleaseSettings = Parameters<Lock['release']>[0];
+type ExtendSettings = Parameters<Lock['extend']>[1];
+
+/**
+ * One holder's handle on a reentrant lock. The outermost handle of a context is the one whose
+ * acquisition went to the masters; the nested ones share its Redlock lock: its token, fencing
+ * token, validity and signal.
+ */
+export class ReentrantLock {
+  /** The resources this holder asked for (for a nested holder, a subset of the outermost's). */
+  readonly resources: readonly string[];
+  /** True for the handle whose acquisition went to the masters; its release is the one that deletes the keys. */
+  readonly outermost: boolean;
+  readonly #holding: Holding;
+  readonly #lock: Lock;
+  #released = false;
+
+  /** @internal Handles come from ReentrantRedlock.acquire() and using(). */
+  constructor(holding: Holding, lock: Lock, resources: readonly string[], outermost: boolean) {
+    this.#holding = holding;
+    this.#lock = lock;
+    this.resources = resources;
+    this.outermost = outermost;
+  }
+
+  /** The shared lock's token (the outermost acquisition's). */
+  get value(): string {
+    return this.#lock.value;
+  }
+
+  /** The outermost acquisition's fencing token: a nested holder acts inside the same lock, so under the same fence. */
+  get fence(): number | undefined {
+    return this.#lock.fence;
+  }
+
+  /**
+   * Aborts when the shared lock is lost (LockLostError, as Redlock's signal), or when the outermost
+   * `using` scope ended while this holder was still inside (ReentrancyError).
+   */
+  get signal(): RedlockAbortSignal {
+    return this.#holding.signal;
+  }
+
+  /** Milliseconds of validity the shared lock has left; 0 once it is released or lost. */
+  get validity(): number {
+    return this.#holding.ended ? 0 : this.#lock.validity;
+  }
+
+  /** node-redlock's per-attempt stats of the outermost acquisition (a nested one made none of its own). */
+  get attempts(): ReadonlyArray<Promise<ExecutionStats>> {
+    return this.outermost ? this.#lock.attempts : [];
+  }
+
+  /** Handles of this context that hold the shared lock now, this one included if not released. */
+  get holders(): number {
+    return this.#holding.holders;
+  }
+
+  /**
+   * A nested holder lets go locally and resolves undefined, with nothing sent. The outermost
+   * releases the Redlock lock (its ReleaseResult), and is refused with a ReentrancyError while
+   * nested holders have not let go. Releasing a handle twice does nothing the second time.
+   */
+  release(settings?: ReleaseSettings): Promise<ReleaseResult | undefined> {
+    if (this.#released) return Promise.resolve(undefined);
+    if (!this.outermost) {
+      this.#released = true;
+      this.#holding.leave();
+      return Promise.resolve(undefined);
+    }
+    return this.#releaseOutermost(false, settings);
+  }
+
+  /** @internal The outermost `using` scope ended: released even with nested holders inside (see Holding.release). */
+  end(): Promise<ReleaseResult | undefined> {
+    if (this.#released) return Promise.resolve(undefined);
+    if (!this.outermost) return this.release();
+    return this.#releaseOutermost(true, undefined);
+  }
+
+  /**
+   * The outermost holder may extend the shared lock (in place: this handle stays valid). A nested
+   * holder may not: the lock is renewed for it, and a shorter duration asked from inside would cut
+   * the outermost's validity below what it was promised.
+   */
+  async extend(duration: number, settings?: ExtendSettings): Promise<this> {
+    if (!this.outermost) throw new ReentrancyError(`a nested holder of ${this.resources.join(', ')} cannot extend the shared lock; it is auto-extended, and only the outermost holder may extend it`, this.resources);
+    await this.#holding.extend(duration, settings);
+    return this;
+  }
+
+  async #releaseOutermost(force: boolean, settings: ReleaseSettings): Promise<ReleaseResult> {
+    // Marked before the call only when it cannot be refused: a refused release leaves the handle held.
+    if (force || this.#holding.holders <= 1) this.#released = true;
+    return this.#holding.release(force, settings);
+  }
+}

@@ -1,0 +1,97 @@
+import { InvalidArgumentError, QuorumUnreachableError, ResourceLockedError } from '../errors.js';
+import type { Lock } from '../lifecycle/lock.js';
+import { Redlock } from '../redlock.js';
+import { misconfigured } from '../lifecycle/misconfigured.js';
+import { stopRenewing } from '../lifecycle/renewal.js';
+import { OP_INCR, OP_IS_DONE, OP_MARK_DONE } from '../protocol/batch-script.js';
+
+export interface RunOnceOptions {
+  /** The window is [k·windowMs, (k+1)·windowMs) of the epoch clock, e.g. 3_600_000 for hourly. */
+  readonly windowMs?: number;
+  /** Or the window's end as epoch ms (the window is the caller's; the job runs once before it). */
+  readonly windowEnd?: number;
+  /** The lease while the job runs, kept renewed by the renewal scheduler; a crashed runner's lease expires after this. */
+  readonly leaseMs: number;
+  /** Runs (started attempts) per window at most; a failed or crashed run is retried by some runner until then. */
+  readonly maxAttempts: number;
+}
+
+export type RunOnceOutcome<T> =
+  | { readonly status: 'ran'; readonly value: T; readonly attempt: number; readonly marked: boolean }
+  | { readonly status: 'already-done' }
+  | { readonly status: 'running-elsewhere' }
+  | { readonly status: 'attempts-exhausted'; readonly attempts: number }
+  | { readonly status: 'failed'; readonly cause: unknown; readonly attempt: number };
+
+/**
+ * A run-once-per-window job guard (an hourly job run by several nodes, which a lost or racy
+ * SETNX + EXPIRE lets skip or double), over the quorum:
+ * 1. take the window's run key with a short lease (auto-renewed while the job runs);
+ *    if it is held, it is either the done-marker (already-done) or another runner's lease;
+ * 2. count the attempt with INCR (the largest count of a quorum); past maxAttempts, stop;
+ * 3. run; on success replace the lease by the done-marker until the window ends (owner-checked),
+ *    so no runner re-runs it; on a thrown error release, so another runner retries;
+ *    a crashed runner stops renewing and its lease expires, so another runner retries.
+ * "Running twice is better than not running": if the marker cannot be written on a quorum the
+ * outcome says `marked: false`, and another runner may run the job again in this window.
+ */
+export async function runOnce<T>(redlock: Redlock, jobKey: string, options: RunOnceOptions, job: (signal: AbortSignal) => Promise<T>): Promise<RunOnceOutcome<T>> {
+  const now = Date.now();
+  const windowEnd = checkOptions(redlock, jobKey, options, job, now);
+  const runKey = `${jobKey}:run:${windowEnd}`;
+  const budget = redlock.settings.nodeTimeout;
+  const masters = redlock.masters;
+  let lock: Lock;
+  try {
+    lock = await redlock.acquire([runKey], options.leaseMs, { retryCount: 0, autoExtend: true });
+  } catch (error) {
+    if (!(error instanceof ResourceLockedError)) throw error;
+    const done = masters.execute(OP_IS_DONE, [runKey], '', '0', budget);
+    await done.done;
+    return done.won ? { status: 'already-done' } : { status: 'running-elsewhere' };
+  }
+  // The attempt counter outlives the window a little so that late runners still see it.
+  const counted = masters.execute(OP_INCR, [`${jobKey}:attempts:${windowEnd}`], '', String(windowEnd - now + options.leaseMs), budget);
+  await counted.done;
+  if (!counted.won) {
+    await lock.release();
+    throw misconfigured(counted, masters.nodes, () => masters.stats([counted])) ?? new QuorumUnreachableError(`could not count the attempt of ${jobKey} on a quorum`, () => masters.stats([counted]), masters.outcomes(counted));
+  }
+  const attempt = counted.value;
+  if (attempt > options.maxAttempts) {
+    await lock.release();
+    return { status: 'attempts-exhausted', attempts: attempt - 1 };
+  }
+  let value: T;
+  try {
+    value = await job(lock.signal!);
+  } catch (cause) {
+    // The job's error is the outcome; a release that fails too (masters down, Redlock closed) is
+    // reported beside it, and the lease then expires on its own.
+    await lock.release().catch((error: unknown) => {
+      masters.report(error);
+    });
+    return { status: 'failed', cause, attempt };
+  }
+  stopRenewing(lock);
+  const mark = masters.execute(OP_MARK_DONE, [runKey], lock.value, String(Math.max(1, windowEnd - Date.now())), budget);
+  await mark.done;
+  return { status: 'ran', value, attempt, marked: mark.won };
+}
+
+function checkOptions(redlockOf: unknown, jobKey: unknown, options: unknown, job: unknown, now: number): number {
+  if (!(redlockOf instanceof Redlock)) throw new InvalidArgumentError('redlock', 'must be a Redlock', redlockOf);
+  if (typeof jobKey !== 'string' || jobKey.length === 0) throw new InvalidArgumentError('jobKey', 'must be a non-empty string', jobKey);
+  if (typeof job !== 'function') throw new InvalidArgumentError('job', 'must be a function', job);
+  if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'must be an object', options);
+  const { windowMs, windowEnd, leaseMs, maxAttempts } = options as RunOnceOptions;
+  if (!Number.isSafeInteger(leaseMs) || leaseMs <= 0) throw new InvalidArgumentError('options.leaseMs', 'must be a positive safe integer of ms', leaseMs);
+  if (!Number.isSafeInteger(maxAttempts) || maxAttempts < 1) throw new InvalidArgumentError('options.maxAttempts', 'must be an integer ≥ 1', maxAttempts);
+  if ((windowMs === undefined) === (windowEnd === undefined)) throw new InvalidArgumentError('options.windowMs', 'or options.windowEnd must be given, not both', windowMs ?? windowEnd);
+  if (windowEnd !== undefined) {
+    if (!Number.isSafeInteger(windowEnd) || windowEnd <= now) throw new InvalidArgumentError('options.windowEnd', 'must be a future epoch time in ms', windowEnd);
+    return windowEnd;
+  }
+  if (!Number.isSafeInteger(windowMs) || (windowMs as number) <= 0) throw new InvalidArgumentError('options.windowMs', 'must be a positive safe integer of ms', windowMs);
+  return (Math.floor(now / (windowMs as number)) + 1) * (windowMs as number);
+}

@@ -1,0 +1,245 @@
+import { kMaxTimerMs } from './util/alarm.js';
+import { InvalidArgumentError } from './errors.js';
+import type { LockLostHandler } from './lifecycle/lock.js';
+
+/** Settings of a Redlock instance; node-redlock v5's five come first, with its defaults. */
+export interface Settings {
+  /** Clock drift allowed between masters, as a fraction of the duration. @default 0.01 */
+  readonly driftFactor: number;
+  /** Retries after the first attempt; -1 retries until the signal aborts. @default 10 */
+  readonly retryCount: number;
+  /** Base wait between attempts, in ms. @default 200 */
+  readonly retryDelay: number;
+  /** Random ± added to each wait, in ms. @default 100 */
+  readonly retryJitter: number;
+  /** `using()` extends the lock when less than this much validity remains, in ms. @default 500 */
+  readonly automaticExtensionThreshold: number;
+  /**
+   * Per-attempt time budget for the masters' answers, in ms: a stalled master costs at most this
+   * (a disconnected one fails at once). Larger than the 5–50 ms the Redlock page suggests for a 10 s TTL (redis.io/docs/latest/develop/use/patterns/distributed-locks) because it only matters when
+   * a majority stalls, while a budget below a GC pause or a burst's queueing turns healthy masters
+   * into spurious failures. @default 250
+   */
+  readonly nodeTimeout: number;
+  /**
+   * How many times one lock may be extended. The Redlock page bounds reacquisition so that a client
+   * that keeps extending cannot hold a resource forever (liveness; redis.io/docs/latest/develop/use/patterns/distributed-locks). @default Infinity
+   */
+  readonly maxExtensions: number;
+  /** Auto-extended locks are not renewed past this much time after acquisition, in ms. @default Infinity */
+  readonly maxHoldTime: number;
+  /** The renewal scheduler renews together every lock due within this many ms. @default 25 */
+  readonly renewalWindow: number;
+  /** Most keys in one coalesced script call, so one call never holds a master for long. @default 256 */
+  readonly chunkSize: number;
+  /**
+   * acquire() as a whole — waiting for its turn in the client's queue, its attempts and retries —
+   * must be done within this many ms: an attempt whose turn would come later is not sent and the
+   * call fails with OverloadedError, and no retry starts past it. @default Infinity
+   */
+  readonly acquireTimeout: number;
+  /** Coalesce the operations of one tick into one script call per master; `false` sends one call per operation. @default true */
+  readonly coalesce: boolean;
+  /**
+   * A refused acquisition sleeps until its keys are released or expire (announced by the masters
+   * on a watch connection of pipelock's own per @redis/client master) instead of only until its
+   * next retry; local callers for the same resources queue behind one network waiter. `false`:
+   * node-redlock's polling only. ioredis masters are always polled. @default true
+   */
+  readonly wakeups: boolean;
+  /**
+   * An auto-extended lock (autoExtend, `using()`) watches its keys on every master's watch
+   * connection and aborts its signal with LockLostError within about a round trip of losing them
+   * on a quorum (deleted, overwritten, expired), instead of at its next renewal. Opt-in: each
+   * renewal rearms the watch with one GET per key per master (see the README's "Waiting").
+   * ioredis masters are not watched. @default false
+   */
+  readonly watchHeld: boolean;
+}
+
+/** Per-call settings of acquire / extend / release / using. */
+export interface CallSettings extends Partial<Pick<Settings, 'driftFactor' | 'retryCount' | 'retryDelay' | 'retryJitter' | 'automaticExtensionThreshold' | 'nodeTimeout' | 'maxExtensions' | 'maxHoldTime' | 'acquireTimeout' | 'watchHeld'>> {
+  /** Cancels waiting and retrying; a lock won after the signal fired is released, not returned. */
+  readonly signal?: AbortSignal | undefined;
+  /**
+   * acquire(): keep the lock alive with the renewal scheduler until release(); `lock.signal` aborts
+   * if it is lost. It is renewed when less than max(duration/3, automaticExtensionThreshold) remains.
+   * @default false
+   */
+  readonly autoExtend?: boolean | undefined;
+  /**
+   * acquire(): give the lock a fencing token (`lock.fence`) greater than every earlier acquisition's
+   * of the same resources, across the quorum; costs one more round trip. @default false
+   */
+  readonly fencing?: boolean | undefined;
+  /** acquire() with autoExtend: called once if the lock is lost (besides `lock.signal`). */
+  readonly onLockLost?: LockLostHandler | undefined;
+}
+
+export type ResolvedSettings = Readonly<Settings>;
+
+/** One call's settings, resolved once: the numbers, and the flags with nothing optional left. */
+export interface ResolvedCall {
+  /** The instance's own settings object when the call overrides no number (no copy per call). */
+  readonly settings: ResolvedSettings;
+  readonly signal: AbortSignal | undefined;
+  readonly autoExtend: boolean;
+  readonly fencing: boolean;
+  readonly onLockLost: LockLostHandler | undefined;
+}
+
+/**
+ * `using()` keeps at least this much of a lock's duration above automaticExtensionThreshold:
+ * node-redlock v5's rule (its `using` throws below it), so a renewal is not due at once.
+ */
+export const kUsingMarginMs = 100;
+
+export const kDefaults: ResolvedSettings = Object.freeze({
+  driftFactor: 0.01,
+  retryCount: 10,
+  retryDelay: 200,
+  retryJitter: 100,
+  automaticExtensionThreshold: 500,
+  nodeTimeout: 250,
+  maxExtensions: Infinity,
+  maxHoldTime: Infinity,
+  renewalWindow: 25,
+  chunkSize: 256,
+  acquireTimeout: Infinity,
+  coalesce: true,
+  wakeups: true,
+  watchHeld: false,
+});
+
+type Check = (name: string, value: unknown) => void;
+
+const finiteAtLeast0: Check = (name, value) => {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new InvalidArgumentError(name, 'must be a finite number ≥ 0', value);
+};
+
+// Waited on with setTimeout, which cuts a longer delay to 1 ms: a huge value must not become a tiny one.
+const timerMs: Check = (name, value) => {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > kMaxTimerMs) throw new InvalidArgumentError(name, `must be a number of ms from 0 to ${kMaxTimerMs} (the longest timer)`, value);
+};
+
+const RULES: { readonly [K in keyof Settings]: Check } = {
+  driftFactor: (name, value) => {
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value >= 1) throw new InvalidArgumentError(name, 'must be a number from 0 up to (not including) 1', value);
+  },
+  retryCount: (name, value) => {
+    if (!Number.isSafeInteger(value) || (value as number) < -1) throw new InvalidArgumentError(name, 'must be an integer ≥ -1 (-1: retry until aborted)', value);
+  },
+  retryDelay: timerMs,
+  retryJitter: timerMs,
+  automaticExtensionThreshold: finiteAtLeast0,
+  nodeTimeout: (name, value) => {
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 1 || value > kMaxTimerMs) throw new InvalidArgumentError(name, `must be a number of ms from 1 to ${kMaxTimerMs} (the longest timer)`, value);
+  },
+  maxExtensions: (name, value) => {
+    if (value !== Infinity && (!Number.isSafeInteger(value) || (value as number) < 0)) throw new InvalidArgumentError(name, 'must be an integer ≥ 0 or Infinity', value);
+  },
+  acquireTimeout: (name, value) => {
+    if (typeof value !== 'number' || Number.isNaN(value) || value <= 0) throw new InvalidArgumentError(name, 'must be a number of ms > 0, or Infinity', value);
+  },
+  maxHoldTime: (name, value) => {
+    if (typeof value !== 'number' || Number.isNaN(value) || value <= 0) throw new InvalidArgumentError(name, 'must be a number of ms > 0, or Infinity', value);
+  },
+  renewalWindow: finiteAtLeast0,
+  chunkSize: (name, value) => {
+    if (!Number.isSafeInteger(value) || (value as number) < 1 || (value as number) > 100_000) throw new InvalidArgumentError(name, 'must be an integer from 1 to 100000', value);
+  },
+  coalesce: (name, value) => {
+    if (typeof value !== 'boolean') throw new InvalidArgumentError(name, 'must be a boolean', value);
+  },
+  wakeups: (name, value) => {
+    if (typeof value !== 'boolean') throw new InvalidArgumentError(name, 'must be a boolean', value);
+  },
+  watchHeld: (name, value) => {
+    if (typeof value !== 'boolean') throw new InvalidArgumentError(name, 'must be a boolean', value);
+  },
+};
+
+const CALL_KEYS = new Set<string>(['driftFactor', 'retryCount', 'retryDelay', 'retryJitter', 'automaticExtensionThreshold', 'nodeTimeout', 'maxExtensions', 'maxHoldTime', 'acquireTimeout', 'watchHeld']);
+/** Per-call keys that are not numbers of ResolvedSettings; checked where they are used. */
+const CALL_EXTRAS = new Set<string>(['signal', 'autoExtend', 'onLockLost', 'fencing']);
+
+/** A non-null, non-array object. */
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function merge(base: ResolvedSettings, given: Record<string, unknown>, prefix: string, allowed: ReadonlySet<string> | undefined): ResolvedSettings {
+  const out: Record<string, unknown> = { ...base };
+  for (const key of Object.keys(given)) {
+    const value = given[key];
+    if (value === undefined || (allowed !== undefined && CALL_EXTRAS.has(key))) continue;
+    const rule = (RULES as Record<string, Check | undefined>)[key];
+    if (rule === undefined || (allowed !== undefined && !allowed.has(key))) {
+      throw new InvalidArgumentError(`${prefix}.${key}`, 'is not a known setting', value);
+    }
+    rule(`${prefix}.${key}`, value);
+    out[key] = value;
+  }
+  return Object.freeze(out) as unknown as ResolvedSettings;
+}
+
+/** Resolves the constructor's settings once; the hot path never re-checks them. */
+export function resolveSettings(settings: unknown): ResolvedSettings {
+  if (settings === undefined) return kDefaults;
+  if (!isObject(settings)) throw new InvalidArgumentError('settings', 'must be an object', settings);
+  return merge(kDefaults, settings, 'settings', undefined);
+}
+
+/** The resolution of a call that passed no settings: made once per Redlock. */
+export function plainCall(base: ResolvedSettings): ResolvedCall {
+  return Object.freeze({ settings: base, signal: undefined, autoExtend: false, fencing: false, onLockLost: undefined });
+}
+
+/**
+ * Resolves one call's settings over the instance's, once per call. The numbers are copied only
+ * when the call overrides one: the common `{ signal }` costs no copy of the instance's settings.
+ */
+export function resolveCall(base: ResolvedSettings, plain: ResolvedCall, settings: unknown): ResolvedCall {
+  if (settings === undefined) return plain;
+  if (!isObject(settings)) throw new InvalidArgumentError('settings', 'must be an object', settings);
+  const signal = settings.signal;
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new InvalidArgumentError('settings.signal', 'must be an AbortSignal', signal);
+  for (const flag of ['autoExtend', 'fencing'] as const) {
+    if (settings[flag] !== undefined && typeof settings[flag] !== 'boolean') throw new InvalidArgumentError(`settings.${flag}`, 'must be a boolean', settings[flag]);
+  }
+  const onLockLost = settings.onLockLost;
+  if (onLockLost !== undefined && typeof onLockLost !== 'function') throw new InvalidArgumentError('settings.onLockLost', 'must be a function', onLockLost);
+  let numbers = false;
+  for (const key of Object.keys(settings)) {
+    if (settings[key] !== undefined && !CALL_EXTRAS.has(key)) {
+      numbers = true;
+      break;
+    }
+  }
+  return {
+    settings: numbers ? merge(base, settings, 'settings', CALL_KEYS) : base,
+    signal,
+    autoExtend: settings.autoExtend === true,
+    fencing: settings.fencing === true,
+    onLockLost: onLockLost as LockLostHandler | undefined,
+  };
+}
+
+export function validateResources(resources: unknown): asserts resources is readonly string[] {
+  if (!Array.isArray(resources)) throw new InvalidArgumentError('resources', 'must be an array of strings', resources);
+  if (resources.length === 0) throw new InvalidArgumentError('resources', 'must not be empty', resources);
+  for (let i = 0; i < resources.length; i++) {
+    const resource: unknown = resources[i];
+    if (typeof resource !== 'string' || resource.length === 0) throw new InvalidArgumentError(`resources[${i}]`, 'must be a non-empty string', resource);
+  }
+  // Most locks name one resource: skip the Set unless there is something to compare.
+  if (resources.length > 1 && new Set(resources).size !== resources.length) {
+    const first = resources.findIndex((r, i) => resources.indexOf(r) !== i);
+    throw new InvalidArgumentError(`resources[${first}]`, `must not repeat resources[${resources.indexOf(resources[first])}]`, resources[first]);
+  }
+}
+
+/** Redis takes PX as a 64-bit integer, but validity math on a double needs a safe integer. */
+export function validateDuration(duration: unknown, name = 'duration'): asserts duration is number {
+  if (!Number.isSafeInteger(duration) || (duration as number) <= 0) throw new InvalidArgumentError(name, 'must be a positive safe integer of milliseconds', duration);
+}

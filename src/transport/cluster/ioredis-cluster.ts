@@ -1,0 +1,118 @@
+import { NodeUnavailableError } from '../../errors.js';
+import type { IoredisClient, MasterClient } from '../../clients.js';
+import { quit } from '../ioredis.js';
+import { ClusterTransport } from './transport.js';
+
+/** The part of an ioredis `Cluster` pipelock uses (structural: whichever copy of ioredis built it). */
+export interface IoredisClusterClient extends Omit<IoredisClient, 'duplicate' | 'options'> {
+  readonly isCluster: boolean;
+  readonly options: { keyPrefix?: string; redisOptions?: Record<string, unknown> };
+  /** Per slot, the node keys (`host:port`) serving it, master first. */
+  readonly slots: readonly (readonly string[] | undefined)[];
+  nodes(role: 'master'): IoredisClient[];
+  duplicate(startupNodes?: unknown[], options?: Record<string, unknown>): IoredisClusterClient;
+}
+
+/** An ioredis `Cluster`. */
+export function isIoredisCluster(value: unknown): value is IoredisClusterClient {
+  const candidate = value as Partial<IoredisClusterClient> | null;
+  return typeof candidate === 'object' && candidate !== null && candidate.isCluster === true && typeof candidate.nodes === 'function' && typeof candidate.status === 'string';
+}
+
+/** Master connections that were ready once: not ready now means dropped. */
+const seenReady = new WeakSet<object>();
+
+/**
+ * A cluster member over an ioredis `Cluster`. As for a standalone ioredis master
+ * (src/transport/ioredis.ts), pipelock sends on its own `duplicate()`, with the options that change
+ * what a lock command means set its way: no auto-pipelining (it reorders sends), no replay of
+ * in-flight commands after a reconnect, integer replies as numbers, no keyPrefix (the master set
+ * puts it before lock keys, as node-redlock v5's `evalsha` did). ioredis routes a command by its
+ * first key and follows MOVED and ASK itself (built/cluster/index.js handleError); TRYAGAIN it
+ * retries after `retryDelayOnTryAgain`, set short here so that a call split across a migrating
+ * slot comes back soon enough to be split per operation within the attempt's budget.
+ */
+export class IoredisClusterTransport extends ClusterTransport {
+  readonly name: string;
+  /** The user's Cluster (ioredis' own type is not one pipelock names; structurally a client). */
+  readonly client: MasterClient;
+  readonly #given: IoredisClusterClient;
+  readonly #connection: IoredisClusterClient;
+
+  constructor(client: IoredisClusterClient, index: number) {
+    super();
+    this.client = client as unknown as MasterClient;
+    this.#given = client;
+    const masters = client.nodes('master');
+    this.name = masters.length === 0 ? `clusters[${index}]` : `cluster(${masters.map(nodeKey).join(',')})`;
+    this.#connection = client.duplicate(undefined, {
+      enableAutoPipelining: false,
+      keyPrefix: undefined,
+      retryDelayOnTryAgain: 2,
+      enableOfflineQueue: true,
+      lazyConnect: false,
+      redisOptions: {
+        ...client.options.redisOptions,
+        autoResendUnfulfilledCommands: false,
+        maxRetriesPerRequest: 0,
+        commandTimeout: undefined,
+        stringNumbers: false,
+        keyPrefix: undefined,
+      },
+    });
+  }
+
+  get keyPrefix(): string {
+    return this.#given.options.keyPrefix ?? '';
+  }
+
+  get isOpen(): boolean {
+    return this.#connection.status !== 'end' && this.#connection.status !== 'close';
+  }
+
+  get isReady(): boolean {
+    return this.#connection.status === 'ready';
+  }
+
+  protected route(_key: string | undefined, args: readonly string[]): Promise<unknown> {
+    return this.#connection.call(...(args as [string, ...string[]]));
+  }
+
+  protected downShard(slot: number): string | undefined {
+    const key = this.#connection.slots[slot]?.[0];
+    if (key === undefined) return undefined;
+    const node = this.#connection.nodes('master').find((master) => nodeKey(master) === key);
+    if (node === undefined) return undefined;
+    if (node.status === 'ready') seenReady.add(node);
+    else if (seenReady.has(node)) return key;
+    return undefined;
+  }
+
+  protected everyMaster(args: readonly string[]): Promise<unknown[]> {
+    return Promise.all(this.#connection.nodes('master').map((node) => node.call(...(args as [string, ...string[]]))));
+  }
+
+  /** ioredis queues commands until the cluster is ready (enableOfflineQueue): nothing to wait for here. */
+  protected async connected(): Promise<void> {
+    if (!this.isOpen) throw new NodeUnavailableError(this.name);
+    await Promise.resolve();
+  }
+
+  onReady(fn: () => void): () => void {
+    this.#connection.on('ready', fn);
+    return () => this.#connection.off('ready', fn);
+  }
+
+  onError(fn: (error: Error) => void): () => void {
+    this.#connection.on('error', fn);
+    return () => this.#connection.off('error', fn);
+  }
+
+  async close(graceMs: number, keepGiven = false): Promise<void> {
+    await Promise.all([quit(this.#connection as unknown as IoredisClient, graceMs), keepGiven ? undefined : quit(this.#given as unknown as IoredisClient, graceMs)]);
+  }
+}
+
+function nodeKey(node: IoredisClient): string {
+  return `${node.options.host ?? 'localhost'}:${node.options.port ?? 6379}`;
+}

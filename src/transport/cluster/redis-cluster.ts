@@ -1,0 +1,122 @@
+import type { RedisClientOptions } from '@redis/client';
+import { kMaxTimerMs } from '../../util/alarm.js';
+import { loadRedisClient, NO_COMMAND_TIMEOUT } from '../members.js';
+import { NodeUnavailableError } from '../../errors.js';
+import type { ClusterShardNode, RedisClusterClient } from '../../clients.js';
+import { asError } from '../../engine/script-replay.js';
+import { ClusterTransport, hostPort } from './transport.js';
+
+/** Shard connections that were ready once: not ready now means dropped, not still connecting. */
+const seenReady = new WeakSet<object>();
+
+/**
+ * A cluster member over @redis/client's cluster client (the user's `createCluster()`, or one
+ * pipelock opens from seed URLs). Its `sendCommand(firstKey, …)` follows MOVED (refreshing the
+ * slot table) and ASK (with ASKING), up to `maxCommandRedirections` (cluster/index.js `_execute`).
+ */
+export class RedisClusterTransport extends ClusterTransport {
+  readonly name: string;
+  readonly keyPrefix = '';
+  readonly #cluster: RedisClusterClient;
+
+  constructor(cluster: RedisClusterClient, index: number, name?: string) {
+    super();
+    this.#cluster = cluster;
+    this.name = name ?? clusterName(cluster, index);
+  }
+
+  /** Opens a cluster client from seed URLs and connects it; `onError` hears its errors. */
+  static open(seeds: readonly string[], index: number, clientOptions: RedisClientOptions | undefined, onError: (error: Error) => void): RedisClusterTransport {
+    const { createCluster } = loadRedisClient(seeds[0]!);
+    const cluster = createCluster({
+      rootNodes: seeds.map((url) => ({ url })),
+      defaults: {
+        ...clientOptions,
+        commandOptions: { timeout: 0 },
+        socket: { reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2000), ...clientOptions?.socket },
+      } as never,
+    }) as unknown as RedisClusterClient;
+    const transport = new RedisClusterTransport(cluster, index, `cluster(${seeds.map(hostPort).join(',')})`);
+    cluster.on('error', onError);
+    cluster.connect().catch((error: unknown) => {
+      onError(asError(error));
+    });
+    return transport;
+  }
+
+  get client(): RedisClusterClient {
+    return this.#cluster;
+  }
+
+  get isOpen(): boolean {
+    return this.#cluster.isOpen;
+  }
+
+  get isReady(): boolean {
+    return this.#cluster.isReady;
+  }
+
+  protected route(key: string | undefined, args: readonly string[]): Promise<unknown> {
+    return this.#cluster.sendCommand(key, false, args as string[], NO_COMMAND_TIMEOUT);
+  }
+
+  protected downShard(slot: number): string | undefined {
+    // A connection still opening for the first time is waited for, as a standalone master's is.
+    const shard = this.#cluster.slots[slot]?.master;
+    const connection = shard?.client;
+    if (connection === undefined) return undefined;
+    if (connection.isReady) seenReady.add(connection);
+    else if (seenReady.has(connection)) return `${shard!.host}:${shard!.port}`;
+    return undefined;
+  }
+
+  protected everyMaster(args: readonly string[]): Promise<unknown[]> {
+    const cluster = this.#cluster;
+    return Promise.all(cluster.masters.map(async (node) => (await cluster.nodeClient(node)).sendCommand(args, NO_COMMAND_TIMEOUT)));
+  }
+
+  protected async connected(deadline: number): Promise<void> {
+    const cluster = this.#cluster;
+    if (cluster.isOpen) {
+      let listener: (() => void) | undefined;
+      let timer: NodeJS.Timeout | undefined;
+      await new Promise<void>((resolve) => {
+        listener = resolve;
+        cluster.on('connect', resolve);
+        timer = setTimeout(resolve, Math.max(0, Math.min(deadline - performance.now(), kMaxTimerMs)));
+      });
+      clearTimeout(timer);
+      cluster.off('connect', listener!);
+    }
+    if (!cluster.isReady) throw new NodeUnavailableError(this.name);
+  }
+
+  onReady(fn: () => void): () => void {
+    // The cluster client emits 'connect' once its slot table is loaded (cluster-slots.js connect()).
+    this.#cluster.on('connect', fn);
+    return () => this.#cluster.off('connect', fn);
+  }
+
+  onError(fn: (error: Error) => void): () => void {
+    this.#cluster.on('error', fn);
+    return () => this.#cluster.off('error', fn);
+  }
+
+  async close(graceMs: number, keepGiven = false): Promise<void> {
+    const cluster = this.#cluster;
+    if (keepGiven || !cluster.isOpen) return;
+    let timer: NodeJS.Timeout | undefined;
+    const closed = await Promise.race([
+      cluster.close().then(() => true, () => false),
+      new Promise<false>((resolve) => (timer = setTimeout(resolve, graceMs, false))),
+    ]);
+    clearTimeout(timer);
+    if (!closed) cluster.destroy();
+  }
+}
+
+/** `cluster(host:port,…)` from the masters the client knows, for messages. */
+function clusterName(cluster: RedisClusterClient, index: number): string {
+  const masters = cluster.masters;
+  return masters.length === 0 ? `clusters[${index}]` : `cluster(${masters.map((node: ClusterShardNode) => `${node.host}:${node.port}`).join(',')})`;
+}

@@ -1,0 +1,163 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Attempt } from '../../engine/attempt.js';
+import type { Batch } from '../../engine/coalescer.js';
+import { NodeUnavailableError, UnexpectedReplyError } from '../../errors.js';
+import type { MasterClient } from '../../clients.js';
+import { asError } from '../../engine/script-replay.js';
+import { answersOf, callArgs, scriptBySha, scriptBySource } from '../../protocol/calls.js';
+import type { Transport } from '../transport.js';
+import { slotOf } from './slots.js';
+
+/** How long to wait before resending a call refused with TRYAGAIN (a slot mid-migration). */
+const kTryAgainMs = 10;
+
+/**
+ * A Redis Cluster as one Redlock member. The coalescer still cuts one batch per tick for the
+ * member; here the batch is split by hash slot and each slot's operations go out as one EVALSHA to
+ * the shard owning it. All calls of one tick to one shard leave in one corked write (node-redis
+ * `#scheduleWrite`).
+ *
+ * Why per slot and not per shard: Redis checks a script's declared keys before running it and
+ * refuses keys of two slots (CROSSSLOT), even on one shard and even with
+ * `#!lua flags=allow-cross-slot-keys` (measured, redis-server 7.0.15); keys passed in ARGV instead
+ * are checked only when touched, so a key of a slot that moved fails mid-script and the writes
+ * made before it stay. With declared keys of one slot, a call either runs whole on the node
+ * owning the slot or is refused before it runs (MOVED, ASK, TRYAGAIN, CLUSTERDOWN): an operation is
+ * never half-applied, and a refused call can be resent as it is.
+ *
+ * Redirections: @redis/client's cluster `sendCommand` follows MOVED (refreshing its slot table)
+ * and ASK (with ASKING), up to `maxCommandRedirections`; TRYAGAIN is resent here after
+ * kTryAgainMs while the batch's deadline allows. NOSCRIPT (a shard restarted, or the target of a
+ * migration never saw the script) is resent as EVAL, which also caches the script there.
+ * Whatever still fails is that operation's failure on this member, never a silent loss.
+ *
+ * Subclasses adapt one client library: RedisClusterTransport (@redis/client), IoredisClusterTransport.
+ */
+export abstract class ClusterTransport implements Transport {
+  abstract readonly name: string;
+  abstract readonly keyPrefix: string;
+  abstract readonly client: MasterClient;
+  abstract readonly isOpen: boolean;
+  abstract readonly isReady: boolean;
+  abstract onReady(fn: () => void): () => void;
+  abstract onError(fn: (error: Error) => void): () => void;
+  abstract close(graceMs: number, keepGiven?: boolean): Promise<void>;
+  /** Sends one command to the shard owning `key`'s slot (any node without a key), following MOVED and ASK. */
+  protected abstract route(key: string | undefined, args: readonly string[]): Promise<unknown>;
+  /** `host:port` of the shard owning `slot` when its connection was ready once and dropped; else undefined. */
+  protected abstract downShard(slot: number): string | undefined;
+  /** Sends one command to every master. */
+  protected abstract everyMaster(args: readonly string[]): Promise<unknown[]>;
+  /** Resolves once the client is connected; NodeUnavailableError when `deadline` comes first or it was closed. */
+  protected abstract connected(deadline: number): Promise<void>;
+
+  /**
+   * SCRIPT LOAD goes to every master (a script call may land on any), and answers the script's SHA
+   * only if every master did; anything else is routed by no key.
+   */
+  async send(args: readonly string[]): Promise<unknown> {
+    if (args[0] !== 'SCRIPT') return this.route(undefined, args);
+    const replies = await this.everyMaster(args);
+    const sha = scriptBySource(args[2])?.sha;
+    return replies.find((reply) => reply !== sha) ?? sha;
+  }
+
+  /**
+   * Sends a batch split by slot. Resolves with what the batch's reply would have been: for SET NX
+   * its reply; otherwise one entry per operation, a number or the Error of that operation's call.
+   */
+  sendBatch(batch: Batch): Promise<unknown> {
+    const ops = batch.ops;
+    if (batch.setNx) return this.#call(ops[0]!.keys[0]!, batch.args, batch.deadline, true);
+    const slots = new Array<number>(ops.length);
+    let mixed = false;
+    for (let i = 0; i < ops.length; i++) {
+      slots[i] = slotOf(ops[i]!.keys[0]!);
+      if (slots[i] !== slots[0]) mixed = true;
+    }
+    if (!mixed) return this.#slot(ops, batch.args, batch.deadline);
+    const groups = new Map<number, number[]>();
+    for (let i = 0; i < ops.length; i++) {
+      const group = groups.get(slots[i]!);
+      if (group === undefined) groups.set(slots[i]!, [i]);
+      else group.push(i);
+    }
+    const out = new Array<unknown>(ops.length);
+    const calls: Promise<void>[] = [];
+    for (const group of groups.values()) {
+      const sub = group.map((i) => ops[i]!);
+      calls.push(this.#slot(sub, callArgs(sub, 0, sub.length), batch.deadline).then((replies) => {
+        for (let k = 0; k < group.length; k++) out[group[k]!] = replies[k];
+      }));
+    }
+    return Promise.all(calls).then(() => out);
+  }
+
+  /**
+   * One slot's operations as one call: per operation its integer or the call's Error. While a slot
+   * migrates, a call whose keys are split between source and target is refused with TRYAGAIN
+   * (cluster-spec "ASK redirection": multi-key operations on a migrating slot), and stays refused
+   * until the migration ends: such a call is split into one call per operation, each of which
+   * runs whole on one side (or is redirected there with ASK).
+   */
+  async #slot(ops: readonly Attempt[], args: readonly string[], deadline: number): Promise<unknown[]> {
+    try {
+      const reply = await this.#call(ops[0]!.keys[0]!, args, deadline, ops.length === 1);
+      const answers = answersOf(reply, ops.length);
+      if (answers !== undefined) return answers;
+      const error = new UnexpectedReplyError(this.name, reply);
+      return ops.map(() => error);
+    } catch (error) {
+      if (ops.length > 1 && isTryAgain(error)) {
+        const parts = await Promise.all(ops.map((op) => this.#slot([op], callArgs([op], 0, 1), deadline)));
+        return parts.flat();
+      }
+      const failure = asError(error);
+      return ops.map(() => failure);
+    }
+  }
+
+  /** One call routed by `key`, resent after NOSCRIPT (once, as EVAL) and, with `retry`, TRYAGAIN (until `deadline`). */
+  async #call(key: string, args: readonly string[], deadline: number, retry: boolean): Promise<unknown> {
+    // Before its first connect the cluster client refuses commands ("The client is offline")
+    // where a standalone client would queue them: wait for it, within the deadline.
+    if (!this.isReady) await this.connected(deadline);
+    for (;;) {
+      // A shard whose connection dropped answers nothing: fail its operations at once rather than
+      // let its client queue them offline (and write them, unowned, after a reconnect).
+      // A connection still opening for the first time is waited for, as a standalone master's is.
+      const down = this.downShard(slotOf(key));
+      if (down !== undefined) throw new NodeUnavailableError(`${this.name} shard ${down}`);
+      try {
+        return await this.route(key, args);
+      } catch (error) {
+        const message = error instanceof Error ? error.message : '';
+        const script = args[0] === 'EVALSHA' ? scriptBySha(args[1]) : undefined;
+        if (message.startsWith('NOSCRIPT') && script !== undefined) {
+          args = ['EVAL', script.source, ...args.slice(2)];
+          continue;
+        }
+        if (retry && message.startsWith('TRYAGAIN') && performance.now() + kTryAgainMs < deadline) {
+          await delay(kTryAgainMs);
+          continue;
+        }
+        throw error;
+      }
+    }
+  }
+}
+
+function isTryAgain(error: unknown): boolean {
+  // ioredis retries TRYAGAIN itself, then fails with "Too many Cluster redirections. Last error: … TRYAGAIN …".
+  return error instanceof Error && error.message.includes('TRYAGAIN');
+}
+
+/** `host:port` of a seed URL, for messages. */
+export function hostPort(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname}:${parsed.port || '6379'}`;
+  } catch {
+    return url;
+  }
+}

@@ -1,0 +1,129 @@
+import { InvalidArgumentError } from '../errors.js';
+import type { IoredisClient } from '../clients.js';
+import type { Transport } from './transport.js';
+
+/** An ioredis `Redis` (not @redis/client, which has `isOpen`; not an ioredis `Cluster`). */
+export function isIoredisClient(value: unknown): value is IoredisClient {
+  if (typeof value !== 'object' || value === null) return false;
+  const client = value as Partial<IoredisClient> & { isOpen?: unknown };
+  return typeof client.status === 'string' && typeof client.duplicate === 'function'
+    && typeof client.call === 'function' && client.isOpen === undefined;
+}
+
+/** The ioredis client states in which it has not given up: it is, or will be, connected. */
+const LIVE = new Set(['wait', 'connecting', 'connect', 'ready', 'reconnecting']);
+
+/** Checks one `clients[i]` entry that looks like ioredis. */
+export function checkIoredisClient(client: IoredisClient, name: string): void {
+  if ((client as { isCluster?: unknown }).isCluster === true) {
+    throw new InvalidArgumentError(name, 'must be an ioredis Redis, not a Cluster (give each independent master its own client)', 'an ioredis Cluster');
+  }
+  if (!LIVE.has(client.status)) {
+    throw new InvalidArgumentError(name, 'must be open or connecting (its status is "end" or "close": create a new ioredis client, or pass a URL)', `an ioredis client with status "${client.status}"`);
+  }
+}
+
+/**
+ * A transport over an ioredis `Redis`. pipelock sends on its own connection, a `duplicate()` of
+ * the user's client: same host, TLS, AUTH/ACL, Sentinel and retry settings, but with the options that
+ * decide what a lock command means set pipelock's way. On the user's own connection they are the
+ * user's choice and would change the protocol under us (ioredis' README and lib/redis/event_handler):
+ *
+ * - `autoResendUnfulfilledCommands` (default on) writes commands that were in flight at a
+ *   disconnect again after the reconnect: an acquisition its attempt already gave up on (and whose
+ *   cleanup failed on the dead connection) would land later and hold the key until its TTL. Off,
+ *   with `maxRetriesPerRequest: 0` so that ioredis rejects them at the drop instead of leaving them
+ *   unsettled (its close handler flushes the queue when `retryAttempts % (max + 1) === 0`).
+ * - `enableAutoPipelining` defers sends to `process.nextTick`, reordering them against direct
+ *   sends; the NOSCRIPT replay and the cleanup-after-acquire rule need call order.
+ * - `commandTimeout` arms a timer per command (pipelock bounds each attempt with one deadline);
+ *   `stringNumbers` turns the script's integer replies into strings; `keyPrefix` is applied by the
+ *   master set to lock keys, not by ioredis to the batch script's declared keys.
+ *
+ * The cost is one more connection per master; `quit()` closes it and, as node-redlock v5 did, the
+ * user's client.
+ */
+export class IoredisTransport implements Transport {
+  readonly name: string;
+  readonly #connection: IoredisClient;
+  readonly #ready = new Set<() => void>();
+  readonly #errors = new Set<(error: Error) => void>();
+
+  constructor(readonly client: IoredisClient, index: number) {
+    this.name = ioredisName(client, index);
+    this.#connection = client.duplicate({
+      autoResendUnfulfilledCommands: false,
+      maxRetriesPerRequest: 0,
+      enableAutoPipelining: false,
+      commandTimeout: undefined,
+      stringNumbers: false,
+      keyPrefix: undefined,
+      lazyConnect: false,
+      enableOfflineQueue: true,
+      readOnly: false,
+      monitor: false,
+    });
+    // One permanent listener each; ours are dispatched from our own sets. ioredis emits 'error'
+    // through silentEmit, which logs to stderr when nobody listens: this connection is ours, so its
+    // errors go to pipelock's node-error reporting, never to the console.
+    this.#connection.on('ready', () => { for (const listener of this.#ready) listener(); });
+    this.#connection.on('error', (error: Error) => { for (const listener of this.#errors) listener(error); });
+  }
+
+  get isOpen(): boolean {
+    return LIVE.has(this.#connection.status);
+  }
+
+  get isReady(): boolean {
+    return this.#connection.status === 'ready';
+  }
+
+  /** The prefix the user's client puts before every key, which v5 (through `evalsha`) applied too. */
+  get keyPrefix(): string {
+    return this.client.options.keyPrefix ?? '';
+  }
+
+  send(args: readonly string[]): Promise<unknown> {
+    return this.#connection.call(...(args as [string, ...string[]]));
+  }
+
+  onReady(listener: () => void): () => void {
+    this.#ready.add(listener);
+    return () => this.#ready.delete(listener);
+  }
+
+  onError(listener: (error: Error) => void): () => void {
+    this.#errors.add(listener);
+    return () => this.#errors.delete(listener);
+  }
+
+  async close(graceMs: number, keepGiven = false): Promise<void> {
+    await Promise.all([quit(this.#connection, graceMs), keepGiven ? undefined : quit(this.client, graceMs)]);
+  }
+}
+
+/** QUIT (pending replies first) for at most `graceMs`, then drop the connection; no reconnect either way. */
+export async function quit(connection: IoredisClient, graceMs: number): Promise<void> {
+  if (connection.status === 'end') return;
+  if (connection.status === 'ready') {
+    let timer: NodeJS.Timeout | undefined;
+    const closed = await Promise.race([
+      connection.quit().then(() => true, () => false),
+      new Promise<false>((resolve) => (timer = setTimeout(resolve, graceMs, false))),
+    ]);
+    clearTimeout(timer);
+    // QUIT's reply comes before the socket closes: resolve once the client is done, as quit() promises.
+    if (closed) {
+      if ((connection.status as string) !== 'end') await new Promise((resolve) => connection.once('end', resolve));
+      return;
+    }
+  }
+  connection.disconnect(false);
+}
+
+function ioredisName(client: IoredisClient, index: number): string {
+  const { host, port, path } = client.options;
+  if (typeof path === 'string' && path !== '') return path;
+  if (host !== undefined || port !== undefined) return `${host ?? 'localhost'}:${port ?? 6379}`;
+  return `clients[${index}]`;
+}

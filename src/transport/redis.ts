@@ -1,0 +1,93 @@
+import type { RedisClientOptions } from '@redis/client';
+import { clientName, closeClient, NO_COMMAND_TIMEOUT, openClient, type RedisClient } from './members.js';
+import type { Transport } from './transport.js';
+
+type Event = 'ready' | 'error';
+// Node passes each event's own arguments; the table only forwards them.
+type Listener = (error: Error) => void;
+
+/**
+ * Per client, one permanent listener per event, dispatching through this table. `createClient()`
+ * returns `Object.create(new Client())`: once `off()` brings that object's count of listeners for
+ * an event to 0, Node gives it its own `_events`, and listeners added later never fire (checked on
+ * @redis/client 6.3.1). Detaching and attaching again (a second Redlock on the same client after the
+ * first quit) would then miss 'ready'; never calling `off()` cannot.
+ */
+const tables = new WeakMap<RedisClient, Map<Event, Set<Listener>>>();
+
+function subscribe(client: RedisClient, event: Event, fn: Listener): () => void {
+  let table = tables.get(client);
+  if (table === undefined) {
+    table = new Map();
+    tables.set(client, table);
+  }
+  let listeners = table.get(event);
+  if (listeners === undefined) {
+    const set = new Set<Listener>();
+    listeners = set;
+    table.set(event, set);
+    client.on(event, (error: Error) => {
+      for (const listener of set) listener(error);
+    });
+  }
+  listeners.add(fn);
+  return () => {
+    table.get(event)?.delete(fn);
+  };
+}
+
+/** The Transport over an @redis/client client (the user's, or one pipelock opened from a URL). */
+export class RedisTransport implements Transport {
+  readonly name: string;
+  readonly #client: RedisClient;
+
+  constructor(client: RedisClient, index: number) {
+    this.#client = client;
+    this.name = clientName(client, index);
+  }
+
+  /**
+   * Opens a client from a URL and connects it. `onError` hears its errors from before the connect
+   * on: a connection nobody else listens to would crash the process on an unheard 'error' event.
+   */
+  static open(url: string, index: number, clientOptions: RedisClientOptions | undefined, onError: (error: Error) => void): RedisTransport {
+    const transport = new RedisTransport(openClient(url, clientOptions), index);
+    transport.onError(onError);
+    (transport.#client as unknown as { connect(): Promise<unknown> }).connect().catch((error: unknown) => {
+      onError(error as Error);
+    });
+    return transport;
+  }
+
+  get client(): RedisClient {
+    return this.#client;
+  }
+
+  /** @redis/client has no key prefix. */
+  readonly keyPrefix = '';
+
+  get isOpen(): boolean {
+    return this.#client.isOpen;
+  }
+
+  get isReady(): boolean {
+    return this.#client.isReady;
+  }
+
+  send(args: readonly string[]): Promise<unknown> {
+    return this.#client.sendCommand(args, NO_COMMAND_TIMEOUT);
+  }
+
+  onReady(fn: () => void): () => void {
+    return subscribe(this.#client, 'ready', fn);
+  }
+
+  onError(fn: (error: Error) => void): () => void {
+    return subscribe(this.#client, 'error', fn);
+  }
+
+  close(graceMs: number, keepGiven = false): Promise<void> {
+    // pipelock opens nothing beside a client it was given: keeping it means closing nothing.
+    return keepGiven ? Promise.resolve() : closeClient(this.#client, graceMs);
+  }
+}

@@ -1,0 +1,40 @@
+import type { Batch } from '../engine/coalescer.js';
+import type { MasterClient } from '../clients.js';
+
+/**
+ * How a master's code talks to its connection: the one seam between pipelock's per-master logic
+ * (coalescing, script replay, deadlines) and a client library. Every client kind (@redis/client,
+ * ioredis) implements it once; nothing else in the data path touches a client directly.
+ */
+export interface Transport {
+  /** The client as the caller gave it (or as pipelock opened it from a URL), for stats and `clients`. */
+  readonly client: MasterClient;
+  /** What the client puts before every key (ioredis' `keyPrefix`); '' for none. */
+  readonly keyPrefix: string;
+  /** `host:port` (or whatever names the master) for messages. */
+  readonly name: string;
+  /** Connected or connecting: closed connections never become ready. */
+  readonly isOpen: boolean;
+  /** Connected and past the handshake: a command sent now goes out now. */
+  readonly isReady: boolean;
+  /**
+   * Sends one command (its words, as Redis takes them). No per-command timeout: pipelock bounds
+   * each attempt with its own deadline. Rejects with the server's or the connection's error.
+   */
+  send(args: readonly string[]): Promise<unknown>;
+  /**
+   * Present on a transport that routes each operation itself (a Redis Cluster member): sends a
+   * coalesced batch and resolves with the reply the batch's own call would have had, except that
+   * an operation whose part failed gets its Error in its place.
+   */
+  sendBatch?(batch: Batch): Promise<unknown>;
+  /** Called at every (re)connect once the connection is ready; returns the unsubscribe. */
+  onReady(fn: () => void): () => void;
+  /** Called on every connection error; returns the unsubscribe. */
+  onError(fn: (error: Error) => void): () => void;
+  /**
+   * Closes the connection: gracefully (pending replies first) for at most `graceMs`, then at once.
+   * With `keepGiven`, a client the caller gave stays open and only what pipelock opened beside it closes.
+   */
+  close(graceMs: number, keepGiven?: boolean): Promise<void>;
+}

@@ -1,0 +1,150 @@
+import type { MemberWatch } from './watch.js';
+
+/** What the guard needs of a held lock (renewal.ts's Held fits). */
+export interface Guarded {
+  readonly lock: { readonly resources: readonly string[]; readonly value: string };
+  /** False once released or lost: a read answered after that changes nothing. */
+  readonly active: boolean;
+}
+
+/** Told once per lock: the masters (indexes) on which its keys were read gone or another's. */
+export type LostHandler<T extends Guarded> = (held: T, lostOn: readonly number[]) => void;
+
+/**
+ * The lost-lock signal from the server (setting `watchHeld`): every master's watch connection
+ * (src/watch/watch.ts; a cluster member's, per shard: cluster-watch.ts) tracks the keys of the auto-extended locks that ask for it, and a change
+ * to one is re-read there at once. A notification is never proof: only the read decides, and a
+ * master counts as lost for the lock when a key reads absent or holding another token. Once more
+ * masters are lost than the quorum can spare (N − quorum), no quorum can hold the lock any more —
+ * it is lost, and its signal aborts within about a round trip instead of at the next renewal.
+ *
+ * What this does not do: a master whose watch is down is unknown, not lost, so a loss there is
+ * found by the renewal as before; and the renewal still decides validity. The lock's own renewals
+ * (PEXPIRE touches the key, so Redis reports it) cost one key read per master each — the keys
+ * reported in one tick are read in one MGET per master, as a batch of renewals reports them; a release
+ * takes the lock out (Renewals.remove, before the release is sent), so the holder's own DEL is
+ * never read as a loss.
+ */
+export class Guard<T extends Guarded> {
+  readonly #watches: readonly (MemberWatch | undefined)[];
+  /** Masters that may be lost before the lock is: N − quorum. */
+  readonly #spare: number;
+  readonly #onLost: LostHandler<T>;
+  /**
+   * Per key, the lock watching it, or a Set of them while more than one does (the same key taken
+   * again before a loss was read). One map for every master with a watch, as each watches the same
+   * keys: a Set per key per master and one per lock cost ~1.2 KB per held lock over five masters.
+   */
+  readonly #byKey = new Map<string, T | Set<T>>();
+  /** Per lock, the masters where it was read lost; undefined until the first. */
+  readonly #lostOn = new Map<T, Set<number> | undefined>();
+  /** Per master, the keys to read at the end of this tick (one MGET each). */
+  readonly #toRead: Set<string>[];
+
+  constructor(watches: readonly (MemberWatch | undefined)[], quorum: number, onLost: LostHandler<T>) {
+    this.#watches = watches;
+    this.#spare = watches.length - quorum;
+    this.#onLost = onLost;
+    this.#toRead = watches.map(() => new Set<string>());
+  }
+
+  /** Starts watching `held`'s keys on every master that has a watch; the first read arms them. */
+  add(held: T): void {
+    if (this.#lostOn.has(held)) return;
+    this.#lostOn.set(held, undefined);
+    const byKey = this.#byKey;
+    for (const key of held.lock.resources) {
+      const there = byKey.get(key);
+      if (there === undefined) byKey.set(key, held);
+      else if (there instanceof Set) there.add(held);
+      else if (there !== held) byKey.set(key, new Set([there, held]));
+    }
+    for (let index = 0; index < this.#watches.length; index++) {
+      if (this.#watches[index] !== undefined) this.#read(index, held.lock.resources);
+    }
+  }
+
+  /** Stops watching (release, loss, quit); synchronous, so nothing read later touches the lock. */
+  remove(held: T): void {
+    if (!this.#lostOn.delete(held)) return;
+    const byKey = this.#byKey;
+    for (const key of held.lock.resources) {
+      const there = byKey.get(key);
+      if (there === held) {
+        byKey.delete(key);
+      } else if (there instanceof Set) {
+        there.delete(held);
+        if (there.size === 1) byKey.set(key, there.values().next().value!);
+      }
+    }
+  }
+
+  /** A watch told of a change to `key` (null: every key, a flush or a lost tracking table). */
+  changed(index: number, key: string | null): void {
+    if (this.#watches[index] === undefined) return;
+    if (key === null) {
+      this.ready(index);
+      return;
+    }
+    if (this.#byKey.has(key)) this.#read(index, [key]);
+  }
+
+  /** A watch (re)connected: nothing is tracked there; read every watched key again. */
+  ready(index: number): void {
+    if (this.#watches[index] !== undefined) this.#read(index, [...this.#byKey.keys()]);
+  }
+
+  /** Queues `keys` to be read on master `index` at the end of this tick. */
+  #read(index: number, keys: readonly string[]): void {
+    if (keys.length === 0) return;
+    const toRead = this.#toRead[index]!;
+    if (toRead.size === 0) setImmediate(() => { this.#flush(index); });
+    for (const key of keys) toRead.add(key);
+  }
+
+  /** Reads the queued keys of master `index`; a key gone or another's loses that master for its locks. */
+  #flush(index: number): void {
+    const toRead = this.#toRead[index]!;
+    const keys = [...toRead];
+    toRead.clear();
+    for (let i = 0; i < keys.length; i += kReadChunk) {
+      const chunk = keys.slice(i, i + kReadChunk);
+      // Judged: the locks holding each key when the read is sent, so after they were acquired. A
+      // lock added later (the same key, taken again) is read by its own add(), never by this.
+      const byKey = this.#byKey;
+      // A Set is copied (it may change before the answer); a single lock is kept as it is.
+      const judged = chunk.map((key): T | T[] | undefined => {
+        const there = byKey.get(key);
+        return there instanceof Set ? [...there] : there;
+      });
+      void this.#watches[index]!.owners(chunk).then((values) => {
+        if (values === undefined) return;
+        for (let k = 0; k < chunk.length; k++) {
+          // Unknown (a cluster member's shard that could not be read) is not lost.
+          if (values[k] === undefined) continue;
+          const owners = judged[k];
+          if (owners === undefined) continue;
+          if (!Array.isArray(owners)) {
+            if (values[k] !== owners.lock.value) this.#lose(owners, index);
+            continue;
+          }
+          for (const held of owners) if (values[k] !== held.lock.value) this.#lose(held, index);
+        }
+      });
+    }
+  }
+
+  #lose(held: T, index: number): void {
+    if (!this.#lostOn.has(held) || !held.active) return;
+    let lostOn = this.#lostOn.get(held);
+    if (lostOn === undefined) this.#lostOn.set(held, (lostOn = new Set()));
+    lostOn.add(index);
+    if (lostOn.size > this.#spare) {
+      this.remove(held);
+      this.#onLost(held, [...lostOn].sort((a, b) => a - b));
+    }
+  }
+}
+
+/** Keys per MGET, so one read never holds a master for long (as chunkSize does for scripts). */
+const kReadChunk = 1000;
