@@ -81,3 +81,16 @@ export interface ClusterSeeds {
  * `Redis`, or a Redis Cluster (an @redis/client `createCluster()` result) as one member.
  */
 export type MasterClient = RedisClient | IoredisClient | RedisClusterClient;
+
+/** The part of an ioredis `Cluster` pipelock uses (structural: whichever copy of ioredis built it). */
+export interface IoredisClusterClient extends Omit<IoredisClient, 'duplicate' | 'options'> {
+  readonly isCluster: boolean;
+  readonly options: { keyPrefix?: string; redisOptions?: Record<string, unknown> };
+  /** Per slot, the node keys (`host:port`) serving it, master first. */
+  readonly slots: readonly (readonly string[] | undefined)[];
+  nodes(role: 'master'): IoredisClient[];
+  duplicate(startupNodes?: unknown[], options?: Record<string, unknown>): IoredisClusterClient;
+}
+
+/** One entry of Redlock's `clients`: a client, a redis:// URL, or a cluster's seed URLs (one member each). */
+export type MemberEntry = MasterClient | string | ClusterSeeds | IoredisClusterClient;

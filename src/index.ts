@@ -3,7 +3,8 @@ export { ReleaseResult } from './lifecycle/release-result.js';
 export { Lock, type LockLostHandler, type RedlockAbortSignal } from './lifecycle/lock.js';
 export { Semaphore } from './kinds/semaphore.js';
 export { ReadWriteLock } from './kinds/rwlock.js';
-export type { CallSettings, Settings } from './settings.js';
+export type { Settings } from './settings.js';
+export type { CallSettings } from './lifecycle/lock.js';
 export { kDefaults as defaultSettings } from './settings.js';
 export type { RedisClient, MasterClient, IoredisClient } from './clients.js';
 export {

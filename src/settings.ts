@@ -1,6 +1,6 @@
 import { kMaxTimerMs } from './util/alarm.js';
 import { InvalidArgumentError } from './errors.js';
-import type { LockLostHandler } from './lifecycle/lock.js';
+import { isObject } from './util/checks.js';
 
 /** Settings of a Redlock instance; node-redlock v5's five come first, with its defaults. */
 export interface Settings {
@@ -57,42 +57,7 @@ export interface Settings {
   readonly watchHeld: boolean;
 }
 
-/** Per-call settings of acquire / extend / release / using. */
-export interface CallSettings extends Partial<Pick<Settings, 'driftFactor' | 'retryCount' | 'retryDelay' | 'retryJitter' | 'automaticExtensionThreshold' | 'nodeTimeout' | 'maxExtensions' | 'maxHoldTime' | 'acquireTimeout' | 'watchHeld'>> {
-  /** Cancels waiting and retrying; a lock won after the signal fired is released, not returned. */
-  readonly signal?: AbortSignal | undefined;
-  /**
-   * acquire(): keep the lock alive with the renewal scheduler until release(); `lock.signal` aborts
-   * if it is lost. It is renewed when less than max(duration/3, automaticExtensionThreshold) remains.
-   * @default false
-   */
-  readonly autoExtend?: boolean | undefined;
-  /**
-   * acquire(): give the lock a fencing token (`lock.fence`) greater than every earlier acquisition's
-   * of the same resources, across the quorum; costs one more round trip. @default false
-   */
-  readonly fencing?: boolean | undefined;
-  /** acquire() with autoExtend: called once if the lock is lost (besides `lock.signal`). */
-  readonly onLockLost?: LockLostHandler | undefined;
-}
-
 export type ResolvedSettings = Readonly<Settings>;
-
-/** One call's settings, resolved once: the numbers, and the flags with nothing optional left. */
-export interface ResolvedCall {
-  /** The instance's own settings object when the call overrides no number (no copy per call). */
-  readonly settings: ResolvedSettings;
-  readonly signal: AbortSignal | undefined;
-  readonly autoExtend: boolean;
-  readonly fencing: boolean;
-  readonly onLockLost: LockLostHandler | undefined;
-}
-
-/**
- * `using()` keeps at least this much of a lock's duration above automaticExtensionThreshold:
- * node-redlock v5's rule (its `using` throws below it), so a renewal is not due at once.
- */
-export const kUsingMarginMs = 100;
 
 export const kDefaults: ResolvedSettings = Object.freeze({
   driftFactor: 0.01,
@@ -159,20 +124,15 @@ const RULES: { readonly [K in keyof Settings]: Check } = {
   },
 };
 
-const CALL_KEYS = new Set<string>(['driftFactor', 'retryCount', 'retryDelay', 'retryJitter', 'automaticExtensionThreshold', 'nodeTimeout', 'maxExtensions', 'maxHoldTime', 'acquireTimeout', 'watchHeld']);
-/** Per-call keys that are not numbers of ResolvedSettings; checked where they are used. */
-const CALL_EXTRAS = new Set<string>(['signal', 'autoExtend', 'onLockLost', 'fencing']);
-
-/** A non-null, non-array object. */
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function merge(base: ResolvedSettings, given: Record<string, unknown>, prefix: string, allowed: ReadonlySet<string> | undefined): ResolvedSettings {
+/**
+ * `given`'s settings over `base`, each checked by its rule and named `prefix.key` in an error;
+ * `allowed`: the keys a call may set (others are refused), `skip`: keys checked elsewhere.
+ */
+export function mergeSettings(base: ResolvedSettings, given: Record<string, unknown>, prefix: string, allowed?: ReadonlySet<string>, skip?: ReadonlySet<string>): ResolvedSettings {
   const out: Record<string, unknown> = { ...base };
   for (const key of Object.keys(given)) {
     const value = given[key];
-    if (value === undefined || (allowed !== undefined && CALL_EXTRAS.has(key))) continue;
+    if (value === undefined || skip?.has(key) === true) continue;
     const rule = (RULES as Record<string, Check | undefined>)[key];
     if (rule === undefined || (allowed !== undefined && !allowed.has(key))) {
       throw new InvalidArgumentError(`${prefix}.${key}`, 'is not a known setting', value);
@@ -187,42 +147,7 @@ function merge(base: ResolvedSettings, given: Record<string, unknown>, prefix: s
 export function resolveSettings(settings: unknown): ResolvedSettings {
   if (settings === undefined) return kDefaults;
   if (!isObject(settings)) throw new InvalidArgumentError('settings', 'must be an object', settings);
-  return merge(kDefaults, settings, 'settings', undefined);
-}
-
-/** The resolution of a call that passed no settings: made once per Redlock. */
-export function plainCall(base: ResolvedSettings): ResolvedCall {
-  return Object.freeze({ settings: base, signal: undefined, autoExtend: false, fencing: false, onLockLost: undefined });
-}
-
-/**
- * Resolves one call's settings over the instance's, once per call. The numbers are copied only
- * when the call overrides one: the common `{ signal }` costs no copy of the instance's settings.
- */
-export function resolveCall(base: ResolvedSettings, plain: ResolvedCall, settings: unknown): ResolvedCall {
-  if (settings === undefined) return plain;
-  if (!isObject(settings)) throw new InvalidArgumentError('settings', 'must be an object', settings);
-  const signal = settings.signal;
-  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new InvalidArgumentError('settings.signal', 'must be an AbortSignal', signal);
-  for (const flag of ['autoExtend', 'fencing'] as const) {
-    if (settings[flag] !== undefined && typeof settings[flag] !== 'boolean') throw new InvalidArgumentError(`settings.${flag}`, 'must be a boolean', settings[flag]);
-  }
-  const onLockLost = settings.onLockLost;
-  if (onLockLost !== undefined && typeof onLockLost !== 'function') throw new InvalidArgumentError('settings.onLockLost', 'must be a function', onLockLost);
-  let numbers = false;
-  for (const key of Object.keys(settings)) {
-    if (settings[key] !== undefined && !CALL_EXTRAS.has(key)) {
-      numbers = true;
-      break;
-    }
-  }
-  return {
-    settings: numbers ? merge(base, settings, 'settings', CALL_KEYS) : base,
-    signal,
-    autoExtend: settings.autoExtend === true,
-    fencing: settings.fencing === true,
-    onLockLost: onLockLost as LockLostHandler | undefined,
-  };
+  return mergeSettings(kDefaults, settings, 'settings');
 }
 
 export function validateResources(resources: unknown): asserts resources is readonly string[] {

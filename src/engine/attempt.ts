@@ -1,4 +1,4 @@
-import { isRelease, OP_FENCED_ACQUIRE, OP_GATED, OP_INCR, OP_IS_DONE, OP_MARK_DONE, OP_PERMIT, OP_PERMIT_EXTEND, OP_PERMIT_RELEASE, OP_RAISE, OP_READ, OP_READ_EXTEND, OP_READ_RELEASE, OP_WRITE, type OpArgs, type OpCode } from '../protocol/batch-script.js';
+import { isRelease, OPS, VOTE_BELOW_TARGET, VOTE_ONE, VOTE_POSITIVE, VOTE_TARGET, type OpArgs, type OpCode } from '../protocol/opcodes.js';
 import { decide, decideComplete, decideRelease, UNDECIDED, WON, type Decision, type Tally } from './quorum.js';
 
 export const PENDING = 0;
@@ -14,9 +14,12 @@ export type Vote = typeof PENDING | typeof FOR | typeof AGAINST | typeof FAILED 
  */
 const PENDING_VOTES: Vote[][] = [];
 
+/** How an Attempt tells its keeper that the last master answered or timed out. */
+export const kAttemptCompleted = Symbol('pipelock.attemptCompleted');
+
 /** What is told when the last master of an attempt answered or timed out (a held lock's stats). */
 export interface CompletionKeeper {
-  attemptCompleted(): void;
+  [kAttemptCompleted](): void;
 }
 
 /**
@@ -162,28 +165,19 @@ export class Attempt implements OpArgs, Tally {
     if (this.pending === 0) this.#completed();
   }
 
-  /** What a master's integer reply means for this operation (see BATCH_SCRIPT). */
+  /** What a master's integer reply means for this operation (src/protocol/opcodes.ts). */
   protected judge(reply: number): Vote {
-    switch (this.opcode) {
-      case OP_FENCED_ACQUIRE:
-      case OP_INCR:
+    switch (OPS[this.opcode].vote) {
+      case VOTE_POSITIVE:
         if (reply > this.value) this.value = reply;
         return reply > 0 ? FOR : AGAINST;
-      case OP_RAISE:
+      case VOTE_BELOW_TARGET:
         if (reply > this.value) this.value = reply;
         return reply < this.target ? FOR : AGAINST;
-      case OP_PERMIT:
+      case VOTE_TARGET:
         // Any other non-zero reply is a hint (a free slot), kept in `counts` by settle().
         return reply === this.target ? FOR : AGAINST;
-      case OP_GATED:
-      case OP_MARK_DONE:
-      case OP_IS_DONE:
-      case OP_PERMIT_EXTEND:
-      case OP_PERMIT_RELEASE:
-      case OP_READ:
-      case OP_READ_EXTEND:
-      case OP_READ_RELEASE:
-      case OP_WRITE:
+      case VOTE_ONE:
         return reply === 1 ? FOR : AGAINST;
       default:
         return reply === this.keys.length ? FOR : AGAINST;
@@ -284,7 +278,7 @@ export class Attempt implements OpArgs, Tally {
     const keeper = this.keeper;
     if (keeper !== undefined) {
       this.keeper = undefined;
-      keeper.attemptCompleted();
+      keeper[kAttemptCompleted]();
     }
   }
 }

@@ -1,6 +1,7 @@
 import type { Attempt } from './attempt.js';
 import { callArgs } from '../protocol/calls.js';
-import { OP_ACQUIRE, setNxArgs } from '../protocol/batch-script.js';
+import { OP_ACQUIRE } from '../protocol/opcodes.js';
+import { setNxArgs } from '../protocol/calls.js';
 
 /** One call to a master: the operations it carries and its words. */
 export interface Batch {

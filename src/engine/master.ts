@@ -5,20 +5,20 @@ import type { Deadlines } from './deadlines.js';
 import { NodeUnavailableError, UnexpectedReplyError } from '../errors.js';
 import { answerAt, isCallReply } from '../protocol/calls.js';
 import { asError, loadScripts, ScriptReplay, type ReplayTarget } from './script-replay.js';
-import { undoOf } from '../protocol/batch-script.js';
+import { undoOf } from '../protocol/opcodes.js';
 import type { Transport } from '../transport/transport.js';
 import { Unanswered } from './unanswered.js';
 import { nodeCallStart, publishNodeCall, publishNodeCallError } from './channels.js';
 
 /** Told about every master-level failure (the master set turns it into events and diagnostics). */
-export type NodeErrorListener = (node: Node, error: Error) => void;
+export type NodeErrorListener = (node: Master, error: Error) => void;
 
 /**
- * One master: its connection (through a Transport), its coalescer, and how its replies become
+ * One master (a Redlock member): its connection (through a Transport), its coalescer, and how its replies become
  * votes. Its unanswered calls and their deadlines live in `Unanswered`, NOSCRIPT recovery in
  * `ScriptReplay`.
  */
-export class Node implements Outlet, ReplayTarget {
+export class Master implements Outlet, ReplayTarget {
   readonly transport: Transport;
   /** The client as the caller gave it (or as pipelock opened it), for `Redlock.clients` and stats. */
   readonly client: MasterClient;

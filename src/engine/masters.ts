@@ -1,26 +1,16 @@
-import type { EventEmitter } from 'node:events';
 import type { RedisClientOptions } from '@redis/client';
+import type { MasterClient, MemberEntry } from '../clients.js';
+import { InvalidArgumentError, QuorumUnreachableError, RedlockClosedError, ResourceLockedError, type ExecutionStats, type NodeOutcome } from '../errors.js';
+import { OP_RELEASE, type OpCode } from '../protocol/opcodes.js';
+import { ClusterTransport } from '../transport/cluster/transport.js';
+import { memberKind, openTransport } from '../transport/members.js';
 import { kMaxTimerMs } from '../util/alarm.js';
 import { AGAINST, Attempt, FOR, PENDING, type Vote } from './attempt.js';
-import type { MasterClient } from '../clients.js';
-import type { MemberEntry } from '../transport/members.js';
-import { isClusterSeeds, isRedisCluster } from '../transport/cluster/detect.js';
-import { ClusterTransport } from '../transport/cluster/transport.js';
-import { RedisClusterTransport } from '../transport/cluster/redis-cluster.js';
-import { IoredisClusterTransport, isIoredisCluster } from '../transport/cluster/ioredis-cluster.js';
-import { Deadlines } from './deadlines.js';
 import { publishNodeError } from './channels.js';
-import { InvalidArgumentError, QuorumUnreachableError, RedlockClosedError, ResourceLockedError, type ExecutionStats, type NodeOutcome } from '../errors.js';
-import { Node } from './master.js';
-import { describeOutcomes, mayHold, outcomesOf, statsOf, type Voted } from './records.js';
+import { Deadlines } from './deadlines.js';
+import { Master } from './master.js';
 import { quorumSize } from './quorum.js';
-import { OP_ACQUIRE, OP_RELEASE, type OpCode } from '../protocol/batch-script.js';
-import { GateProbe } from '../waiting/gate.js';
-import { queueKey, turnArgs } from '../waiting/turns.js';
-import type { Transport } from '../transport/transport.js';
-import { IoredisTransport, isIoredisClient } from '../transport/ioredis.js';
-import { RedisTransport } from '../transport/redis.js';
-import type { WatchSource } from '../watch/hub.js';
+import { describeOutcomes, mayHold, outcomesOf, statsOf, type Voted } from './records.js';
 
 /** How often quit() looks whether the masters answered what was sent (a rare, bounded wait). */
 const kDrainPollMs = 2;
@@ -36,6 +26,15 @@ class Retry extends Attempt {
   }
 }
 
+/**
+ * Where the engine's failures go: the facade's node-redlock 'error' event. Nothing is built
+ * unless someone listens.
+ */
+export interface Reports {
+  readonly wanted: () => boolean;
+  readonly report: (error: unknown) => void;
+}
+
 /** The settings the masters run with (a ResolvedSettings fits). */
 export interface MasterSettings {
   readonly nodeTimeout: number;
@@ -44,57 +43,40 @@ export interface MasterSettings {
 }
 
 /**
- * The masters of one Redlock: the connections it opened (and owns) or was given, one Node per
- * master, the one timer of their per-attempt deadlines, and the forward half of the data path:
- * an operation becomes one Attempt queued on every master in one synchronous loop. Redlock, the
- * renewal scheduler, fencing, run-once and release results all send through here.
+ * The masters of one Redlock: the connections it opened (and owns) or was given, one Master per
+ * member, the one timer of their per-attempt deadlines, and the forward half of the data path: an
+ * operation becomes one Attempt queued on every master in one synchronous loop. Every operation
+ * of the lock lifecycle, the kinds, handover and run-once sends through here.
  */
 export class MasterSet {
-  readonly nodes: readonly Node[];
+  readonly nodes: readonly Master[];
   readonly quorum: number;
   /** The clients as given (URLs: the clients opened from them), in order. */
   readonly clients: Set<MasterClient>;
   /** The clients' key prefix (ioredis `keyPrefix`; one for all), put before every lock key. */
-  readonly #prefix: string;
+  readonly keyPrefix: string;
   /** Some member is a Redis Cluster: a lock's keys must share a slot (src/transport/cluster/slots.ts). */
   readonly clustered: boolean;
   readonly #settings: MasterSettings;
-  readonly #events: EventEmitter;
+  readonly #reports: Reports;
   readonly #deadlines: Deadlines;
   #closed = false;
 
-  /** `events` hears node-redlock's 'error' event (only when someone listens to it). */
-  constructor(entries: readonly MemberEntry[], settings: MasterSettings, clientOptions: RedisClientOptions | undefined, events: EventEmitter) {
+  /** `reports` hears every master-level failure (node-redlock's 'error' event). */
+  constructor(entries: readonly MemberEntry[], settings: MasterSettings, clientOptions: RedisClientOptions | undefined, reports: Reports) {
     this.#settings = settings;
-    this.#events = events;
-    const nodes: Node[] = [];
+    this.#reports = reports;
+    const nodes: Master[] = [];
     this.#deadlines = new Deadlines(nodes);
     for (const [index, entry] of entries.entries()) {
-      // Connections pipelock opens (from URLs, or beside an ioredis client) have no other listener;
-      // an unheard 'error' event would crash the process.
-      const onError = (error: Error): void => {
+      const transport = openTransport(entry, index, clientOptions, (error) => {
         this.#onNodeError(nodes[index]!, error);
-      };
-      let transport: Transport;
-      if (typeof entry === 'string') {
-        transport = RedisTransport.open(entry, index, clientOptions, onError);
-      } else if (isClusterSeeds(entry)) {
-        transport = RedisClusterTransport.open(entry.cluster, index, clientOptions, onError);
-      } else if (isRedisCluster(entry)) {
-        transport = new RedisClusterTransport(entry, index);
-      } else if (isIoredisCluster(entry)) {
-        transport = new IoredisClusterTransport(entry, index);
-        transport.onError(onError);
-      } else if (isIoredisClient(entry)) {
-        transport = new IoredisTransport(entry, index);
-        transport.onError(onError);
-      } else {
-        transport = new RedisTransport(entry, index);
-      }
-      nodes.push(new Node(index, transport, transport.client, typeof entry === 'string' || isClusterSeeds(entry), settings.chunkSize, settings.coalesce, this.#onNodeError, this.#deadlines));
+      });
+      const kind = memberKind(entry);
+      nodes.push(new Master(index, transport, transport.client, kind === 'url' || kind === 'seeds', settings.chunkSize, settings.coalesce, this.#onNodeError, this.#deadlines));
     }
     this.nodes = nodes;
-    this.#prefix = nodes[0]!.transport.keyPrefix;
+    this.keyPrefix = nodes[0]!.transport.keyPrefix;
     this.clients = new Set(nodes.map((node) => node.client));
     this.clustered = nodes.some((node) => node.transport instanceof ClusterTransport);
     this.quorum = quorumSize(nodes.length);
@@ -127,26 +109,11 @@ export class MasterSet {
     }
   }
 
-  /** An attempt over these masters, started now (its validity and deadline count from here); not yet sent. */
+  /** An attempt over these masters, not yet sent: its clock (budget and validity) starts when the coalescer sends it. */
   attempt(opcode: OpCode, keys: readonly string[], token: string, ttlArg: string, budget: number, needAll: boolean): Attempt {
-    const prefix = this.#prefix;
+    const prefix = this.keyPrefix;
     if (prefix !== '') keys = keys.map((key) => prefix + key);
     return new Attempt(opcode, keys, token, ttlArg, this.quorum, performance.now(), budget, needAll, this.nodes.length);
-  }
-
-  /**
-   * Per member, what its watch connections are duplicated from (waiting woken by releases,
-   * src/watch/watch.ts): an @redis/client master's client, or an @redis/client cluster's (one
-   * watch per shard, src/watch/cluster-watch.ts); undefined for ioredis masters and clusters,
-   * which are polled.
-   */
-  watchSources(): (WatchSource | undefined)[] {
-    return this.nodes.map((node) => {
-      const transport = node.transport;
-      if (transport instanceof RedisTransport) return { master: transport.client };
-      if (transport instanceof RedisClusterTransport) return { cluster: transport.client };
-      return undefined;
-    });
   }
 
   /** One operation sent to every master, with its own quorum tally. */
@@ -159,34 +126,23 @@ export class MasterSet {
     return attempt;
   }
 
+  /** `op` queued on master `index` alone (a gated attempt's call to its gate, src/waiting/gate.ts). */
+  enqueueOn(index: number, op: Attempt): void {
+    this.nodes[index]!.enqueue(op);
+  }
+
   /**
-   * An acquisition sent to master `gate` first and to the others once the gate grants it (see
-   * src/waiting/gate.ts): callers woken by the same release are ordered by the one master, in the
-   * order they queued in `queue` there (`turn`: the caller's id in it), instead of splitting the
-   * quorum between them.
+   * `attempt` queued on every master that has not voted on it yet (past its gate): those whose
+   * budget ran out while the gate answered have timed out already.
    */
-  executeGated(gate: number, keys: readonly string[], token: string, ttlArg: string, budget: number, queue: string, turn: string): Attempt {
-    this.assertOpen();
-    const attempt = this.attempt(OP_ACQUIRE, keys, token, ttlArg, budget, false);
-    // At the gate it takes its turn in the queue there (src/waiting/turns.ts).
-    this.nodes[gate]!.enqueue(new GateProbe(attempt, queue, turnArgs(turn), this.#pastGate));
-    return attempt;
-  }
-
-  /** The waiting queue at the gate of a lock whose first resource is `resource` (src/waiting/turns.ts). */
-  queueOf(resource: string): string {
-    return queueKey(this.#prefix, resource, this.clustered);
-  }
-
-  readonly #pastGate = (attempt: Attempt): void => {
+  sendToPending(attempt: Attempt): void {
     const nodes = this.nodes;
-    // Only masters still pending: a budget that ran out while the gate answered has timed them out.
     for (let i = 0; i < nodes.length; i++) {
       if (attempt.votes[i] !== PENDING) continue;
       if (this.#closed) attempt.settle(i, new RedlockClosedError());
       else nodes[i]!.enqueue(attempt);
     }
-  };
+  }
 
   dispatch(attempt: Attempt): void {
     const nodes = this.nodes;
@@ -243,7 +199,7 @@ export class MasterSet {
    * the same errors as the attempt's stats. Nothing is built unless someone listens.
    */
   reportRefusals(attempt: Attempt): void {
-    if (this.#events.listenerCount('error') === 0) return;
+    if (!this.#reports.wanted()) return;
     void statsOf(attempt, this.nodes).then((stats) => {
       for (const error of stats.votesAgainst.values()) if (error instanceof ResourceLockedError) this.report(error);
     });
@@ -251,7 +207,7 @@ export class MasterSet {
 
   /** Reports an error that has no caller to throw to (node-redlock's 'error' event, only if someone listens). */
   report(error: unknown): void {
-    if (this.#events.listenerCount('error') > 0) this.#events.emit('error', error);
+    if (this.#reports.wanted()) this.#reports.report(error);
   }
 
   /** How long quit() gives the masters to answer what was sent, and the connections to close. */
@@ -293,7 +249,7 @@ export class MasterSet {
     await Promise.allSettled(closing);
   }
 
-  readonly #onNodeError = (node: Node, error: Error): void => {
+  readonly #onNodeError = (node: Master, error: Error): void => {
     node.lastError = error;
     publishNodeError(node.index, node.name, error);
     this.report(error);

@@ -1,6 +1,6 @@
 import { AGAINST, Attempt, FAILED, TIMEOUT, type Vote } from './attempt.js';
 import { NodeTimeoutError, ResourceLockedError, type ExecutionStats, type NodeOutcome } from '../errors.js';
-import type { Node } from './master.js';
+import type { Master } from './master.js';
 
 const VOTE_NAMES = ['timeout', 'for', 'against', 'error', 'timeout'] as const;
 
@@ -66,7 +66,7 @@ export function settle(attempts: readonly Voted[]): readonly Voted[] {
 }
 
 /** Every master's part in one attempt, for errors and results (cold path: built on demand). */
-export function outcomesOf(attempt: Voted, nodes: readonly Node[]): NodeOutcome[] {
+export function outcomesOf(attempt: Voted, nodes: readonly Master[]): NodeOutcome[] {
   const out: NodeOutcome[] = [];
   for (const node of nodes) {
     const vote = attempt.votes[node.index]!;
@@ -79,10 +79,10 @@ export function outcomesOf(attempt: Voted, nodes: readonly Node[]): NodeOutcome[
 }
 
 /** node-redlock's ExecutionStats for one attempt, resolved once every master answered or timed out. */
-export async function statsOf(attempt: Voted, nodes: readonly Node[]): Promise<ExecutionStats> {
+export async function statsOf(attempt: Voted, nodes: readonly Master[]): Promise<ExecutionStats> {
   await attempt.whenComplete();
-  const votesFor = new Set<Node['client']>();
-  const votesAgainst = new Map<Node['client'], Error>();
+  const votesFor = new Set<Master['client']>();
+  const votesAgainst = new Map<Master['client'], Error>();
   for (const outcome of outcomesOf(attempt, nodes)) {
     const client = nodes[outcome.node]!.client;
     if (outcome.vote === 'for') votesFor.add(client);
@@ -103,9 +103,4 @@ export function describeOutcomes(outcomes: readonly NodeOutcome[]): string {
 /** Masters that cannot be said to hold nothing of this attempt: everyone but the explicit `against`. */
 export function mayHold(attempt: Attempt, node: number): boolean {
   return attempt.votes[node] !== AGAINST;
-}
-
-/** The resources for a message: the one name, or how many. */
-export function describeResources(resources: readonly string[]): string {
-  return resources.length === 1 ? JSON.stringify(resources[0]) : `${resources.length} resources`;
 }

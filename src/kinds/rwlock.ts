@@ -1,8 +1,8 @@
 import { InvalidArgumentError } from '../errors.js';
 import { MUTEX_OPS, type Lock, type LockOps, type RedlockAbortSignal } from '../lifecycle/lock.js';
-import type { CallSettings } from '../settings.js';
-import { OP_READ, OP_READ_EXTEND, OP_READ_RELEASE, OP_WRITE } from '../protocol/batch-script.js';
-import { holding } from '../lifecycle/using.js';
+import type { CallSettings } from '../lifecycle/lock.js';
+import { OP_READ, OP_READ_EXTEND, OP_READ_RELEASE, OP_WRITE } from '../protocol/opcodes.js';
+import { usingLock } from '../lifecycle/using.js';
 import type { Kind, KindHost } from '../lifecycle/kind.js';
 
 /** A read lock is an entry in the readers' sorted set: extended and released there, owner-checked. */
@@ -71,7 +71,7 @@ export class ReadWriteLock {
       ? Math.max(1, Math.ceil(2 * (delay + jitter) + budget)) : 1000;
     const kind: Kind = {
       name: 'write lock', resource: this.resource, opcode: OP_WRITE, keys: this.#keys, extra: String(marker), target: 0,
-      resources: [writer], ops: MUTEX_OPS, waitKeys: [readers, writer], waiting: 'queue', refused: () => false,
+      resources: [writer], ops: MUTEX_OPS, waitKeys: [readers, writer], waiting: 'line', refused: () => false,
     };
     return this.#redlock.acquireKind(kind, duration, settings);
   }
@@ -80,13 +80,13 @@ export class ReadWriteLock {
   usingRead<T>(duration: number, settings: CallSettings, routine: (signal: RedlockAbortSignal) => Promise<T>): Promise<T>;
   usingRead<T>(duration: number, routine: (signal: RedlockAbortSignal) => Promise<T>): Promise<T>;
   usingRead<T>(duration: number, a: CallSettings | ((signal: RedlockAbortSignal) => Promise<T>), b?: (signal: RedlockAbortSignal) => Promise<T>): Promise<T> {
-    return holding(this.#redlock, duration, a, b, (settings) => this.readLock(duration, settings));
+    return usingLock(this.#redlock, duration, a, b, (settings) => this.readLock(duration, settings));
   }
 
   /** Runs `routine` under the write lock, renewed while it runs; always releases. */
   usingWrite<T>(duration: number, settings: CallSettings, routine: (signal: RedlockAbortSignal) => Promise<T>): Promise<T>;
   usingWrite<T>(duration: number, routine: (signal: RedlockAbortSignal) => Promise<T>): Promise<T>;
   usingWrite<T>(duration: number, a: CallSettings | ((signal: RedlockAbortSignal) => Promise<T>), b?: (signal: RedlockAbortSignal) => Promise<T>): Promise<T> {
-    return holding(this.#redlock, duration, a, b, (settings) => this.writeLock(duration, settings));
+    return usingLock(this.#redlock, duration, a, b, (settings) => this.writeLock(duration, settings));
   }
 }

@@ -1,9 +1,9 @@
 import type { Attempt } from '../engine/attempt.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { Lock, LockOps, RedlockAbortSignal } from '../lifecycle/lock.js';
-import type { CallSettings } from '../settings.js';
-import { OP_PERMIT, OP_PERMIT_EXTEND, OP_PERMIT_RELEASE } from '../protocol/batch-script.js';
-import { holding } from '../lifecycle/using.js';
+import type { CallSettings } from '../lifecycle/lock.js';
+import { OP_PERMIT, OP_PERMIT_EXTEND, OP_PERMIT_RELEASE } from '../protocol/opcodes.js';
+import { usingLock } from '../lifecycle/using.js';
 import { isCount, type Kind, type KindHost } from '../lifecycle/kind.js';
 
 /**
@@ -76,7 +76,7 @@ export class Semaphore {
   using<T>(duration: number, settings: CallSettings, routine: (signal: RedlockAbortSignal) => Promise<T>): Promise<T>;
   using<T>(duration: number, routine: (signal: RedlockAbortSignal) => Promise<T>): Promise<T>;
   using<T>(duration: number, settingsOrRoutine: CallSettings | ((signal: RedlockAbortSignal) => Promise<T>), routine?: (signal: RedlockAbortSignal) => Promise<T>): Promise<T> {
-    return holding(this.#redlock, duration, settingsOrRoutine, routine, (settings) => this.acquire(duration, settings));
+    return usingLock(this.#redlock, duration, settingsOrRoutine, routine, (settings) => this.acquire(duration, settings));
   }
 }
 

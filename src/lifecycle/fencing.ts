@@ -1,10 +1,12 @@
-import { NO_COMMAND_TIMEOUT, type MasterClient, type RedisClient } from '../transport/members.js';
+import type { MasterClient, RedisClient } from '../clients.js';
+import { NO_COMMAND_TIMEOUT } from '../transport/open.js';
 import { isIoredisClient } from '../transport/ioredis.js';
 import { isRedisCluster } from '../transport/cluster/detect.js';
 import { clusterCounterKey } from '../transport/cluster/slots.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { MasterSet } from '../engine/masters.js';
-import { FENCE_RETENTION_MS, OP_RAISE } from '../protocol/batch-script.js';
+import { OP_RAISE } from '../protocol/opcodes.js';
+import { FENCE_RETENTION_MS } from '../protocol/batch-script.js';
 import { createHash } from 'node:crypto';
 
 /**

@@ -1,5 +1,5 @@
 import { AGAINST, type Attempt } from '../engine/attempt.js';
-import type { Node } from '../engine/master.js';
+import type { Master } from '../engine/master.js';
 
 /**
  * Why a refused acquisition's keys may not be locks at all: read on the masters that refused it,
@@ -8,7 +8,7 @@ import type { Node } from '../engine/master.js';
  * another library's, and waiting for it cannot help. Undefined when every refusal looked like a lock
  * or nothing could be read within `budget` ms.
  */
-export async function foreignHolder(nodes: readonly Node[], attempt: Attempt, keys: readonly string[], budget: number): Promise<string | undefined> {
+export async function foreignHolder(nodes: readonly Master[], attempt: Attempt, keys: readonly string[], budget: number): Promise<string | undefined> {
   const reads: Promise<string | undefined>[] = [];
   for (const node of nodes) {
     if (attempt.votes[node.index] !== AGAINST) continue;
@@ -24,7 +24,7 @@ export async function foreignHolder(nodes: readonly Node[], attempt: Attempt, ke
   return [...seen].map(([what, n]) => `${what} (${n} of ${nodes.length} masters)`).join('; ');
 }
 
-async function readOne(node: Node, key: string): Promise<string | undefined> {
+async function readOne(node: Master, key: string): Promise<string | undefined> {
   try {
     const type = await node.transport.send(['TYPE', key]);
     if (type === 'none') return undefined;

@@ -1,9 +1,10 @@
 import type { Attempt } from '../engine/attempt.js';
-import { MUTEX_OPS, type Lock } from './lock.js';
+import { kChain, kExtending, kOps, kRenewal, MUTEX_OPS, type Lock } from './lock.js';
 import type { MasterSet } from '../engine/masters.js';
-import { OP_HANDOVER } from '../protocol/batch-script.js';
+import { OP_HANDOVER } from '../protocol/opcodes.js';
 import { createToken } from '../protocol/token.js';
-import type { Ticket, Waiters } from '../waiting/waiters.js';
+import type { Ticket } from '../waiting/ticket.js';
+import type { Waiters } from '../waiting/waiters.js';
 
 /**
  * A lock released while a caller of the same process waits for exactly its resources is handed
@@ -57,7 +58,7 @@ import type { Ticket, Waiters } from '../waiting/waiters.js';
 
 /** Whether `lock`, about to be handed to `heir`, can be passed to it without a write (see above). */
 export function passable(lock: Lock, heir: Ticket): boolean {
-  return lock.extending === 0 && (lock.held !== undefined || lock.extensions === 0) && lock.validUntil - performance.now() >= heir.terms!.least;
+  return lock[kExtending] === 0 && (lock[kRenewal] !== undefined || lock.extensions === 0) && lock.validUntil - performance.now() >= heir.terms!.least;
 }
 
 /**
@@ -65,11 +66,11 @@ export function passable(lock: Lock, heir: Ticket): boolean {
  * it (Ticket.receive ends that), or undefined: release as usual.
  */
 export function heirOf(waiters: Waiters | undefined, lock: Lock, expires: number): Ticket | undefined {
-  if (waiters === undefined || lock.ops !== MUTEX_OPS) return undefined;
+  if (waiters === undefined || lock[kOps] !== MUTEX_OPS) return undefined;
   const head = waiters.headOf(lock.resources);
   if (head === undefined || head.terms === undefined || head.reserved || !head.sleeping || expires <= Date.now()) return undefined;
   // A lock taken from the masters starts a chain with this, its first handover.
-  const chain = lock.chain === 0 ? performance.now() : lock.chain;
+  const chain = lock[kChain] === 0 ? performance.now() : lock[kChain];
   if (head.joined >= chain) return undefined;
   head.reserved = true;
   head.chain = chain;

@@ -1,11 +1,12 @@
 import type { Attempt } from '../engine/attempt.js';
 import type { Lock, LockOps } from './lock.js';
-import type { CallSettings, ResolvedSettings } from '../settings.js';
-import type { OpCode } from '../protocol/batch-script.js';
+import type { ResolvedSettings } from '../settings.js';
+import type { CallSettings } from './lock.js';
+import type { OpCode } from '../protocol/opcodes.js';
 import type { WaitMode } from '../waiting/waiters.js';
 
 /**
- * @internal One acquisition of a lock that is not a plain mutex (a semaphore permit, a read or a
+ * One acquisition of a lock that is not a plain mutex (a semaphore permit, a read or a
  * write lock), as Redlock's acquire loop needs it: the loop, the window, waiting, the quorum,
  * validity, the undo of a failed attempt and renewal are the mutex's; only the script operation,
  * its keys and what the won lock holds differ. Made per acquire() call: a semaphore's slot choice
@@ -39,9 +40,10 @@ export function isCount(value: unknown): value is number {
   return Number.isSafeInteger(value) && (value as number) > 0;
 }
 
-/** @internal What the kinds need of their Redlock (its type would close an import cycle). */
+/** What the kinds (src/kinds/) acquire through: the acquire loop below them, not the facade above. */
 export interface KindHost {
   readonly settings: ResolvedSettings;
-  readonly masters: { report(error: unknown): void };
+  /** node-redlock's 'error' event, for a failure with no caller to throw to. */
+  report(error: unknown): void;
   acquireKind(kind: Kind, duration: number, settings?: CallSettings): Promise<Lock>;
 }

@@ -1,12 +1,46 @@
-import type { Attempt } from '../engine/attempt.js';
-import type { ExecutionStats, PipelockError } from '../errors.js';
+import { kAttemptCompleted, type Attempt, type CompletionKeeper } from '../engine/attempt.js';
 import type { MasterSet } from '../engine/masters.js';
 import { settle, type Voted } from '../engine/records.js';
-import type { Redlock } from '../redlock.js';
+import type { ExecutionStats, PipelockError } from '../errors.js';
+import { OP_EXTEND, OP_RELEASE, type OpCode } from '../protocol/opcodes.js';
+import type { Settings } from '../settings.js';
 import type { ReleaseResult } from './release-result.js';
-import { OP_EXTEND, OP_RELEASE, type OpCode } from '../protocol/batch-script.js';
 
-/** @internal The script operations that extend and release a lock of one kind (src/kinds/). */
+/** Per-call settings of acquire / extend / release / using. */
+export interface CallSettings extends Partial<Pick<Settings, 'driftFactor' | 'retryCount' | 'retryDelay' | 'retryJitter' | 'automaticExtensionThreshold' | 'nodeTimeout' | 'maxExtensions' | 'maxHoldTime' | 'acquireTimeout' | 'watchHeld'>> {
+  /** Cancels waiting and retrying; a lock won after the signal fired is released, not returned. */
+  readonly signal?: AbortSignal | undefined;
+  /**
+   * acquire(): keep the lock alive with the renewal scheduler until release(); `lock.signal` aborts
+   * if it is lost. It is renewed when less than max(duration/3, automaticExtensionThreshold) remains.
+   * @default false
+   */
+  readonly autoExtend?: boolean | undefined;
+  /**
+   * acquire(): give the lock a fencing token (`lock.fence`) greater than every earlier acquisition's
+   * of the same resources, across the quorum; costs one more round trip. @default false
+   */
+  readonly fencing?: boolean | undefined;
+  /** acquire() with autoExtend: called once if the lock is lost (besides `lock.signal`). */
+  readonly onLockLost?: LockLostHandler | undefined;
+}
+
+/** Called when an auto-extended lock is lost; must not throw (what it throws is reported as an 'error' event). */
+export type LockLostHandler = (lock: Lock, error: PipelockError) => void;
+
+/** node-redlock's signal: aborted when the lock is lost, with the reason also at `error`. */
+export type RedlockAbortSignal = AbortSignal & { error?: Error };
+
+/**
+ * What a Lock's own release() and extend() call: the Redlock that made it (node-redlock's
+ * `lock.redlock`). An interface, so that the lock lifecycle does not depend on the facade above it.
+ */
+export interface LockOwner {
+  release(lock: Lock, settings?: CallSettings): Promise<ReleaseResult>;
+  extend(lock: Lock, duration: number, settings?: CallSettings): Promise<Lock>;
+}
+
+/** The script operations that extend and release a lock of one kind (src/kinds/). */
 export interface LockOps {
   readonly extend: OpCode;
   readonly release: OpCode;
@@ -14,54 +48,56 @@ export interface LockOps {
   readonly watchable: boolean;
 }
 
-/** @internal A mutex's (and a semaphore permit's, and a write lock's: each is a string key holding the token). */
+/** A mutex's (and a semaphore permit's, and a write lock's: each is a string key holding the token). */
 export const MUTEX_OPS: LockOps = Object.freeze({ extend: OP_EXTEND, release: OP_RELEASE, watchable: true });
 
-/** Called when an auto-extended lock is lost; must not throw (what it throws is reported as an 'error' event). */
-export type LockLostHandler = (lock: Lock, error: PipelockError) => void;
-
-// The settings of release() and extend() are Redlock's CallSettings, named through Redlock so that
-// this file needs nothing from options.ts (whose CallSettings names LockLostHandler, above).
-type ReleaseSettings = Parameters<Redlock['release']>[1];
-type ExtendSettings = Parameters<Redlock['extend']>[2];
-
-/** @internal What a Lock knows of its entry in the renewal scheduler (renewal.ts's Held). */
+/** What a Lock knows of its entry in the renewal scheduler (src/lifecycle/renewal.ts). */
 export interface Renewing {
   readonly signal: RedlockAbortSignal;
   /** Takes the lock out of the scheduler without releasing it (release; run-once's done-marker). */
   stop(): void;
 }
 
-/** node-redlock's signal: aborted when the lock is lost, with the reason also at `error`. */
-export type RedlockAbortSignal = AbortSignal & { error?: Error };
+// The lock lifecycle's own state on a Lock, under module symbols that src/index.ts does not export:
+// not reachable as ordinary properties (undici keeps its internals the same way, lib/core/symbols.js).
+/** The renewal scheduler's entry of an auto-extended lock. */
+export const kRenewal = Symbol('pipelock.renewal');
+/** How this kind of lock is extended and released (a read lock's differ). */
+export const kOps = Symbol('pipelock.ops');
+/** performance.now() when the chain of local handovers that led to it began (src/lifecycle/handover.ts); 0: taken from the masters. */
+export const kChain = Symbol('pipelock.chain');
+/** extend() calls in flight: while any is, the lock is not passed on as it stands. */
+export const kExtending = Symbol('pipelock.extending');
+/** Passed to a waiter of this process with its keys: release() sends nothing for it. */
+export const kPassedOn = Symbol('pipelock.passedOn');
+/** An auto-extended lock renewed in place: `(validUntil, now)`. */
+export const kRenewed = Symbol('pipelock.renewed');
+/** The lock was lost: its expiration reads 0. */
+export const kLost = Symbol('pipelock.lost');
 
 /**
  * A held lock. node-redlock's shape (`resources`, `value`, `attempts`, `expiration`, `release()`,
  * `extend()`) plus the remaining validity on the monotonic clock.
  */
-export class Lock {
+export class Lock implements CompletionKeeper {
   /** Epoch ms at which the lock stops being valid (node-redlock's field); 0 once released, lost or replaced by extend(). */
   expiration: number;
-  /** @internal The renewal scheduler's entry of an auto-extended lock (set once, by the scheduler). */
-  held: Renewing | undefined;
-  /** @internal How this kind of lock is extended and released (a read lock's differ). */
-  ops: LockOps = MUTEX_OPS;
-  /** @internal performance.now() when the chain of local handovers that led to it began (src/lifecycle/handover.ts); 0: taken from the masters. */
-  chain = 0;
-  /** @internal extend() calls in flight: while any is, the lock is not passed on as it stands (src/lifecycle/handover.ts). */
-  extending = 0;
-  /** @internal Passed to a waiter of this process with its keys (src/lifecycle/handover.ts): release() sends nothing for it. */
-  passedOn = false;
+  [kRenewal]: Renewing | undefined;
+  [kOps]: LockOps = MUTEX_OPS;
+  [kChain] = 0;
+  [kExtending] = 0;
+  [kPassedOn] = false;
   readonly #masters: MasterSet;
   #validUntil: number;
   #extensions: number;
-  /** The attempts of the acquisition (or extension); complete ones as compact records (attemptCompleted). */
+  /** The attempts of the acquisition (or extension); complete ones as compact records. */
   #attempts: readonly Voted[];
   #stats: ReadonlyArray<Promise<ExecutionStats>> | undefined;
 
   /** @internal Locks come from Redlock.acquire() and extend(). */
   constructor(
-    readonly redlock: Redlock,
+    /** The Redlock that made it (its release and extend). */
+    readonly redlock: LockOwner,
     masters: MasterSet,
     readonly resources: readonly string[],
     /** The lock's token: 160 random bits, unique to the acquisition. */
@@ -75,23 +111,24 @@ export class Lock {
   ) {
     this.#masters = masters;
     this.#attempts = attempts;
+    this[kRenewal] = undefined;
     // Won at the quorum, the last attempt usually still waits for the other masters' replies.
     const last = attempts.at(-1);
     if (last !== undefined && last.pending !== 0) last.keeper = this;
-    else this.attemptCompleted();
+    else this[kAttemptCompleted]();
     this.#validUntil = validUntil;
     this.#extensions = extensions;
     this.expiration = Date.now() + (validUntil - now);
   }
 
-  /** @internal Every master answered the last attempt (or timed out): keep records, not Attempts. */
-  attemptCompleted(): void {
+  /** Every master answered the last attempt (or timed out): keep records, not Attempts. */
+  [kAttemptCompleted](): void {
     this.#attempts = settle(this.#attempts);
   }
 
   /** Aborts (with a typed reason, also at `signal.error`) when an auto-extended lock is lost; undefined without autoExtend. */
   get signal(): RedlockAbortSignal | undefined {
-    return this.held?.signal;
+    return this[kRenewal]?.signal;
   }
 
   /** performance.now() instant at which the lock stops being valid. */
@@ -104,15 +141,13 @@ export class Lock {
     return this.#extensions;
   }
 
-  /** @internal An auto-extended lock is renewed in place. */
-  renewed(validUntil: number, now: number): void {
+  [kRenewed](validUntil: number, now: number): void {
     this.#validUntil = validUntil;
     this.#extensions++;
     this.expiration = Date.now() + (validUntil - now);
   }
 
-  /** @internal */
-  lost(): void {
+  [kLost](): void {
     this.expiration = 0;
   }
 
@@ -127,11 +162,11 @@ export class Lock {
     return (this.#stats ??= this.#masters.stats(this.#attempts));
   }
 
-  release(settings?: ReleaseSettings): Promise<ReleaseResult> {
+  release(settings?: CallSettings): Promise<ReleaseResult> {
     return this.redlock.release(this, settings);
   }
 
-  extend(duration: number, settings?: ExtendSettings): Promise<Lock> {
+  extend(duration: number, settings?: CallSettings): Promise<Lock> {
     return this.redlock.extend(this, duration, settings);
   }
 }

@@ -1,7 +1,7 @@
 import { FAILED, type Attempt } from '../engine/attempt.js';
 import { MisconfigurationError, type ExecutionStats } from '../errors.js';
 import { errorKind, explain, isPermanent } from '../engine/master-errors.js';
-import type { Node } from '../engine/master.js';
+import type { Master } from '../engine/master.js';
 import { outcomesOf } from '../engine/records.js';
 
 /**
@@ -9,7 +9,7 @@ import { outcomesOf } from '../engine/records.js';
  * error no retry heals (src/engine/master-errors.ts) that no quorum can form by waiting. Fewer such masters
  * leave a quorum possible (the others may free the lock), so the call goes on with its schedule.
  */
-export function misconfigured(attempt: Attempt, nodes: readonly Node[], stats: () => ReadonlyArray<Promise<ExecutionStats>>): MisconfigurationError | undefined {
+export function misconfigured(attempt: Attempt, nodes: readonly Master[], stats: () => ReadonlyArray<Promise<ExecutionStats>>): MisconfigurationError | undefined {
   const errors = attempt.errors;
   if (errors === undefined) return undefined;
   let first = -1;

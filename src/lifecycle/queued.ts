@@ -1,6 +1,6 @@
 import type { Kind } from './kind.js';
 import type { Lock } from './lock.js';
-import type { ResolvedCall } from '../settings.js';
+import type { ResolvedCall } from './call.js';
 import { Queued } from '../admission/window.js';
 
 /**

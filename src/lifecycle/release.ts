@@ -1,8 +1,9 @@
 import type { Attempt } from '../engine/attempt.js';
 import { QuorumUnreachableError } from '../errors.js';
-import type { Lock } from './lock.js';
+import { kOps, kPassedOn, type Lock } from './lock.js';
 import type { MasterSet } from '../engine/masters.js';
-import { describeOutcomes, describeResources } from '../engine/records.js';
+import { describeOutcomes } from '../engine/records.js';
+import { describeResources } from './failure.js';
 import type { ResolvedSettings } from '../settings.js';
 import { answeredByQuorum } from '../engine/quorum.js';
 import { ReleaseResult } from './release-result.js';
@@ -10,7 +11,8 @@ import { misconfigured } from './misconfigured.js';
 import { stopRenewing } from './renewal.js';
 import { mayRetry, retryWait, sleep } from '../waiting/schedule.js';
 import { handOver, heirOf, passable } from './handover.js';
-import { Passed, type Ticket, type Waiters } from '../waiting/waiters.js';
+import { Passed, type Ticket } from '../waiting/ticket.js';
+import type { Waiters } from '../waiting/waiters.js';
 import type { AdmissionWindow } from '../admission/window.js';
 
 const noAttempts = (): never[] => [];
@@ -37,7 +39,7 @@ export class Releases {
   async release(lock: Lock, s: ResolvedSettings): Promise<ReleaseResult> {
     // Its keys are another Lock's now (src/lifecycle/handover.ts): an owner-checked delete of its
     // token would take them from under that one.
-    if (lock.passedOn) return new ReleaseResult(this.masters, undefined);
+    if (lock[kPassedOn]) return new ReleaseResult(this.masters, undefined);
     // Out of the scheduler before any I/O: a renewal decided from now on cannot touch the lock, and
     // one already queued reaches each master before this release (same connection, in order), as an
     // owner-checked PEXPIRE that cannot bring a deleted key back.
@@ -49,14 +51,14 @@ export class Releases {
     if (heir !== undefined) {
       if (!passable(lock, heir)) return this.#handOver(lock, s, expires, heir);
       if (heir.receive(new Passed(lock.value, lock.validUntil))) {
-        lock.passedOn = true;
+        lock[kPassedOn] = true;
         return new ReleaseResult(this.masters, undefined);
       }
       // It gave up as it was being passed the lock: released the usual way.
     }
     const n = lock.resources.length;
     if (!this.window.tryEnterFirst(n)) await this.#enter(n);
-    const attempt = this.masters.execute(lock.ops.release, lock.resources, lock.value, '0', s.nodeTimeout);
+    const attempt = this.masters.execute(lock[kOps].release, lock.resources, lock.value, '0', s.nodeTimeout);
     await attempt.done;
     this.window.decided(attempt, n, performance.now() - attempt.start);
     if (answeredByQuorum(attempt)) return new ReleaseResult(this.masters, attempt);
@@ -86,7 +88,7 @@ export class Releases {
     let release: Attempt;
     try {
       if (!this.window.tryEnterFirst(n)) await this.#enter(n);
-      release = this.masters.execute(lock.ops.release, lock.resources, lock.value, '0', s.nodeTimeout);
+      release = this.masters.execute(lock[kOps].release, lock.resources, lock.value, '0', s.nodeTimeout);
     } finally {
       heir.receive(undefined);
     }

@@ -3,15 +3,16 @@ import { publishLockLost } from '../engine/channels.js';
 import { ExtensionLimitError, LockLostError, type PipelockError } from '../errors.js';
 import { Alarm } from '../util/alarm.js';
 import { Heap } from '../util/heap.js';
-import type { Lock, LockLostHandler, RedlockAbortSignal, Renewing } from './lock.js';
+import { kLost, kOps, kRenewal, kRenewed, type Lock, type LockLostHandler, type RedlockAbortSignal, type Renewing } from './lock.js';
 import type { MasterSet } from '../engine/masters.js';
 import { describeOutcomes } from '../engine/records.js';
-import { lostOnQuorum } from '../engine/quorum.js';
 import { retryWait } from '../waiting/schedule.js';
 import { misconfigured } from './misconfigured.js';
 import { validUntil } from './validity.js';
+import { EXTENDED, extensionOf, NO_LONGER_HELD, UNCONFIRMED } from './extend.js';
 import { publishRenewal } from './channels.js';
-import type { Guard } from '../watch/guard.js';
+import { Guard } from '../watch/guard.js';
+import type { WatchHub } from '../watch/hub.js';
 
 /** The settings a held lock is renewed with (a ResolvedSettings fits). */
 export interface HoldSettings {
@@ -32,7 +33,7 @@ export interface HoldSettings {
  * paid once per held lock, and fractional numbers stored per object are boxed (16 B each). With
  * 10,000 locks held through using(), that was ~300 B per lock.
  */
-export class Held implements Renewing {
+export class Renewal implements Renewing {
   readonly ttlArg: string;
   /** performance.now() after which the lock is no longer renewed (maxHoldTime). */
   readonly holdUntil: number;
@@ -43,7 +44,6 @@ export class Held implements Renewing {
   active = true;
   /** Its index in the scheduler's heap; −1 while out of it (being renewed, released). */
   slot = -1;
-  renewing = false;
   /** The bound was reached: at `dueAt` (the lock's expiry) the lock is reported lost, not renewed. */
   final = false;
 
@@ -90,7 +90,7 @@ export class Held implements Renewing {
  * chunk. Each lock still counts its own quorum from its own slots of the replies.
  */
 export class Renewals {
-  readonly #heap = new Heap<Held>((held) => held.dueAt, (held, index) => { held.slot = index; });
+  readonly #heap = new Heap<Renewal>((held) => held.dueAt, (held, index) => { held.slot = index; });
   readonly #masters: MasterSet;
   readonly #window: number;
   readonly #alarm = new Alarm(() => {
@@ -99,12 +99,16 @@ export class Renewals {
   #active = 0;
 
   /** Watches the keys of locks held with `watchHeld`; undefined when no master can be watched. */
-  readonly #guard: Guard<Held> | undefined;
+  readonly #guard: Guard<Renewal> | undefined;
 
-  constructor(masters: MasterSet, window: number, guard: Guard<Held> | undefined) {
+  constructor(masters: MasterSet, window: number, hub: WatchHub) {
     this.#masters = masters;
     this.#window = window;
-    this.#guard = guard;
+    // The guard opens nothing until a lock asks for it (watchHeld may be set per call).
+    if (hub.watchable) {
+      this.#guard = new Guard<Renewal>(hub.watches, masters.quorum, (renewal, lostOn) => { this.#lostOnWatch(renewal, lostOn); });
+      hub.listen(this.#guard);
+    }
   }
 
   /** Locks currently kept alive. */
@@ -115,15 +119,15 @@ export class Renewals {
   /** Keeps `lock` alive from now on (autoExtend); `lock.signal` aborts if it is lost. */
   hold(lock: Lock, duration: number, s: HoldSettings, onLockLost: LockLostHandler | undefined): void {
     const now = performance.now();
-    const held = new Held(this, lock, duration, s, onLockLost, now);
-    lock.held = held;
+    const held = new Renewal(this, lock, duration, s, onLockLost, now);
+    lock[kRenewal] = held;
     this.#active++;
     this.#schedule(held, now);
-    if (s.watchHeld && lock.ops.watchable) this.#guard?.add(held);
+    if (s.watchHeld && lock[kOps].watchable) this.#guard?.add(held);
   }
 
   /** Synchronous, before any I/O of a release: a renewal decided later can no longer touch the lock. */
-  remove(held: Held): void {
+  remove(held: Renewal): void {
     if (!held.active) return;
     held.active = false;
     this.#active--;
@@ -133,7 +137,7 @@ export class Renewals {
   }
 
   /** The guard read the lock's keys gone or another's on more masters than the quorum can spare. */
-  lostOnWatch(held: Held, lostOn: readonly number[]): void {
+  #lostOnWatch(held: Renewal, lostOn: readonly number[]): void {
     if (!held.active) return;
     const names = lostOn.map((index) => this.#masters.nodes[index]?.name ?? `master ${index}`);
     this.#lose(held, new LockLostError(`${held.lock.resources.join(', ')}: deleted or overwritten on ${lostOn.length} of ${this.#masters.nodes.length} masters (${names.join(', ')}), read on their watch connections`));
@@ -145,7 +149,7 @@ export class Renewals {
     for (const held of this.#heap.drain()) if (held.active) this.#lose(held, reason, false);
   }
 
-  #schedule(held: Held, now: number): void {
+  #schedule(held: Renewal, now: number): void {
     const lock = held.lock;
     if (lock.extensions >= held.settings.maxExtensions || now + held.duration > held.holdUntil) {
       held.final = true;
@@ -174,8 +178,7 @@ export class Renewals {
         else this.#lose(held, new LockLostError(`${held.lock.resources.join(', ')}: validity ran out before a renewal succeeded`));
         continue;
       }
-      held.renewing = true;
-      const attempt = masters.attempt(held.lock.ops.extend, held.lock.resources, held.lock.value, held.ttlArg, held.settings.nodeTimeout, false);
+      const attempt = masters.attempt(held.lock[kOps].extend, held.lock.resources, held.lock.value, held.ttlArg, held.settings.nodeTimeout, false);
       attempt.context = held;
       attempt.onDecided = this.#decided;
       masters.dispatch(attempt);
@@ -185,22 +188,21 @@ export class Renewals {
   }
 
   readonly #decided = (attempt: Attempt): void => {
-    const held = attempt.context as Held;
-    held.renewing = false;
+    const held = attempt.context as Renewal;
     if (!held.active) return; // released while the renewal was in flight
     const lock = held.lock;
     const now = performance.now();
-    if (attempt.won && now < lock.validUntil) {
-      lock.renewed(validUntil(attempt.start, held.duration, held.settings.driftFactor), now);
+    const outcome = extensionOf(attempt, lock.validUntil, now);
+    if (outcome === EXTENDED) {
+      lock[kRenewed](validUntil(attempt.start, held.duration, held.settings.driftFactor), now);
       publishRenewal(lock, true);
       this.#schedule(held, now);
       return;
     }
     publishRenewal(lock, false);
-    const lost = lostOnQuorum(attempt);
-    if (lost || now >= lock.validUntil) {
+    if (outcome !== UNCONFIRMED) {
       const nodes = this.#masters.outcomes(attempt);
-      const why = lost ? 'no longer held under its token on a quorum' : 'validity ran out before a renewal succeeded';
+      const why = outcome === NO_LONGER_HELD ? 'no longer held under its token on a quorum' : 'validity ran out before a renewal succeeded';
       this.#lose(held, new LockLostError(`${lock.resources.join(', ')}: ${why}: ${describeOutcomes(nodes)}`, [], nodes));
       return;
     }
@@ -215,14 +217,14 @@ export class Renewals {
     this.#alarm.before(held.dueAt);
   };
 
-  #lose(held: Held, error: PipelockError, discard = true): void {
+  #lose(held: Renewal, error: PipelockError, discard = true): void {
     this.remove(held);
     // A renewal may have succeeded on some masters after the local validity ran out: their keys
     // are still ours and would block the resource until their TTL.
-    if (discard) this.#masters.discard(held.lock.resources, held.lock.value, held.lock.ops.release);
+    if (discard) this.#masters.discard(held.lock.resources, held.lock.value, held.lock[kOps].release);
     const signal: RedlockAbortSignal = held.signal;
     signal.error = error;
-    held.lock.lost();
+    held.lock[kLost]();
     publishLockLost(held.lock.resources, error);
     held.abort(error);
     if (held.onLockLost !== undefined) {
@@ -238,5 +240,5 @@ export class Renewals {
 
 /** Stops renewing an auto-extended lock without releasing it (release, and run-once keeping its key as a marker). */
 export function stopRenewing(lock: Lock): void {
-  lock.held?.stop();
+  lock[kRenewal]?.stop();
 }

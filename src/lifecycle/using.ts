@@ -1,39 +1,66 @@
 import { InvalidArgumentError } from '../errors.js';
-import type { Lock, RedlockAbortSignal } from './lock.js';
-import type { KindHost } from './kind.js';
-import { isObject, kUsingMarginMs, type CallSettings } from '../settings.js';
-
-type Routine<T> = (signal: RedlockAbortSignal) => Promise<T>;
+import { isObject } from '../util/checks.js';
+import type { CallSettings, RedlockAbortSignal } from './lock.js';
 
 /**
- * Redlock.using() for the other kinds: `acquire` (with autoExtend) the lock, run the routine with
- * its signal, always release; the routine's error wins over a failed release, which is reported.
+ * `using()` keeps at least this much of a lock's duration above automaticExtensionThreshold:
+ * node-redlock v5's rule (its `using` throws below it), so a renewal is not due at once.
  */
-export async function holding<T>(
-  redlock: KindHost,
-  duration: number,
-  settingsOrRoutine: CallSettings | Routine<T>,
-  routine: Routine<T> | undefined,
-  acquire: (settings: CallSettings) => Promise<Lock>,
-): Promise<T> {
+export const kUsingMarginMs = 100;
+
+export type Routine<T> = (signal: RedlockAbortSignal) => Promise<T>;
+
+/** What a routine runs under: an auto-extended lock (or a reentrant handle), and how it lets go. */
+export interface Handle {
+  readonly signal: RedlockAbortSignal | undefined;
+  release(): Promise<unknown>;
+}
+
+/** using()'s two shapes, `(settings, routine)` and `(routine)`, checked: the routine and the settings. */
+export function routineOf<T>(settingsOrRoutine: CallSettings | Routine<T>, routine: Routine<T> | undefined): { readonly settings: CallSettings | undefined; readonly fn: Routine<T> } {
   const fn = typeof settingsOrRoutine === 'function' ? settingsOrRoutine : routine;
   const settings = typeof settingsOrRoutine === 'function' ? undefined : settingsOrRoutine;
   if (typeof fn !== 'function') throw new InvalidArgumentError('routine', 'must be a function', fn);
   if (settings !== undefined && !isObject(settings)) throw new InvalidArgumentError('settings', 'must be an object', settings);
-  const threshold = (settings as CallSettings | undefined)?.automaticExtensionThreshold ?? redlock.settings.automaticExtensionThreshold;
+  return { settings, fn };
+}
+
+/** node-redlock v5's rule for using(): the duration must leave room above the renewal threshold. */
+export function checkUsingDuration(duration: unknown, threshold: number): void {
   if (typeof duration === 'number' && threshold > duration - kUsingMarginMs) {
     throw new InvalidArgumentError('duration', `must be at least ${kUsingMarginMs} ms greater than automaticExtensionThreshold (${threshold} ms)`, duration);
   }
-  const lock = await acquire({ ...settings, autoExtend: true });
+}
+
+/**
+ * Runs `fn` with the held lock's signal and always lets go. The routine's own error is the one
+ * thrown; a release that fails beside it is reported (node-redlock's 'error' event), never lost.
+ */
+export async function holding<T>(held: Handle, fn: Routine<T>, report: (error: unknown) => void): Promise<T> {
   let result: T;
   try {
-    result = await fn(lock.signal!);
+    result = await fn(held.signal!);
   } catch (error) {
-    await lock.release().catch((releaseError: unknown) => {
-      redlock.masters.report(releaseError);
-    });
+    await held.release().catch(report);
     throw error;
   }
-  await lock.release();
+  await held.release();
   return result;
+}
+
+/**
+ * using() of a lock that `acquire` takes (with autoExtend): the routine runs holding it, and it is
+ * always released. For the kinds (semaphore permits, read and write locks).
+ */
+export async function usingLock<T>(
+  host: { readonly settings: { readonly automaticExtensionThreshold: number }; report(error: unknown): void },
+  duration: number,
+  settingsOrRoutine: CallSettings | Routine<T>,
+  routine: Routine<T> | undefined,
+  acquire: (settings: CallSettings) => Promise<Handle>,
+): Promise<T> {
+  const { settings, fn } = routineOf(settingsOrRoutine, routine);
+  checkUsingDuration(duration, settings?.automaticExtensionThreshold ?? host.settings.automaticExtensionThreshold);
+  const lock = await acquire({ ...settings, autoExtend: true });
+  return holding(lock, fn, (error) => { host.report(error); });
 }

@@ -1,6 +1,6 @@
 import type * as OTelApi from '@opentelemetry/api';
 import { InvalidArgumentError } from '../errors.js';
-import { isObject } from '../settings.js';
+import { isObject } from '../util/checks.js';
 import { CALL_BUCKETS, WAIT_BUCKETS } from './buckets.js';
 import { Collector, OK, resolveResourceLabel, type MetricsSink, type ResourceLabel } from './collector.js';
 import { loadPeer } from './peer.js';

@@ -1,39 +1,5 @@
 import { createHash } from 'node:crypto';
-
-/** Operation codes in the batch script's ARGV. */
-export const OP_ACQUIRE = 'A';
-export const OP_EXTEND = 'E';
-export const OP_RELEASE = 'R';
-/** Acquire plus fencing counters: keys are the m lock keys, then their m counter keys. */
-export const OP_FENCED_ACQUIRE = 'F';
-/** Raise fencing counters to at least the token (the token slot holds the target). */
-export const OP_RAISE = 'X';
-/** INCR a counter and set its TTL (run-once attempt counting). */
-export const OP_INCR = 'I';
-/** Owner-checked: replace the lock's token by the done-marker, with a new TTL (run-once). */
-export const OP_MARK_DONE = 'D';
-/** Whether the key holds the done-marker (run-once). */
-export const OP_IS_DONE = 'Q';
-/** Semaphore: take permit slot `extra` of the slot keys if free (src/kinds/semaphore.ts). */
-export const OP_PERMIT = 'P';
-/** Semaphore permit: owner-checked re-arm of the slot key (keys: slot, release counter). */
-export const OP_PERMIT_EXTEND = 'T';
-/** Semaphore permit: owner-checked delete of the slot key, then INCR the release counter (which waiters watch). */
-export const OP_PERMIT_RELEASE = 'V';
-/** Read lock: keys are readers, writer, writer-waiting (src/kinds/rwlock.ts). */
-export const OP_READ = 'r';
-/** Owner-checked: re-arm a reader's entry in the readers set. */
-export const OP_READ_EXTEND = 'e';
-/** Owner-checked: remove a reader's entry from the readers set. */
-export const OP_READ_RELEASE = 'u';
-/** Write lock: keys are readers, writer, writer-waiting; `extra` is the waiting marker's ttl. */
-export const OP_WRITE = 'W';
-/** Acquire at the gate, in turn: keys are the lock keys, then the gate's queue (src/waiting/turns.ts); `extra` is "grace id". */
-export const OP_GATED = 'G';
-/** Owner-checked: the keys pass from the token in `extra` to the op's token, with a new TTL (a local waiter takes the lock over, src/lifecycle/handover.ts). */
-export const OP_HANDOVER = 'H';
-export type OpCode = typeof OP_GATED | typeof OP_HANDOVER | typeof OP_ACQUIRE | typeof OP_EXTEND | typeof OP_RELEASE | typeof OP_FENCED_ACQUIRE | typeof OP_RAISE | typeof OP_INCR | typeof OP_MARK_DONE | typeof OP_IS_DONE
-  | typeof OP_PERMIT | typeof OP_PERMIT_EXTEND | typeof OP_PERMIT_RELEASE | typeof OP_READ | typeof OP_READ_EXTEND | typeof OP_READ_RELEASE | typeof OP_WRITE;
+import { argvStepLua, OPS, type OpArgs } from './opcodes.js';
 
 /**
  * Fencing counters live this long after their last use (7 days): they cannot grow without bound,
@@ -46,8 +12,9 @@ export const DONE_MARKER = 'pipelock:done';
  * One script for every per-key operation, so the operations of many locks issued in one tick
  * travel to a master as one EVALSHA and run there back to back. KEYS holds each operation's keys in
  * order; ARGV holds per operation its code (followed by its key count when that is not 1, e.g.
- * 'A3'), its token, — except for R, Q, X and u — a ttl in ms, and for P, W, G and H one more argument. Fewer arguments per operation are
- * measurably less work for Redis: ~10% of its CPU per cycle against a fixed 4-tuple.
+ * 'A3'), its token, then a ttl in ms and one more argument for the operations that take them (the
+ * table of src/protocol/opcodes.ts, from which the script's argument stepping is generated): fewer
+ * arguments per operation are less work for Redis than a fixed 4-tuple (docs/decisions/0001).
  * The reply is one integer per operation:
  *   A: all keys set (count) or none (0) — all-or-nothing, so a multi-resource lock never half-forms
  *      (one key: a single SET NX, the cheapest form);
@@ -166,7 +133,7 @@ while a <= last do
     n = tonumber(string.sub(op, 2))
     op = string.sub(op, 1, 1)
   end
-  if op == 'R' or op == 'Q' or op == 'X' or op == 'u' or op == 'V' then a = a + 2 elseif op == 'P' or op == 'W' or op == 'G' or op == 'H' then a = a + 4 else a = a + 3 end
+  ${argvStepLua()}
   local r = 0
   if op == 'A' then
     if n == 1 then
@@ -305,53 +272,6 @@ return out`;
 
 export const BATCH_SHA = createHash('sha1').update(BATCH_SCRIPT).digest('hex');
 
-/** What the coalescer needs of one operation to put it into a call. */
-export interface OpArgs {
-  readonly opcode: OpCode;
-  readonly keys: readonly string[];
-  readonly token: string;
-  /** PX / PEXPIRE argument in ms, already a string; '0' for release. */
-  readonly ttlArg: string;
-  /** P: the slot asked for; W: the waiting marker's ttl; '' for the others. */
-  readonly extra: string;
-}
-
-/** How many ARGV an operation takes: code, token, then a ttl and an extra for some. */
-function argsOf(opcode: OpCode): number {
-  if (opcode === OP_RELEASE || opcode === OP_IS_DONE || opcode === OP_RAISE || opcode === OP_READ_RELEASE || opcode === OP_PERMIT_RELEASE) return 2;
-  return opcode === OP_PERMIT || opcode === OP_WRITE || opcode === OP_GATED || opcode === OP_HANDOVER ? 4 : 3;
-}
-
-/**
- * The owner-checked release that undoes an acquisition a master granted with reply `value` (an
- * integer > 0) — for src/engine/master.ts, which deletes what a late reply shows was granted and never
- * counted: the keys it set, and the operation that deletes them. Undefined: nothing to undo.
- */
-export function undoOf(opcode: OpCode, keys: readonly string[], target: number, value: number): { readonly opcode: OpCode; readonly keys: readonly string[] } | undefined {
-  switch (opcode) {
-    case OP_ACQUIRE:
-    case OP_FENCED_ACQUIRE:
-    case OP_HANDOVER:
-      return { opcode: OP_RELEASE, keys };
-    case OP_PERMIT:
-      // Any other positive reply is a hint: nothing was taken.
-      return value === target ? { opcode: OP_RELEASE, keys: [keys[value - 1]!] } : undefined;
-    case OP_READ:
-      return { opcode: OP_READ_RELEASE, keys: [keys[0]!] };
-    case OP_WRITE:
-      return { opcode: OP_RELEASE, keys: [keys[1]!] };
-    case OP_GATED:
-      return { opcode: OP_RELEASE, keys: keys.slice(0, -1) };
-    default:
-      return undefined;
-  }
-}
-
-/** Operations whose quorum is decided as a release's (src/engine/quorum.ts decideRelease). */
-export function isRelease(opcode: OpCode): boolean {
-  return opcode === OP_RELEASE || opcode === OP_READ_RELEASE || opcode === OP_PERMIT_RELEASE;
-}
-
 /** `EVALSHA sha numkeys key… (code[n] token [ttl])…` for ops[from, to). */
 export function batchArgs(sha: string, ops: readonly OpArgs[], from: number, to: number): string[] {
   let keyCount = 0;
@@ -359,7 +279,7 @@ export function batchArgs(sha: string, ops: readonly OpArgs[], from: number, to:
   for (let i = from; i < to; i++) {
     const op = ops[i]!;
     keyCount += op.keys.length;
-    argCount += argsOf(op.opcode);
+    argCount += OPS[op.opcode].args;
   }
   const args = new Array<string>(3 + keyCount + argCount);
   args[0] = 'EVALSHA';
@@ -373,18 +293,9 @@ export function batchArgs(sha: string, ops: readonly OpArgs[], from: number, to:
     for (let j = 0; j < keys.length; j++) args[k++] = keys[j]!;
     args[a++] = keys.length === 1 ? op.opcode : op.opcode + String(keys.length);
     args[a++] = op.token;
-    const count = argsOf(op.opcode);
+    const count = OPS[op.opcode].args;
     if (count > 2) args[a++] = op.ttlArg;
     if (count > 3) args[a++] = op.extra;
   }
   return args;
 }
-
-/**
- * A lone single-key acquisition goes out as the plain `SET key token NX PX ttl`: at low
- * concurrency there is nothing to coalesce, and SET is cheaper for Redis than a script call.
- */
-export function setNxArgs(key: string, token: string, ttlArg: string): string[] {
-  return ['SET', key, token, 'NX', 'PX', ttlArg];
-}
-

@@ -1,5 +1,6 @@
 import { LEAN_SCRIPT, LEAN_SHA, leanArgs } from './lean-script.js';
-import { BATCH_SCRIPT, BATCH_SHA, batchArgs, type OpArgs } from './batch-script.js';
+import { BATCH_SCRIPT, BATCH_SHA, batchArgs } from './batch-script.js';
+import type { OpArgs } from './opcodes.js';
 
 /** A Lua script pipelock runs with EVALSHA. */
 export interface Script {
@@ -52,3 +53,12 @@ export function answersOf(reply: unknown, count: number): unknown[] | undefined 
   if (reply === count) return new Array<number>(count).fill(1);
   return Array.isArray(reply) && reply.length === count ? reply as unknown[] : undefined;
 }
+
+/**
+ * A lone single-key acquisition goes out as the plain `SET key token NX PX ttl`: at low
+ * concurrency there is nothing to coalesce, and SET is cheaper for Redis than a script call.
+ */
+export function setNxArgs(key: string, token: string, ttlArg: string): string[] {
+  return ['SET', key, token, 'NX', 'PX', ttlArg];
+}
+

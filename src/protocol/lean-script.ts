@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { OP_ACQUIRE, OP_EXTEND, OP_RELEASE, type OpArgs } from './batch-script.js';
+import { OP_ACQUIRE, OP_EXTEND, OP_RELEASE } from './opcodes.js';
+import { type OpArgs } from './opcodes.js';
 
 /**
  * The script for the calls nearly every lock makes: single-key acquire (A), extend (E) and release

@@ -1,9 +1,9 @@
 import { InvalidArgumentError, QuorumUnreachableError, ResourceLockedError } from '../errors.js';
 import type { Lock } from '../lifecycle/lock.js';
-import { Redlock } from '../redlock.js';
+import { internals, Redlock } from '../redlock.js';
 import { misconfigured } from '../lifecycle/misconfigured.js';
 import { stopRenewing } from '../lifecycle/renewal.js';
-import { OP_INCR, OP_IS_DONE, OP_MARK_DONE } from '../protocol/batch-script.js';
+import { OP_INCR, OP_IS_DONE, OP_MARK_DONE } from '../protocol/opcodes.js';
 
 export interface RunOnceOptions {
   /** The window is [k·windowMs, (k+1)·windowMs) of the epoch clock, e.g. 3_600_000 for hourly. */
@@ -40,7 +40,7 @@ export async function runOnce<T>(redlock: Redlock, jobKey: string, options: RunO
   const windowEnd = checkOptions(redlock, jobKey, options, job, now);
   const runKey = `${jobKey}:run:${windowEnd}`;
   const budget = redlock.settings.nodeTimeout;
-  const masters = redlock.masters;
+  const masters = internals(redlock).masters;
   let lock: Lock;
   try {
     lock = await redlock.acquire([runKey], options.leaseMs, { retryCount: 0, autoExtend: true });
@@ -69,7 +69,7 @@ export async function runOnce<T>(redlock: Redlock, jobKey: string, options: RunO
     // The job's error is the outcome; a release that fails too (masters down, Redlock closed) is
     // reported beside it, and the lease then expires on its own.
     await lock.release().catch((error: unknown) => {
-      masters.report(error);
+      internals(redlock).report(error);
     });
     return { status: 'failed', cause, attempt };
   }

@@ -1,6 +1,8 @@
 import { InvalidArgumentError } from '../errors.js';
 import type { IoredisClient } from '../clients.js';
 import type { Transport } from './transport.js';
+import { closeWithin } from './close.js';
+import { ioredisName } from './names.js';
 
 /** An ioredis `Redis` (not @redis/client, which has `isOpen`; not an ioredis `Cluster`). */
 export function isIoredisClient(value: unknown): value is IoredisClient {
@@ -105,25 +107,13 @@ export class IoredisTransport implements Transport {
 /** QUIT (pending replies first) for at most `graceMs`, then drop the connection; no reconnect either way. */
 export async function quit(connection: IoredisClient, graceMs: number): Promise<void> {
   if (connection.status === 'end') return;
-  if (connection.status === 'ready') {
-    let timer: NodeJS.Timeout | undefined;
-    const closed = await Promise.race([
-      connection.quit().then(() => true, () => false),
-      new Promise<false>((resolve) => (timer = setTimeout(resolve, graceMs, false))),
-    ]);
-    clearTimeout(timer);
-    // QUIT's reply comes before the socket closes: resolve once the client is done, as quit() promises.
-    if (closed) {
-      if ((connection.status as string) !== 'end') await new Promise((resolve) => connection.once('end', resolve));
-      return;
-    }
+  if (connection.status !== 'ready') {
+    connection.disconnect(false);
+    return;
   }
-  connection.disconnect(false);
-}
-
-function ioredisName(client: IoredisClient, index: number): string {
-  const { host, port, path } = client.options;
-  if (typeof path === 'string' && path !== '') return path;
-  if (host !== undefined || port !== undefined) return `${host ?? 'localhost'}:${port ?? 6379}`;
-  return `clients[${index}]`;
+  // QUIT's reply comes before the socket closes: done once the client says 'end', as quit() promises.
+  await closeWithin(graceMs, async () => {
+    await connection.quit();
+    if ((connection.status) !== 'end') await new Promise((resolve) => connection.once('end', resolve));
+  }, () => { connection.disconnect(false); });
 }

@@ -1,5 +1,7 @@
 import type { RedisClientOptions } from '@redis/client';
-import { clientName, closeClient, NO_COMMAND_TIMEOUT, openClient, type RedisClient } from './members.js';
+import type { RedisClient } from '../clients.js';
+import { redisClientName } from './names.js';
+import { closeClient, NO_COMMAND_TIMEOUT, openClient } from './open.js';
 import type { Transport } from './transport.js';
 
 type Event = 'ready' | 'error';
@@ -43,7 +45,7 @@ export class RedisTransport implements Transport {
 
   constructor(client: RedisClient, index: number) {
     this.#client = client;
-    this.name = clientName(client, index);
+    this.name = redisClientName(client, index);
   }
 
   /**

@@ -31,3 +31,36 @@ export function sleep(ms: number, signal: AbortSignal | undefined, attempts: () 
 export function isAborted(signal: AbortSignal | undefined): boolean {
   return signal !== undefined && signal.aborted;
 }
+
+/** The settings a retry schedule follows (a ResolvedSettings fits). */
+export interface ScheduleSettings {
+  readonly retryCount: number;
+  readonly retryDelay: number;
+  readonly retryJitter: number;
+}
+
+/**
+ * node-redlock's retry loop for an operation that is simply tried again (extend, release; acquire
+ * paces its own, src/waiting/wait.ts, since a release may wake it): `tryOnce(tries)` resolves
+ * with the outcome, or undefined to be tried again after retryDelay ± retryJitter, at most
+ * `retryCount` times. `room()` is how long the operation may still wait: a wait longer than it is
+ * cut to it (`past: 'cut'`) or ends the schedule (`past: 'stop'`). Resolves undefined when the
+ * schedule ended without an outcome; rejects with LockAbortedError when `signal` aborts a wait.
+ */
+export async function onSchedule<T>(
+  s: ScheduleSettings,
+  signal: AbortSignal | undefined,
+  stats: () => ReadonlyArray<Promise<ExecutionStats>>,
+  room: () => number,
+  past: 'cut' | 'stop',
+  tryOnce: (tries: number) => Promise<T | undefined>,
+): Promise<T | undefined> {
+  for (let tries = 1; ; tries++) {
+    const outcome = await tryOnce(tries);
+    if (outcome !== undefined) return outcome;
+    const wait = retryWait(s.retryDelay, s.retryJitter);
+    const left = room();
+    if (!mayRetry(tries, s.retryCount) || (past === 'stop' && wait >= left)) return undefined;
+    await sleep(Math.min(wait, Math.max(0, left)), signal, stats);
+  }
+}

@@ -1,34 +1,34 @@
-import { publishAcquireRetry } from '../engine/channels.js';
-import type { ExecutionStats } from '../errors.js';
-import { isAborted, mayRetry, retryWait, sleep } from './schedule.js';
 import { FAILED, FOR, TIMEOUT, type Attempt } from '../engine/attempt.js';
+import { publishAcquireRetry } from '../engine/channels.js';
+import type { MasterSet } from '../engine/masters.js';
 import { lostToErrors } from '../engine/quorum.js';
-import { turnId } from './turns.js';
-import type { HandoverTerms, Passed, Ticket, Waiters, WaitMode } from './waiters.js';
-
-/** The settings an acquire call's retries follow (a ResolvedSettings fits). */
-export interface PaceSettings {
-  readonly retryCount: number;
-  readonly retryDelay: number;
-  readonly retryJitter: number;
-}
+import type { ExecutionStats } from '../errors.js';
+import { sendGated, turnId, turnsKey } from './gate.js';
+import { isAborted, mayRetry, retryWait, sleep, type ScheduleSettings } from './schedule.js';
+import type { HandoverTerms, Passed, Ticket } from './ticket.js';
+import type { Waiters, WaitMode } from './waiters.js';
 
 /** The first split's backoff window, ms: about a local round trip to the masters. */
 const kSplitBackoffMs = 1;
 const kMaxSplitDoublings = 4;
 
+type Stats = () => ReadonlyArray<Promise<ExecutionStats>>;
+
 /**
- * When one acquire call tries again: node-redlock's retry schedule (`retryCount` slots of
+ * One acquire call's waiting: the only thing the acquire loop (src/lifecycle/acquire.ts) talks to
+ * about it. When the call tries again follows node-redlock's retry schedule (`retryCount` slots of
  * `retryDelay ± retryJitter`, never past the call's deadline), in which a wake-up (src/waiting/
  * waiters.ts) brings the next attempt forward. An attempt made on a wake-up does not use up a slot:
  * refused again, the call sleeps out the rest of the same slot. So the total time a call may wait
  * is what its settings say, and it simply stops sleeping past a release.
  *
- * A call queued behind another of its process (not the head) makes no attempt of its own: each
+ * A call in line behind another of its process (not the head) makes no attempt of its own: each
  * slot that runs out while it waits counts as one, the head's attempts standing in for it. A call
  * that never got to try makes one attempt when its schedule ends, so its error is a real one.
+ *
+ * Made when the call first has to wait (most calls win their first attempt): it joins its line then.
  */
-export class Pacer {
+export class Wait {
   /** Attempts made or stood in for, as node-redlock counts them against retryCount. */
   #made = 0;
   #slotEnd = -Infinity;
@@ -38,8 +38,6 @@ export class Pacer {
   #token: string | undefined;
   /** Consecutive attempts lost to a split vote (some masters said yes, no quorum did). */
   #splits = 0;
-  /** The last attempt went out on a wake-up, so it used no slot of the schedule. */
-  #lastWoken = false;
   /**
    * The last attempt was lost to masters' errors or silence, not refused by a quorum: the next
    * sleep takes a full slot and hears no wake-up. A master that answers with an error (READONLY
@@ -49,98 +47,98 @@ export class Pacer {
   #errored = false;
   /** Per master, whether it failed or timed out in the last attempt: its reads say nothing of whether the lock can be had there. */
   #unreachable: boolean[] | undefined;
-  /** What a lock handed to this call must be (src/lifecycle/handover.ts); set for plain mutexes only. */
-  terms: HandoverTerms | undefined;
+  /** The master the last attempt was gated at, or -1. */
+  #gatedAt = -1;
 
   constructor(
     readonly waiters: Waiters | undefined,
     readonly resources: readonly string[],
-    readonly settings: PaceSettings,
+    readonly settings: ScheduleSettings,
     readonly deadline: number,
     /**
-     * `queue` behind this process's other callers, or (where many may hold at once) wait alone: queued
-     * behind one head, a process took its permits one acquisition at a time.
+     * `line` behind this process's other callers, or (where many may hold at once) wait alone:
+     * in line behind one head, a process took its permits one acquisition at a time.
      */
-    readonly mode: WaitMode = 'queue',
-    /** False for a schedule made after the call's first attempt: it was not a newcomer to queue. */
-    arriving = true,
+    readonly mode: WaitMode,
+    /** What a lock handed to this call must be (src/lifecycle/handover.ts); plain mutexes only. */
+    readonly terms: HandoverTerms | undefined,
+    /** False for a wait that begins after the call's first attempt: it was not a newcomer to the line. */
+    arriving: boolean,
   ) {
-    if (arriving && Pacer.joins(waiters, resources, settings, mode)) this.#ticket = waiters!.join(resources);
+    if (arriving && Wait.behind(waiters, resources, settings, mode)) this.#ticket = waiters!.join(resources);
   }
 
   /**
-   * Whether a newcomer queues behind the calls of this process already waiting for the same
+   * Whether a newcomer waits in line behind the calls of this process already waiting for the same
    * resources, instead of racing them to the masters (with retryCount 0 it only ever makes one attempt).
    */
-  static joins(waiters: Waiters | undefined, resources: readonly string[], settings: PaceSettings, mode: WaitMode = 'queue'): boolean {
-    return waiters !== undefined && mode === 'queue' && settings.retryCount !== 0 && waiters.queued(resources);
+  static behind(waiters: Waiters | undefined, resources: readonly string[], settings: ScheduleSettings, mode: WaitMode): boolean {
+    return waiters !== undefined && mode === 'line' && settings.retryCount !== 0 && waiters.inLine(resources);
   }
 
-  /** Whether the call must wait for its turn before its first attempt. */
+  /** Whether the call must wait for its turn in line before its first attempt. */
   get queued(): boolean {
     return this.#ticket !== undefined && !this.#ticket.head;
   }
 
-  /**
-   * The master the next attempt goes to first (src/waiting/gate.ts), or -1: to all at once. Only an
-   * attempt a wake-up brought forward is gated; the schedule's own go to every master, so a gate
-   * holding a stale key costs at most one slot.
-   */
-  get gate(): number {
-    return this.#woken && this.#ticket !== undefined ? this.#ticket.gate : -1;
-  }
-
-  /** The key of the queue at its gate (src/waiting/turns.ts), once it has taken a turn there. */
-  get queue(): string | undefined {
-    return this.#ticket?.queue;
-  }
-
-  set queue(queue: string | undefined) {
-    this.#ticket!.queue = queue;
-  }
-
-  /** This call's id in the queue at its gate; the same for all its attempts. */
-  turn(): string {
-    return this.#ticket!.turn ??= turnId();
-  }
-
-  /** A gated attempt was decided: granted at the gate, the call left the queue there; refused, it is in it. */
-  gated(attempt: Attempt, gate: number): void {
+  /** A lock a holder of this process handed to this call while it slept (once), or undefined. */
+  handed(): Attempt | Passed | undefined {
     const ticket = this.#ticket;
-    if (ticket === undefined) return;
-    ticket.queuedAt = attempt.votes[gate] === FOR ? -1 : gate;
-    // Free, but another's turn: the call listens for the lock being taken, not for it being free.
-    ticket.yielded = attempt.counts?.[gate] === -1;
-  }
-
-  /** An attempt went out with `token`. */
-  attempted(token: string): void {
-    this.#tried = true;
-    this.#token = token;
-    if (this.#ticket !== undefined) this.#ticket.yielded = false;
-    if (!this.#woken) this.#made++;
-    this.#lastWoken = this.#woken;
-    this.#woken = false;
+    const attempt = ticket?.handed;
+    if (attempt === undefined) return undefined;
+    ticket!.handed = undefined;
+    return attempt;
   }
 
   /**
-   * The attempt lost. Refused by a quorum, it waits to be woken by a release. Lost to errors (the
-   * refusals alone left a quorum possible), it uses a slot of the schedule — one a wake-up brought
-   * forward is counted now — and the next one starts after a full delay: an error is never cheaper
-   * to retry than a refusal.
-   *
-   * Split (some masters granted it): heads of several processes woken by the same release split the
-   * masters between them and all lose (Redlock's livelock); each split doubles a random pause
-   * before the next woken attempt (binary exponential backoff, as Ethernet resolves collisions),
-   * so that one of them goes first next time.
+   * The next attempt of a mutex a release woke, sent to its gate first (src/waiting/gate.ts), or
+   * undefined: it goes to every master at once. Only an attempt a wake-up brought forward is gated;
+   * the schedule's own go to every master, so a gate holding a stale key costs at most one slot.
    */
-  refused(attempt: Attempt): void {
+  send(masters: MasterSet, keys: readonly string[], ttlArg: string, budget: number): Attempt | undefined {
+    const ticket = this.#ticket;
+    const gate = this.#woken && ticket !== undefined && this.terms !== undefined ? ticket.gate : -1;
+    this.#gatedAt = gate;
+    if (gate === -1) return undefined;
+    const turns = ticket!.turnsKey ??= turnsKey(masters.keyPrefix, keys[0]!, masters.clustered);
+    return sendGated(masters, gate, keys, ttlArg, budget, turns, ticket!.turn ??= turnId());
+  }
+
+  /**
+   * An attempt of this call was decided. Lost, it counts as the schedule says; and at its gate a
+   * gated one left the turns (granted) or is in them (refused; free but another's turn: yielded).
+   *
+   * Lost to errors (src/engine/quorum.ts lostToErrors), it uses a slot of the schedule — one a
+   * wake-up brought forward is counted now — and the next one starts after a full delay: an error
+   * is never cheaper to retry than a refusal. Split (some masters granted it): heads of several
+   * processes woken by the same release split the masters between them and all lose (Redlock's
+   * livelock); each split doubles a random pause before the next woken attempt (binary exponential
+   * backoff, as Ethernet resolves collisions), so that one of them goes first next time.
+   */
+  decided(attempt: Attempt): void {
+    const woken = this.#woken;
+    this.#tried = true;
+    this.#token = attempt.token;
+    this.#woken = false;
+    if (!woken) this.#made++;
+    const ticket = this.#ticket;
+    const gate = this.#gatedAt;
+    if (ticket !== undefined) {
+      ticket.yielded = false;
+      if (gate !== -1) {
+        ticket.turnsAt = attempt.votes[gate] === FOR ? -1 : gate;
+        // Free, but another's turn: the call listens for the lock being taken, not for it being free.
+        ticket.yielded = attempt.counts?.[gate] === -1;
+      }
+    }
+    this.#gatedAt = -1;
+    if (attempt.won) return;
     const split = attempt.votesFor > 0 || attempt.votesStalled > 0;
     this.#splits = split ? Math.min(this.#splits + 1, kMaxSplitDoublings) : 0;
     this.#unreachable = attempt.votesUnreachable === 0 ? undefined : attempt.votes.map((vote) => vote === FAILED || vote === TIMEOUT);
     this.#errored = lostToErrors(attempt);
     if (!this.#errored) return;
-    if (this.#lastWoken) this.#made++;
+    if (woken) this.#made++;
     this.#slotEnd = -Infinity;
   }
 
@@ -148,7 +146,7 @@ export class Pacer {
    * Waits for the next attempt: true when it is due, false when the schedule has ended (or the
    * deadline would pass). Rejects with LockAbortedError when `signal` aborts.
    */
-  async pause(signal: AbortSignal | undefined, stats: () => ReadonlyArray<Promise<ExecutionStats>>): Promise<boolean> {
+  async pause(signal: AbortSignal | undefined, stats: Stats): Promise<boolean> {
     const s = this.settings;
     if (this.waiters !== undefined && this.#tried) this.#ticket ??= this.waiters.join(this.resources, this.mode);
     if (this.#ticket !== undefined) {
@@ -168,13 +166,13 @@ export class Pacer {
       if (ticket === undefined) {
         await sleep(this.#slotEnd - now, signal, stats);
       } else if (this.#errored) {
-        // Its place in the local queue is kept; a handover from a holder of this process still reaches it.
+        // Its place in line is kept; a handover from a holder of this process still reaches it.
         await ticket.sleep(this.#slotEnd, signal, stats, false);
         if (ticket.handed !== undefined) return true;
       } else {
         // After a split (a schedule's attempt raced other processes' woken heads) the quorum is
         // read again rather than the gate alone, which may hold this call's own undone grant.
-        ticket.gated = this.#splits === 0 && this.mode === 'queue';
+        ticket.gated = this.#splits === 0 && this.mode === 'line';
         ticket.gate = -1;
         this.#woken = await ticket.sleep(this.#slotEnd, signal, stats);
         if (ticket.handed !== undefined) return true;
@@ -192,21 +190,12 @@ export class Pacer {
     }
   }
 
-  /** A lock a holder of this process handed to this call while it slept (once), or undefined. */
-  handed(): Attempt | Passed | undefined {
-    const ticket = this.#ticket;
-    const attempt = ticket?.handed;
-    if (attempt === undefined) return undefined;
-    ticket!.handed = undefined;
-    return attempt;
-  }
-
   /** When the chain of handovers that handed this call its lock began (src/lifecycle/handover.ts). */
   get chain(): number {
     return this.#ticket?.chain ?? 0;
   }
 
-  /** The call is over (won, failed or aborted): the next in its queue is head. */
+  /** The call is over (won, failed or aborted): the next in its line is head. */
   leave(): void {
     this.#ticket?.leave();
     this.#ticket = undefined;

@@ -1,23 +1,20 @@
-import { kMaxTimerMs } from '../util/alarm.js';
-import { LockAbortedError, type ExecutionStats } from '../errors.js';
-import { onAbort } from '../util/on-abort.js';
-import { gateOf, gateOrder } from './gate.js';
-import { kBypassMs } from './turns.js';
+import { gateOf, gateOrder, kBypassMs } from './gate.js';
+import { Ticket } from './ticket.js';
+import type { WatchHub, WatchListener } from '../watch/hub.js';
 import { UNKNOWN, type MemberWatch } from '../watch/watch.js';
-import type { Attempt } from '../engine/attempt.js';
 
 /**
- * How a refused call waits among the callers of its process for the same keys: `queue` behind them
+ * How a refused call waits among the callers of its process for the same keys: in `line` behind them
  * (a mutex, a write lock: one holder at a time); `alone`, each for itself, all woken by a change
  * (read locks: a writer's release lets them all in); `one`, each for itself, one woken per change
  * (semaphore permits: a release frees one).
  */
-export type WaitMode = 'queue' | 'alone' | 'one';
+export type WaitMode = 'line' | 'alone' | 'one';
 
 /**
  * The acquire calls of one Redlock that wait for a refused lock, and what wakes them.
  *
- * Local waiters for the same resources queue FIFO behind one network waiter, the head: only the
+ * Local waiters for the same resources wait in line (FIFO) behind one network waiter, the head: only the
  * head retries over the network, woken by a release its masters announce (src/watch/watch.ts) or
  * by its retry schedule; the others sleep until they are head. So a hot lock sees one contender per
  * process instead of one per caller, and the order among a process's callers is first come, first
@@ -29,13 +26,13 @@ export type WaitMode = 'queue' | 'alone' | 'one';
  * wake-ups — restarted, reconnecting, its tracking table evicted — only costs the polling that
  * waiting was before.
  */
-export class Waiters {
+export class Waiters implements WatchListener {
   readonly quorum: number;
   /** One watch per member that can have one (@redis/client masters and clusters; ioredis ones are polled); the Redlock's, shared with its Guard. */
   readonly watches: readonly (MemberWatch | undefined)[];
   /** Per set of resources, its waiting calls in arrival order; the first is the head. */
-  readonly #queues = new Map<string, Ticket[]>();
-  /** Numbers the queues of callers that wait alone. */
+  readonly #lines = new Map<string, Ticket[]>();
+  /** Numbers the lines of callers that wait alone (one each). */
   #alone = 0;
   /** Per key, the sleeping heads whose read armed it. */
   readonly #armed = new Map<string, Set<Ticket>>();
@@ -43,10 +40,12 @@ export class Waiters {
   readonly #gates: readonly number[] | undefined;
 
   /** `names`: the masters' addresses, which order the gates alike in every process. */
-  constructor(watches: readonly (MemberWatch | undefined)[], quorum: number, names: readonly string[] = []) {
+  constructor(hub: WatchHub, quorum: number, names: readonly string[] = []) {
+    const watches = hub.watches;
     this.quorum = quorum;
     this.watches = watches;
     this.#gates = watches.length >= 3 && names.length === watches.length ? gateOrder(names) : undefined;
+    hub.listen(this);
   }
 
   /** The gate master of a wait on `keys` (src/waiting/gate.ts), or -1: none, or its watch is not connected. */
@@ -56,48 +55,48 @@ export class Waiters {
     return this.watches[gate]?.readyFor(keys[0]!) === true ? gate : -1;
   }
 
-  /** Whether calls of this process already wait for exactly these resources (a newcomer queues behind them). */
-  queued(resources: readonly string[]): boolean {
-    return this.#queues.size > 0 && this.#queues.has(queueId(resources));
+  /** Whether calls of this process already wait for exactly these resources (a newcomer joins their line). */
+  inLine(resources: readonly string[]): boolean {
+    return this.#lines.size > 0 && this.#lines.has(lineId(resources));
   }
 
-  join(resources: readonly string[], mode: WaitMode = 'queue'): Ticket {
-    const id = mode === 'queue' ? queueId(resources) : `\u0001${++this.#alone}`;
-    let queue = this.#queues.get(id);
-    if (queue === undefined) {
-      queue = [];
-      this.#queues.set(id, queue);
+  join(resources: readonly string[], mode: WaitMode = 'line'): Ticket {
+    const id = mode === 'line' ? lineId(resources) : `\u0001${++this.#alone}`;
+    let line = this.#lines.get(id);
+    if (line === undefined) {
+      line = [];
+      this.#lines.set(id, line);
     }
     const ticket = new Ticket(this, id, resources, mode === 'one');
-    queue.push(ticket);
+    line.push(ticket);
     return ticket;
   }
 
   /** The first of this process's callers waiting for exactly these resources, if any. */
   headOf(resources: readonly string[]): Ticket | undefined {
-    return this.#queues.size > 0 ? this.#queues.get(queueId(resources))?.[0] : undefined;
+    return this.#lines.size > 0 ? this.#lines.get(lineId(resources))?.[0] : undefined;
   }
 
   isHead(ticket: Ticket): boolean {
-    return this.#queues.get(ticket.id)?.[0] === ticket;
+    return this.#lines.get(ticket.id)?.[0] === ticket;
   }
 
   leave(ticket: Ticket): void {
-    const queue = this.#queues.get(ticket.id);
-    if (queue === undefined) return;
-    const at = queue.indexOf(ticket);
+    const line = this.#lines.get(ticket.id);
+    if (line === undefined) return;
+    const at = line.indexOf(ticket);
     if (at === -1) return;
-    queue.splice(at, 1);
+    line.splice(at, 1);
     this.disarm(ticket);
-    // Gone from the gate's queue too, so the next in it need not wait out the grace.
-    if (ticket.queuedAt !== -1) this.watches[ticket.queuedAt]?.forget(ticket.queue!, ticket.turn!);
-    if (queue.length === 0) this.#queues.delete(ticket.id);
+    // Gone from the turns at the gate too, so the next there need not wait out the grace.
+    if (ticket.turnsAt !== -1) this.watches[ticket.turnsAt]?.forget(ticket.turnsKey!, ticket.turn!);
+    if (line.length === 0) this.#lines.delete(ticket.id);
     // The next in line is head from now: if it sleeps, it listens for the release from here on.
-    // Told in a microtask: when one signal aborts a whole queue, its callers leave one after the
+    // Told in a microtask: when one signal aborts a whole line, its callers leave one after the
     // other in one dispatch, and promoting each in turn made each read its keys on every master
     // (12,500 aborted waiters: 75,000 reads, which timed out the releases sent beside them).
     else if (at === 0) {
-      const next = queue[0]!;
+      const next = line[0]!;
       queueMicrotask(() => {
         if (this.isHead(next)) next.promoted();
       });
@@ -128,8 +127,8 @@ export class Waiters {
 
   /** Wakes every head (quit); the Redlock closes the watches. */
   close(): void {
-    for (const queue of this.#queues.values()) for (const ticket of queue) ticket.wake();
-    this.#queues.clear();
+    for (const line of this.#lines.values()) for (const ticket of line) ticket.wake();
+    this.#lines.clear();
   }
 
   /**
@@ -173,7 +172,7 @@ export class Waiters {
    * since its last change, so the change is a release. A head that yielded its turn wakes on any
    * change — the one whose turn it was took the lock — to read it again and listen for its release.
    */
-  changed(key: string | null, present = true): void {
+  changed(_index: number, key: string | null, present = true): void {
     if (key === null) {
       for (const heads of [...this.#armed.values()]) for (const ticket of heads) ticket.wake();
       return;
@@ -217,153 +216,14 @@ export class Waiters {
   }
 
   /** A watch (re)connected: nothing is tracked there; read again for every sleeping head. */
-  watchReady(): void {
+  ready(): void {
     const heads = new Set<Ticket>();
     for (const set of this.#armed.values()) for (const ticket of set) heads.add(ticket);
     for (const ticket of heads) this.#read(ticket);
   }
 }
 
-/** What a lock handed over to a waiting call must be (src/lifecycle/handover.ts). */
-export interface HandoverTerms {
-  /** The waiter's lock duration, as the PX argument. */
-  readonly ttlArg: string;
-  /** The waiter's per-master budget (nodeTimeout). */
-  readonly budget: number;
-  /** The least validity, ms, a lock passed to it without a write must have left (src/lifecycle/handover.ts). */
-  readonly least: number;
-}
-
-/** A lock passed to a waiter as it stands (src/lifecycle/handover.ts): the holder's token and validity (performance.now()). */
-export class Passed {
-  constructor(readonly token: string, readonly validUntil: number) {}
-}
-
-/** One acquire call's place in its resources' local queue. */
-export class Ticket {
-  /** Counts sleeps, so a read answered after its sleep ended changes nothing. */
-  sleeps = 0;
-  /** The token of the call's last attempt (its keys are its own, being undone). */
-  token: string | undefined;
-  /** Per master, whether its last attempt failed or timed out there: its reads count as unknown. */
-  unreachable: readonly boolean[] | undefined;
-  /** Whether its wake-ups are to be gated (src/waiting/gate.ts): set by its schedule before each sleep. */
-  gated = false;
-  /** The master whose change wakes this head (its woken attempt is gated there), or -1: a quorum's; set by each read. */
-  gate = -1;
-  /** Its id in the queue at the gate (src/waiting/turns.ts), made at its first gated attempt. */
-  turn: string | undefined;
-  /** That queue's key. */
-  queue: string | undefined;
-  /** The master whose queue it is in (refused there), or -1. */
-  queuedAt = -1;
-  /** Its last gated attempt found the lock free but another's turn: it waits for that one to take it. */
-  yielded = false;
-  /** When it joined (performance.now()): a holder hands its lock only to callers that joined before its chain began (src/lifecycle/handover.ts). */
-  readonly joined = performance.now();
-  /** What a lock handed to it must be (a plain mutex acquisition's ttl and budget); undefined: it takes none. */
-  terms: HandoverTerms | undefined;
-  /** A holder of this process is handing it the lock: wake-ups wait for the outcome (see receive). */
-  reserved = false;
-  /** The handover that won, or the lock passed as it stands, for its acquire call to turn into a Lock (Pacer.handed). */
-  handed: Attempt | Passed | undefined;
-  /** When the chain of handovers it is reserved in began (its first handover; set with `reserved`). */
-  chain = 0;
-  #resolve: ((woken: boolean) => void) | undefined;
-  #timer: NodeJS.Timeout | undefined;
-  #hint: NodeJS.Timeout | undefined;
-  #cleanup: (() => void) | undefined;
-  /** Whether this sleep listens for releases (see sleep). */
-  #listening = true;
-
-  /** `one`: woken only if no other such caller was woken by the same change (semaphore permits). */
-  constructor(readonly waiters: Waiters, readonly id: string, readonly keys: readonly string[], readonly one = false) {}
-
-  get head(): boolean {
-    return this.waiters.isHead(this);
-  }
-
-  get sleeping(): boolean {
-    return this.#resolve !== undefined;
-  }
-
-  /**
-   * Sleeps until `until` (false) or a wake-up (true); rejects with LockAbortedError when `signal`
-   * aborts. The head listens for its keys' release (unless `listen` is false: its last attempt was
-   * lost to errors, which no release heals); the others wait to be head.
-   */
-  sleep(until: number, signal: AbortSignal | undefined, attempts: () => ReadonlyArray<Promise<ExecutionStats>>, listen = true): Promise<boolean> {
-    if (signal?.aborted === true) return Promise.reject(new LockAbortedError(signal.reason, attempts));
-    this.sleeps++;
-    return new Promise<boolean>((resolve, reject) => {
-      this.#timer = setTimeout(() => { this.#end(false); }, Math.min(kMaxTimerMs, Math.max(0, until - performance.now())));
-      this.#resolve = resolve;
-      if (signal !== undefined) {
-        this.#cleanup = onAbort(signal, () => {
-          this.#resolve = () => { reject(new LockAbortedError(signal.reason, attempts)); };
-          this.#end(false, true);
-        });
-      }
-      this.#listening = listen;
-      if (listen && this.head) this.waiters.arm(this);
-    });
-  }
-
-  wake(): void {
-    this.#end(true);
-  }
-
-  /** Wakes at `at` unless something else wakes it first (a key's expiry, which Redis may not push). */
-  wakeAt(at: number): void {
-    if (!this.sleeping) return;
-    clearTimeout(this.#hint);
-    this.#hint = setTimeout(() => { this.#end(true); }, Math.min(kMaxTimerMs, Math.max(0, at - performance.now())));
-  }
-
-  /** Became head while asleep. */
-  promoted(): void {
-    if (this.sleeping && this.#listening) this.waiters.arm(this);
-  }
-
-  leave(): void {
-    this.#end(false);
-    this.waiters.leave(this);
-  }
-
-  /**
-   * The handover it was reserved for is decided: `attempt` won (true: the sleeping call takes it;
-   * false: it had aborted, the lock is nobody's), or undefined (it failed: the call wakes to try
-   * the masters, the holder having released).
-   */
-  receive(attempt: Attempt | Passed | undefined): boolean {
-    this.reserved = false;
-    if (!this.sleeping) return false;
-    if (attempt === undefined) {
-      this.#end(true);
-      return false;
-    }
-    this.handed = attempt;
-    this.#end(true);
-    return true;
-  }
-
-  /** `force`: the caller aborted, which a reservation does not hold back. */
-  #end(woken: boolean, force = false): void {
-    const resolve = this.#resolve;
-    if (resolve === undefined) return;
-    // Held back while a handover is decided; receive() wakes the call either way.
-    if (this.reserved && !force) return;
-    this.#resolve = undefined;
-    clearTimeout(this.#timer);
-    clearTimeout(this.#hint);
-    this.#cleanup?.();
-    this.#cleanup = undefined;
-    this.waiters.disarm(this);
-    resolve(woken);
-  }
-}
-
-/** The queue of a set of resources: the same resources in the same order. */
-function queueId(resources: readonly string[]): string {
+/** The line of a set of resources: the same resources in the same order. */
+function lineId(resources: readonly string[]): string {
   return resources.length === 1 ? resources[0]! : resources.join('\u0000');
 }

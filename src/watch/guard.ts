@@ -1,6 +1,7 @@
+import type { WatchListener } from './hub.js';
 import type { MemberWatch } from './watch.js';
 
-/** What the guard needs of a held lock (renewal.ts's Held fits). */
+/** What the guard needs of a held lock (src/lifecycle/renewal.ts's Renewal fits). */
 export interface Guarded {
   readonly lock: { readonly resources: readonly string[]; readonly value: string };
   /** False once released or lost: a read answered after that changes nothing. */
@@ -25,7 +26,7 @@ export type LostHandler<T extends Guarded> = (held: T, lostOn: readonly number[]
  * takes the lock out (Renewals.remove, before the release is sent), so the holder's own DEL is
  * never read as a loss.
  */
-export class Guard<T extends Guarded> {
+export class Guard<T extends Guarded> implements WatchListener {
   readonly #watches: readonly (MemberWatch | undefined)[];
   /** Masters that may be lost before the lock is: N − quorum. */
   readonly #spare: number;
@@ -90,6 +91,11 @@ export class Guard<T extends Guarded> {
   }
 
   /** A watch (re)connected: nothing is tracked there; read every watched key again. */
+  /** A watch dropped: its master's reads are unknown until it is ready again (then read again). */
+  lost(): void {
+    // Nothing to do: a master whose watch is down is unknown, not lost (see above).
+  }
+
   ready(index: number): void {
     if (this.#watches[index] !== undefined) this.#read(index, [...this.#byKey.keys()]);
   }

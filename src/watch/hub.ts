@@ -1,15 +1,57 @@
-import type { RedisClient, RedisClusterClient } from '../clients.js';
+import { RedisClusterTransport } from '../transport/cluster/redis-cluster.js';
+import { RedisTransport } from '../transport/redis.js';
+import type { Transport } from '../transport/transport.js';
 import { ClusterWatch } from './cluster-watch.js';
-import { Watch, type ChangeListener, type MemberWatch } from './watch.js';
+import { Watch, type MemberWatch } from './watch.js';
 
-/** What a member's watch is made from: a standalone @redis/client master, or an @redis/client cluster. */
-export type WatchSource =
-  | { readonly master: RedisClient }
-  | { readonly cluster: RedisClusterClient };
+/** What a member's watch tells: a key changed (null: every key), its connection is ready, or dropped. */
+export interface WatchListener {
+  /** `present`: the key had been read present by a waiter since its last change (a release to wake for). */
+  changed(index: number, key: string | null, present: boolean): void;
+  ready(index: number): void;
+  lost(index: number): void;
+}
 
-/** The watch of member `index` (nothing is opened until a key is read on it). */
-export function memberWatch(index: number, source: WatchSource, onChange: ChangeListener, onReady: (index: number) => void, onLost: (index: number) => void): MemberWatch {
-  return 'cluster' in source
-    ? new ClusterWatch(index, source.cluster, onChange, onReady, onLost)
-    : new Watch(index, source.master, onChange, onReady, onLost);
+/**
+ * The watch connections of a Redlock's members — one per @redis/client master, one per shard of an
+ * @redis/client cluster (src/watch/cluster-watch.ts); ioredis members have none and are polled —
+ * and the one place their events fan out from, to the waiters and the held-lock guard. Nothing is
+ * opened until a key is read.
+ */
+export class WatchHub {
+  readonly watches: readonly (MemberWatch | undefined)[];
+  readonly #listeners: WatchListener[] = [];
+
+  constructor(transports: readonly Transport[]) {
+    this.watches = transports.map((transport, index) => {
+      if (transport instanceof RedisTransport) return new Watch(index, transport.client, this.#changed, this.#ready, this.#lost);
+      if (transport instanceof RedisClusterTransport) return new ClusterWatch(index, transport.client, this.#changed, this.#ready, this.#lost);
+      return undefined;
+    });
+  }
+
+  /** Whether any member can be watched. */
+  get watchable(): boolean {
+    return this.watches.some((watch) => watch !== undefined);
+  }
+
+  listen(listener: WatchListener): void {
+    this.#listeners.push(listener);
+  }
+
+  close(): void {
+    for (const watch of this.watches) watch?.close();
+  }
+
+  readonly #changed = (index: number, key: string | null, present: boolean): void => {
+    for (const listener of this.#listeners) listener.changed(index, key, present);
+  };
+
+  readonly #ready = (index: number): void => {
+    for (const listener of this.#listeners) listener.ready(index);
+  };
+
+  readonly #lost = (index: number): void => {
+    for (const listener of this.#listeners) listener.lost(index);
+  };
 }

@@ -1,7 +1,7 @@
 import { RedisClient } from '@redis/client';
 import { Redis } from 'ioredis';
 import { Redis as Redis6 } from 'ioredis6';
-import type { RedisClient as AnyRedisClient } from '../../src/transport/members.js';
+import type { RedisClient as AnyRedisClient } from '../../src/clients.js';
 
 /** The client libraries a user can hand pipelock; suites that state a contract run once per kind. */
 export const CLIENT_KINDS = ['@redis/client', 'ioredis', 'ioredis 6'] as const;

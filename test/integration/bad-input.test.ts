@@ -134,7 +134,7 @@ async function invoke(c: BadInputCase, env: Env): Promise<Outcome> {
 /** Whatever a case created by wrongly succeeding must not outlive it (connections, keys, servers). */
 async function dispose(value: unknown): Promise<void> {
   if (value instanceof Redlock) await value.quit();
-  else if (value instanceof Lock) await releaseFully(value.redlock, value);
+  else if (value instanceof Lock) await (await value.release()).complete();
   else if (typeof value === 'object' && value !== null && 'urls' in value && 'close' in value) await (value as LocalMasters).close();
 }
 

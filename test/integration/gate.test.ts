@@ -6,6 +6,8 @@ import { commandCalls, eventually } from '../helpers/redis.js';
 import { timed } from '../helpers/timeout.js';
 import { takeTurns } from '../helpers/turns.js';
 import { Redlock, type Lock } from '../../src/index.js';
+import { turnsKey } from '../../src/waiting/gate.js';
+import { internals } from '../../src/redlock.js';
 import { gateOf, gateOrder } from '../../src/waiting/gate.js';
 
 // The gate (src/waiting/gate.ts): heads of several processes woken by one release are ordered at
@@ -18,7 +20,7 @@ test('three processes woken by each release: the gate grants one, the others ask
   const holder = new Redlock(masters.urls);
   // Retries 10 s apart: every attempt after the first is one a release brought forward.
   const waiters = Array.from({ length: 3 }, () => new Redlock(masters.urls, { retryCount: 3, retryDelay: 10000, retryJitter: 0 }));
-  const gate = gateOf(gateOrder(holder.masters.nodes.map((node) => node.name)), 'gated');
+  const gate = gateOf(gateOrder(internals(holder).masters.nodes.map((node) => node.name)), 'gated');
   try {
     const held = await holder.acquire(['gated'], 10000);
     const order: number[] = [];
@@ -94,8 +96,8 @@ test('multi-resource locks wait in turns; a fenced caller beside them (never gat
 test('a first in line that never comes (a dead process) holds nobody up: bypassed at once, dropped after the grace', timed(20000, async ({ masters }) => {
   const holder = new Redlock(masters.urls);
   const waiter = new Redlock(masters.urls, { retryCount: 3, retryDelay: 10000, retryJitter: 0 });
-  const gate = gateOf(gateOrder(holder.masters.nodes.map((node) => node.name)), 'dead-first');
-  const queue = holder.masters.queueOf('dead-first');
+  const gate = gateOf(gateOrder(internals(holder).masters.nodes.map((node) => node.name)), 'dead-first');
+  const queue = turnsKey('', 'dead-first', false);
   try {
     const held = await holder.acquire(['dead-first'], 10000);
     const waiting = waiter.acquire(['dead-first'], 10000);
@@ -124,8 +126,8 @@ test('a first in line that never comes (a dead process) holds nobody up: bypasse
 test('a waiter that gives up leaves the queue at the gate', timed(20000, async ({ masters }) => {
   const holder = new Redlock(masters.urls);
   const waiters = Array.from({ length: 2 }, () => new Redlock(masters.urls, { retryCount: 3, retryDelay: 10000, retryJitter: 0 }));
-  const gate = gateOf(gateOrder(holder.masters.nodes.map((node) => node.name)), 'leaving');
-  const queue = holder.masters.queueOf('leaving');
+  const gate = gateOf(gateOrder(internals(holder).masters.nodes.map((node) => node.name)), 'leaving');
+  const queue = turnsKey('', 'leaving', false);
   const controllers = waiters.map(() => new AbortController());
   try {
     const held = await holder.acquire(['leaving'], 10000);
@@ -150,7 +152,7 @@ test('a waiter that gives up leaves the queue at the gate', timed(20000, async (
 test('a gate that is down is no arbiter: woken waiters still acquire through the other masters', timed(20000, async ({ masters }) => {
   const holder = new Redlock(masters.urls);
   const waiters = Array.from({ length: 2 }, () => new Redlock(masters.urls, { retryCount: 3, retryDelay: 10000, retryJitter: 0 }));
-  const gate = gateOf(gateOrder(holder.masters.nodes.map((node) => node.name)), 'gate-down');
+  const gate = gateOf(gateOrder(internals(holder).masters.nodes.map((node) => node.name)), 'gate-down');
   try {
     const held = await holder.acquire(['gate-down'], 10000);
     const locks = waiters.map((redlock) => redlock.acquire(['gate-down'], 10000));

@@ -6,7 +6,9 @@ import { timed } from '../helpers/timeout.js';
 import { Redlock } from '../../src/index.js';
 import { LEAN_SHA, leanArgs } from '../../src/protocol/lean-script.js';
 import { SCRIPTS, scriptLoadArgs } from '../../src/protocol/calls.js';
-import { BATCH_SHA, OP_ACQUIRE, OP_EXTEND, OP_RELEASE, type OpArgs, type OpCode } from '../../src/protocol/batch-script.js';
+import { OP_ACQUIRE, OP_EXTEND, OP_RELEASE, type OpCode } from '../../src/protocol/opcodes.js';
+import { BATCH_SHA } from '../../src/protocol/batch-script.js';
+import { type OpArgs } from '../../src/protocol/opcodes.js';
 
 // LEAN_SCRIPT against real masters: its reply contract and owner checks called directly on master 0,
 // and through Redlock, recovery after SCRIPT FLUSH for each script.

@@ -10,6 +10,7 @@ import { timed } from '../helpers/timeout.js';
 import { userClients } from '../helpers/client-kinds.js';
 import { SCRIPTS } from '../../src/protocol/calls.js';
 import { type Lock, ExecutionError, NodeTimeoutError, QuorumUnreachableError, Redlock, ResourceLockedError } from '../../src/index.js';
+import { internals } from '../../src/redlock.js';
 
 // The fault tests run for each kind of client a user may hand pipelock: URLs (connections pipelock
 // opens with @redis/client) and ioredis clients (connections pipelock duplicates from them).
@@ -26,7 +27,7 @@ function faults(kind: 'urls' | 'ioredis'): void {
     const users = kind === 'urls' ? undefined : await userClients(kind, urls);
     const redlock = new Redlock(users?.clients ?? urls, settings);
     try {
-      await eventually(() => redlock.masters.nodes.every((node) => node.transport.isReady), 5000, 'pipelock connected to every master');
+      await eventually(() => internals(redlock).masters.nodes.every((node) => node.transport.isReady), 5000, 'pipelock connected to every master');
       await fn(redlock);
     } finally {
       await redlock.quit();
@@ -151,7 +152,7 @@ function faults(kind: 'urls' | 'ioredis'): void {
       };
       const workers = Array.from({ length: 8 }, (_, w) => worker(w));
       await masters.masters[1]!.restart({ delayMs: 200 });
-      await eventually(() => redlock.masters.nodes[1]!.transport.isReady, 5000, 'the restarted master reconnects');
+      await eventually(() => internals(redlock).masters.nodes[1]!.transport.isReady, 5000, 'the restarted master reconnects');
       const afterRestart = done;
       await eventually(() => done > afterRestart + 200, 5000, 'operations continue');
       // The restarted master came back empty; its script cache was reloaded and it takes locks again.
@@ -222,7 +223,7 @@ function faults(kind: 'urls' | 'ioredis'): void {
         stop = true;
         await Promise.all(workers);
         for (const proxy of proxies) proxy.delayMs = 0;
-        await eventually(() => redlock.masters.nodes.every((node) => node.transport.isReady), 5000, 'the dropped connections come back');
+        await eventually(() => internals(redlock).masters.nodes.every((node) => node.transport.isReady), 5000, 'the dropped connections come back');
         const lock = await redlock.acquire(['after-drop'], 5000);
         const result = await (await lock.release()).complete();
         assert.is(result.released, 5, 'all five masters serve again');
@@ -239,7 +240,7 @@ function faults(kind: 'urls' | 'ioredis'): void {
         const held = await holder.acquire(['contended'], 10_000);
         const urls = [proxies[0].url, proxies[1].url, ...masters.urls.slice(2)];
         await withRedlock(urls, { retryCount: 3, retryDelay: 10, retryJitter: 0, nodeTimeout: 250 }, async (rival) => {
-          await eventually(() => rival.masters.nodes.every((node) => node.transport.isReady), 5000, 'every master connected');
+          await eventually(() => internals(rival).masters.nodes.every((node) => node.transport.isReady), 5000, 'every master connected');
           for (const proxy of proxies) proxy.delayMs = 400;
           const started = performance.now();
           const error = await rejection(rival.acquire(['contended'], 5000), ResourceLockedError);
@@ -308,7 +309,7 @@ function faults(kind: 'urls' | 'ioredis'): void {
       assert.is(stats.votesFor.size, 4);
       await lock.release();
       await master.restart();
-      await eventually(() => redlock.masters.nodes[1]!.transport.isReady, 5000, 'pipelock reconnected to the restarted master');
+      await eventually(() => internals(redlock).masters.nodes[1]!.transport.isReady, 5000, 'pipelock reconnected to the restarted master');
       await delay(200);
       const probe = (await connectAll([master.url]))[0]!;
       try {

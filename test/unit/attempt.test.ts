@@ -6,7 +6,7 @@ import { mock } from 'node:test';
 import { Deadlines, type Expiring } from '../../src/engine/deadlines.js';
 import { Heap } from '../../src/util/heap.js';
 import { LOST, UNDECIDED, WON } from '../../src/engine/quorum.js';
-import { OP_ACQUIRE, OP_RELEASE } from '../../src/protocol/batch-script.js';
+import { OP_ACQUIRE, OP_RELEASE } from '../../src/protocol/opcodes.js';
 
 const test = suite('attempt');
 const make = (needAll = false, n = 5, start = 0, budget = 50): Attempt => new Attempt(needAll ? OP_RELEASE : OP_ACQUIRE, ['a', 'b'], 'tok', '1000', 3, start, budget, needAll, n);

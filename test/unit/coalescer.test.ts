@@ -2,13 +2,14 @@ import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { AGAINST, Attempt, FAILED, FOR } from '../../src/engine/attempt.js';
-import type { RedisClient } from '../../src/transport/members.js';
+import type { RedisClient } from '../../src/clients.js';
 import { Deadlines } from '../../src/engine/deadlines.js';
-import { Node } from '../../src/engine/master.js';
+import { Master } from '../../src/engine/master.js';
 import { WON } from '../../src/engine/quorum.js';
 import { UnexpectedReplyError } from '../../src/errors.js';
 import { LEAN_SHA } from '../../src/protocol/lean-script.js';
-import { BATCH_SHA, OP_ACQUIRE, OP_EXTEND, OP_RELEASE, type OpCode } from '../../src/protocol/batch-script.js';
+import { OP_ACQUIRE, OP_EXTEND, OP_RELEASE, type OpCode } from '../../src/protocol/opcodes.js';
+import { BATCH_SHA } from '../../src/protocol/batch-script.js';
 import type { Transport } from '../../src/transport/transport.js';
 
 /** A Transport that records what the master sends and answers when the test says so. */
@@ -51,9 +52,9 @@ class FakeTransport implements Transport {
 
 const test = suite('coalescer');
 
-function master(chunkSize = 256, coalesce = true): { node: Node; transport: FakeTransport } {
+function master(chunkSize = 256, coalesce = true): { node: Master; transport: FakeTransport } {
   const transport = new FakeTransport();
-  const node = new Node(0, transport, {} as RedisClient, false, chunkSize, coalesce, () => undefined, new Deadlines([]));
+  const node = new Master(0, transport, {} as RedisClient, false, chunkSize, coalesce, () => undefined, new Deadlines([]));
   return { node, transport };
 }
 

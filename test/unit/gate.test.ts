@@ -3,7 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { AGAINST, Attempt } from '../../src/engine/attempt.js';
 import { LOST, UNDECIDED, WON } from '../../src/engine/quorum.js';
-import { OP_ACQUIRE } from '../../src/protocol/batch-script.js';
+import { OP_ACQUIRE } from '../../src/protocol/opcodes.js';
 import { GateProbe, gateOf, gateOrder } from '../../src/waiting/gate.js';
 
 const test = suite('gate');
@@ -29,7 +29,7 @@ test('keys spread over the masters', () => {
 function gated(): { a: Attempt; probe: GateProbe; passed: Attempt[] } {
   const a = new Attempt(OP_ACQUIRE, ['a', 'b'], 'tok', '1000', 3, 0, 50, false, 5);
   const passed: Attempt[] = [];
-  const probe = new GateProbe(a, 'pipelock:queue:a', '2000 50000 id', (main) => { passed.push(main); });
+  const probe = new GateProbe(a, 'pipelock:queue:a', '2000 50000 id', { sendToPending: (main) => { passed.push(main); } });
   return { a, probe, passed };
 }
 

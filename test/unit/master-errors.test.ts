@@ -3,7 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { errorKind, explain, isPermanent } from '../../src/engine/master-errors.js';
 import { NodeTimeoutError, NodeUnavailableError } from '../../src/errors.js';
-import { OP_ACQUIRE, OP_FENCED_ACQUIRE } from '../../src/protocol/batch-script.js';
+import { OP_ACQUIRE, OP_FENCED_ACQUIRE } from '../../src/protocol/opcodes.js';
 
 const test = suite('master errors');
 

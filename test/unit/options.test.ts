@@ -2,7 +2,8 @@ import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { throwsInvalid } from '../helpers/reject.js';
-import { kDefaults, plainCall, resolveCall, resolveSettings, validateDuration, validateResources } from '../../src/settings.js';
+import { kDefaults, resolveSettings, validateDuration, validateResources } from '../../src/settings.js';
+import { plainCall, resolveCall } from '../../src/lifecycle/call.js';
 
 const test = suite('options');
 

@@ -2,6 +2,7 @@ import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fencedWrite, InvalidArgumentError, Lock, LockAbortedError, Redlock, RedlockClosedError, runOnce } from '../../src/index.js';
+import { internals } from '../../src/redlock.js';
 import { rejection, throwsInvalid } from '../helpers/reject.js';
 
 // Checks that need no master: port 1 never answers, and nothing here waits for it.
@@ -30,7 +31,7 @@ test('extend with an already-aborted signal: LockAbortedError, as acquire, and n
   const redlock = new Redlock(kNowhere);
   try {
     const now = performance.now();
-    const lock = new Lock(redlock, redlock.masters, ['a'], 'token', [], now + 10_000, 0, now);
+    const lock = new Lock(redlock, internals(redlock).masters, ['a'], 'token', [], now + 10_000, 0, now);
     const controller = new AbortController();
     controller.abort(new Error('gave up'));
     const error = await rejection(lock.extend(1000, { signal: controller.signal }), LockAbortedError);

@@ -4,7 +4,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LEAN_SCRIPT, LEAN_SHA, leanArgs } from '../../src/protocol/lean-script.js';
 import { answerAt, answersOf, callArgs, isCallReply, SCRIPTS, scriptBySha, scriptBySource, scriptLoadArgs } from '../../src/protocol/calls.js';
-import { BATCH_SCRIPT, BATCH_SHA, OP_ACQUIRE, OP_EXTEND, OP_FENCED_ACQUIRE, OP_IS_DONE, OP_PERMIT_RELEASE, OP_READ_RELEASE, OP_RELEASE, type OpArgs, type OpCode } from '../../src/protocol/batch-script.js';
+import { OP_ACQUIRE, OP_EXTEND, OP_FENCED_ACQUIRE, OP_IS_DONE, OP_PERMIT_RELEASE, OP_READ_RELEASE, OP_RELEASE, type OpCode } from '../../src/protocol/opcodes.js';
+import { BATCH_SCRIPT, BATCH_SHA } from '../../src/protocol/batch-script.js';
+import { type OpArgs } from '../../src/protocol/opcodes.js';
 
 const test = suite('script calls');
 

@@ -2,11 +2,10 @@ import '../helpers/setup.js';
 import { createHash } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import {
-  BATCH_SCRIPT, BATCH_SHA, batchArgs, OP_ACQUIRE, OP_EXTEND, OP_FENCED_ACQUIRE, OP_INCR, OP_IS_DONE, OP_MARK_DONE, OP_PERMIT, OP_PERMIT_EXTEND, OP_PERMIT_RELEASE, OP_RAISE, OP_READ, OP_READ_EXTEND, OP_READ_RELEASE,
-  OP_RELEASE, OP_WRITE,
-  setNxArgs, undoOf, type OpArgs,
-} from '../../src/protocol/batch-script.js';
+import { OP_ACQUIRE, OP_EXTEND, OP_FENCED_ACQUIRE, OP_INCR, OP_IS_DONE, OP_MARK_DONE, OP_PERMIT, OP_PERMIT_EXTEND, OP_PERMIT_RELEASE, OP_RAISE, OP_READ, OP_READ_EXTEND, OP_READ_RELEASE, OP_RELEASE, OP_WRITE, undoOf } from '../../src/protocol/opcodes.js';
+import { BATCH_SCRIPT, BATCH_SHA, batchArgs } from '../../src/protocol/batch-script.js';
+import { setNxArgs } from '../../src/protocol/calls.js';
+import { type OpArgs } from '../../src/protocol/opcodes.js';
 
 const test = suite('scripts');
 

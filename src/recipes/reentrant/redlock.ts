@@ -1,8 +1,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { InvalidArgumentError, LockAbortedError, ReentrancyError } from '../../errors.js';
 import type { RedlockAbortSignal } from '../../lifecycle/lock.js';
-import { isObject, plainCall, resolveCall, validateDuration, validateResources, type CallSettings, type ResolvedCall } from '../../settings.js';
-import { Redlock } from '../../redlock.js';
+import { validateDuration, validateResources } from '../../settings.js';
+import { asError, isObject } from '../../util/checks.js';
+import { holding, routineOf, type Routine } from '../../lifecycle/using.js';
+import { plainCall, resolveCall, type ResolvedCall } from '../../lifecycle/call.js';
+import { type CallSettings } from '../../lifecycle/lock.js';
+import { internals, Redlock } from '../../redlock.js';
 import { Holding, type Context } from './holding.js';
 import { ReentrantLock } from './lock.js';
 
@@ -101,23 +105,16 @@ export class ReentrantRedlock {
     settingsOrRoutine: CallSettings | ((signal: RedlockAbortSignal) => Promise<T>),
     routine?: (signal: RedlockAbortSignal) => Promise<T>,
   ): Promise<T> {
-    const fn = typeof settingsOrRoutine === 'function' ? settingsOrRoutine : routine;
-    const settings = typeof settingsOrRoutine === 'function' ? undefined : settingsOrRoutine;
-    if (typeof fn !== 'function') return Promise.reject(new InvalidArgumentError('routine', 'must be a function', fn));
+    let settings: CallSettings | undefined;
+    let fn: Routine<T>;
+    try {
+      ({ settings, fn } = routineOf(settingsOrRoutine, routine));
+    } catch (error) {
+      return Promise.reject(asError(error));
+    }
     const scoped = async (): Promise<T> => {
       const handle = await this.acquire(resources, duration, settings);
-      let result: T;
-      try {
-        result = await fn(handle.signal);
-      } catch (error) {
-        // The routine's own error is the one to throw; a failed release is reported beside it.
-        await handle.end().catch((releaseError: unknown) => {
-          this.redlock.masters.report(releaseError);
-        });
-        throw error;
-      }
-      await handle.end();
-      return result;
+      return holding({ signal: handle.signal, release: () => handle.end() }, fn, internals(this.redlock).report);
     };
     return this.#contexts.getStore() === undefined ? this.#contexts.run({ held: new Map() }, scoped) : scoped();
   }

@@ -1,17 +1,8 @@
 import { NodeUnavailableError } from '../../errors.js';
-import type { IoredisClient, MasterClient } from '../../clients.js';
+import type { IoredisClient, IoredisClusterClient, MasterClient } from '../../clients.js';
 import { quit } from '../ioredis.js';
 import { ClusterTransport } from './transport.js';
-
-/** The part of an ioredis `Cluster` pipelock uses (structural: whichever copy of ioredis built it). */
-export interface IoredisClusterClient extends Omit<IoredisClient, 'duplicate' | 'options'> {
-  readonly isCluster: boolean;
-  readonly options: { keyPrefix?: string; redisOptions?: Record<string, unknown> };
-  /** Per slot, the node keys (`host:port`) serving it, master first. */
-  readonly slots: readonly (readonly string[] | undefined)[];
-  nodes(role: 'master'): IoredisClient[];
-  duplicate(startupNodes?: unknown[], options?: Record<string, unknown>): IoredisClusterClient;
-}
+import { clusterName, hostPort } from '../names.js';
 
 /** An ioredis `Cluster`. */
 export function isIoredisCluster(value: unknown): value is IoredisClusterClient {
@@ -44,7 +35,7 @@ export class IoredisClusterTransport extends ClusterTransport {
     this.client = client as unknown as MasterClient;
     this.#given = client;
     const masters = client.nodes('master');
-    this.name = masters.length === 0 ? `clusters[${index}]` : `cluster(${masters.map(nodeKey).join(',')})`;
+    this.name = clusterName(masters.map(nodeKey), index);
     this.#connection = client.duplicate(undefined, {
       enableAutoPipelining: false,
       keyPrefix: undefined,
@@ -113,6 +104,7 @@ export class IoredisClusterTransport extends ClusterTransport {
   }
 }
 
+/** The node key ioredis itself uses for a master (its `slots` table holds them). */
 function nodeKey(node: IoredisClient): string {
-  return `${node.options.host ?? 'localhost'}:${node.options.port ?? 6379}`;
+  return hostPort(node.options.host, node.options.port);
 }

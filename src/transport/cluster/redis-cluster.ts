@@ -1,10 +1,12 @@
 import type { RedisClientOptions } from '@redis/client';
 import { kMaxTimerMs } from '../../util/alarm.js';
-import { loadRedisClient, NO_COMMAND_TIMEOUT } from '../members.js';
+import { loadRedisClient, NO_COMMAND_TIMEOUT } from '../open.js';
+import { closeWithin } from '../close.js';
+import { clusterName, shardName, urlName } from '../names.js';
 import { NodeUnavailableError } from '../../errors.js';
-import type { ClusterShardNode, RedisClusterClient } from '../../clients.js';
+import type { RedisClusterClient } from '../../clients.js';
 import { asError } from '../../engine/script-replay.js';
-import { ClusterTransport, hostPort } from './transport.js';
+import { ClusterTransport } from './transport.js';
 
 /** Shard connections that were ready once: not ready now means dropped, not still connecting. */
 const seenReady = new WeakSet<object>();
@@ -22,7 +24,7 @@ export class RedisClusterTransport extends ClusterTransport {
   constructor(cluster: RedisClusterClient, index: number, name?: string) {
     super();
     this.#cluster = cluster;
-    this.name = name ?? clusterName(cluster, index);
+    this.name = name ?? clusterName(cluster.masters.map(shardName), index);
   }
 
   /** Opens a cluster client from seed URLs and connects it; `onError` hears its errors. */
@@ -36,7 +38,7 @@ export class RedisClusterTransport extends ClusterTransport {
         socket: { reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2000), ...clientOptions?.socket },
       } as never,
     }) as unknown as RedisClusterClient;
-    const transport = new RedisClusterTransport(cluster, index, `cluster(${seeds.map(hostPort).join(',')})`);
+    const transport = new RedisClusterTransport(cluster, index, clusterName(seeds.map(urlName), index));
     cluster.on('error', onError);
     cluster.connect().catch((error: unknown) => {
       onError(asError(error));
@@ -66,7 +68,7 @@ export class RedisClusterTransport extends ClusterTransport {
     const connection = shard?.client;
     if (connection === undefined) return undefined;
     if (connection.isReady) seenReady.add(connection);
-    else if (seenReady.has(connection)) return `${shard!.host}:${shard!.port}`;
+    else if (seenReady.has(connection)) return shardName(shard!);
     return undefined;
   }
 
@@ -105,18 +107,6 @@ export class RedisClusterTransport extends ClusterTransport {
   async close(graceMs: number, keepGiven = false): Promise<void> {
     const cluster = this.#cluster;
     if (keepGiven || !cluster.isOpen) return;
-    let timer: NodeJS.Timeout | undefined;
-    const closed = await Promise.race([
-      cluster.close().then(() => true, () => false),
-      new Promise<false>((resolve) => (timer = setTimeout(resolve, graceMs, false))),
-    ]);
-    clearTimeout(timer);
-    if (!closed) cluster.destroy();
+    await closeWithin(graceMs, () => cluster.close(), () => { cluster.destroy(); });
   }
-}
-
-/** `cluster(host:port,…)` from the masters the client knows, for messages. */
-function clusterName(cluster: RedisClusterClient, index: number): string {
-  const masters = cluster.masters;
-  return masters.length === 0 ? `clusters[${index}]` : `cluster(${masters.map((node: ClusterShardNode) => `${node.host}:${node.port}`).join(',')})`;
 }

@@ -151,13 +151,3 @@ function isTryAgain(error: unknown): boolean {
   // ioredis retries TRYAGAIN itself, then fails with "Too many Cluster redirections. Last error: … TRYAGAIN …".
   return error instanceof Error && error.message.includes('TRYAGAIN');
 }
-
-/** `host:port` of a seed URL, for messages. */
-export function hostPort(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.hostname}:${parsed.port || '6379'}`;
-  } catch {
-    return url;
-  }
-}

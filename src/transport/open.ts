@@ -1,0 +1,78 @@
+import { createRequire } from 'node:module';
+import type { RedisClientOptions } from '@redis/client';
+import { InvalidArgumentError } from '../errors.js';
+import type { RedisClient } from '../clients.js';
+import { closeWithin } from './close.js';
+
+type RedisModule = typeof import('@redis/client');
+let redisModule: RedisModule | undefined;
+
+/**
+ * @redis/client is an optional peer dependency (so is ioredis): a user who hands pipelock ioredis
+ * clients need not install it. It is loaded the first time pipelock opens a connection from a URL.
+ */
+export function loadRedisClient(url: string): RedisModule {
+  if (redisModule !== undefined) return redisModule;
+  try {
+    redisModule = createRequire(import.meta.url)('@redis/client') as RedisModule;
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'MODULE_NOT_FOUND') throw error;
+    throw new InvalidArgumentError('clients', 'may be redis:// URLs only when @redis/client is installed (npm install @redis/client), since pipelock opens them with it', url);
+  }
+  return redisModule;
+}
+
+/**
+ * @redis/client 6.x arms a 5 s timeout on every command by default (an AbortSignal.timeout and a
+ * listener each); measured here that alone costs ~3/4 of acquire+release throughput. pipelock
+ * bounds each attempt with one deadline instead, so every command it sends turns it off.
+ */
+export const NO_COMMAND_TIMEOUT = Object.freeze({ timeout: 0 });
+
+/** Options for the connections pipelock opens itself from URLs; the user's own options win. */
+export function ownedClientOptions(url: string, extra?: RedisClientOptions): RedisClientOptions {
+  return {
+    url,
+    commandOptions: { timeout: 0 },
+    ...extra,
+    socket: {
+      // Reconnect quickly but not in a hot loop: a dead master costs an attempt nothing while
+      // it is down (operations to it fail at once), so there is no reason to back off far.
+      reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2000),
+      ...extra?.socket,
+    },
+  };
+}
+
+// createClient() builds a client class per distinct options object (a one-entry cache keyed on all
+// options, URL included): ~40 ms per master. Without modules, scripts or functions the class is
+// the same for every URL, so build it once.
+let plainFactory: ((options: RedisClientOptions) => unknown) | undefined;
+
+export function openClient(url: string, extra?: RedisClientOptions): RedisClient {
+  const { createClient, RedisClient: RedisClientClass } = loadRedisClient(url);
+  const options = ownedClientOptions(url, extra);
+  if (extra?.modules !== undefined || extra?.functions !== undefined || extra?.scripts !== undefined || extra?.RESP !== undefined) {
+    return createClient(options);
+  }
+  plainFactory ??= RedisClientClass.factory({}) as (options: RedisClientOptions) => unknown;
+  return plainFactory(options) as RedisClient;
+}
+
+/**
+ * Closes a connection pipelock opened: gracefully (pending replies first) when it is up, but for at
+ * most `graceMs`, since a stalled master may never answer; at once when it is down or reconnecting.
+ */
+export async function closeClient(client: RedisClient, graceMs: number): Promise<void> {
+  if (!client.isOpen) return;
+  if (client.isReady && client.close !== undefined) {
+    await closeWithin(graceMs, () => client.close!(), () => { void drop(client); });
+    return;
+  }
+  await drop(client);
+}
+
+async function drop(client: RedisClient): Promise<void> {
+  if (client.destroy !== undefined) client.destroy();
+  else await client.quit?.();
+}

@@ -1,0 +1,145 @@
+import { LockAbortedError, type ExecutionStats } from '../errors.js';
+import type { Attempt } from '../engine/attempt.js';
+import { kMaxTimerMs } from '../util/alarm.js';
+import { onAbort } from '../util/on-abort.js';
+import type { Waiters } from './waiters.js';
+
+/** What a lock handed over to a waiting call must be (src/lifecycle/handover.ts). */
+export interface HandoverTerms {
+  /** The waiter's lock duration, as the PX argument. */
+  readonly ttlArg: string;
+  /** The waiter's per-master budget (nodeTimeout). */
+  readonly budget: number;
+  /** The least validity, ms, a lock passed to it without a write must have left (src/lifecycle/handover.ts). */
+  readonly least: number;
+}
+
+/** A lock passed to a waiter as it stands (src/lifecycle/handover.ts): the holder's token and validity (performance.now()). */
+export class Passed {
+  constructor(readonly token: string, readonly validUntil: number) {}
+}
+
+/** One acquire call's place in its resources' local line. */
+export class Ticket {
+  /** Counts sleeps, so a read answered after its sleep ended changes nothing. */
+  sleeps = 0;
+  /** The token of the call's last attempt (its keys are its own, being undone). */
+  token: string | undefined;
+  /** Per master, whether its last attempt failed or timed out there: its reads count as unknown. */
+  unreachable: readonly boolean[] | undefined;
+  /** Whether its wake-ups are to be gated (src/waiting/gate.ts): set by its schedule before each sleep. */
+  gated = false;
+  /** The master whose change wakes this head (its woken attempt is gated there), or -1: a quorum's; set by each read. */
+  gate = -1;
+  /** Its id in the turns at the gate (src/waiting/gate.ts), made at its first gated attempt. */
+  turn: string | undefined;
+  /** The key of those turns. */
+  turnsKey: string | undefined;
+  /** The master whose turns it is in (refused there), or -1. */
+  turnsAt = -1;
+  /** Its last gated attempt found the lock free but another's turn: it waits for that one to take it. */
+  yielded = false;
+  /** When it joined (performance.now()): a holder hands its lock only to callers that joined before its chain began (src/lifecycle/handover.ts). */
+  readonly joined = performance.now();
+  /** What a lock handed to it must be (a plain mutex acquisition's ttl and budget); undefined: it takes none. */
+  terms: HandoverTerms | undefined;
+  /** A holder of this process is handing it the lock: wake-ups wait for the outcome (see receive). */
+  reserved = false;
+  /** The handover that won, or the lock passed as it stands, for its acquire call to turn into a Lock (Pacer.handed). */
+  handed: Attempt | Passed | undefined;
+  /** When the chain of handovers it is reserved in began (its first handover; set with `reserved`). */
+  chain = 0;
+  #resolve: ((woken: boolean) => void) | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #hint: NodeJS.Timeout | undefined;
+  #cleanup: (() => void) | undefined;
+  /** Whether this sleep listens for releases (see sleep). */
+  #listening = true;
+
+  /** `one`: woken only if no other such caller was woken by the same change (semaphore permits). */
+  constructor(readonly waiters: Waiters, readonly id: string, readonly keys: readonly string[], readonly one = false) {}
+
+  get head(): boolean {
+    return this.waiters.isHead(this);
+  }
+
+  get sleeping(): boolean {
+    return this.#resolve !== undefined;
+  }
+
+  /**
+   * Sleeps until `until` (false) or a wake-up (true); rejects with LockAbortedError when `signal`
+   * aborts. The head listens for its keys' release (unless `listen` is false: its last attempt was
+   * lost to errors, which no release heals); the others wait to be head.
+   */
+  sleep(until: number, signal: AbortSignal | undefined, attempts: () => ReadonlyArray<Promise<ExecutionStats>>, listen = true): Promise<boolean> {
+    if (signal?.aborted === true) return Promise.reject(new LockAbortedError(signal.reason, attempts));
+    this.sleeps++;
+    return new Promise<boolean>((resolve, reject) => {
+      this.#timer = setTimeout(() => { this.#end(false); }, Math.min(kMaxTimerMs, Math.max(0, until - performance.now())));
+      this.#resolve = resolve;
+      if (signal !== undefined) {
+        this.#cleanup = onAbort(signal, () => {
+          this.#resolve = () => { reject(new LockAbortedError(signal.reason, attempts)); };
+          this.#end(false, true);
+        });
+      }
+      this.#listening = listen;
+      if (listen && this.head) this.waiters.arm(this);
+    });
+  }
+
+  wake(): void {
+    this.#end(true);
+  }
+
+  /** Wakes at `at` unless something else wakes it first (a key's expiry, which Redis may not push). */
+  wakeAt(at: number): void {
+    if (!this.sleeping) return;
+    clearTimeout(this.#hint);
+    this.#hint = setTimeout(() => { this.#end(true); }, Math.min(kMaxTimerMs, Math.max(0, at - performance.now())));
+  }
+
+  /** Became head while asleep. */
+  promoted(): void {
+    if (this.sleeping && this.#listening) this.waiters.arm(this);
+  }
+
+  leave(): void {
+    this.#end(false);
+    this.waiters.leave(this);
+  }
+
+  /**
+   * The handover it was reserved for is decided: `attempt` won (true: the sleeping call takes it;
+   * false: it had aborted, the lock is nobody's), or undefined (it failed: the call wakes to try
+   * the masters, the holder having released).
+   */
+  receive(attempt: Attempt | Passed | undefined): boolean {
+    this.reserved = false;
+    if (!this.sleeping) return false;
+    if (attempt === undefined) {
+      this.#end(true);
+      return false;
+    }
+    this.handed = attempt;
+    this.#end(true);
+    return true;
+  }
+
+  /** `force`: the caller aborted, which a reservation does not hold back. */
+  #end(woken: boolean, force = false): void {
+    const resolve = this.#resolve;
+    if (resolve === undefined) return;
+    // Held back while a handover is decided; receive() wakes the call either way.
+    if (this.reserved && !force) return;
+    this.#resolve = undefined;
+    clearTimeout(this.#timer);
+    clearTimeout(this.#hint);
+    this.#cleanup?.();
+    this.#cleanup = undefined;
+    this.waiters.disarm(this);
+    resolve(woken);
+  }
+}
+
