@@ -1,7 +1,4 @@
-/** Majority of `n` masters: floor(n/2)+1. */
-export function quorumSize(n: number): number {
-  return (n >>> 1) + 1;
-}
+export { quorumSize } from '../protocol/majority.js';
 
 export const UNDECIDED = 0;
 export const WON = 1;

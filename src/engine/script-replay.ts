@@ -2,6 +2,7 @@ import type { Batch } from './coalescer.js';
 import { UnexpectedReplyError } from '../errors.js';
 import { SCRIPTS, scriptLoadArgs } from '../protocol/calls.js';
 import type { Transport } from '../transport/transport.js';
+import { asError } from '../util/checks.js';
 
 /** What a replay needs from its master. */
 export interface ReplayTarget {
@@ -76,8 +77,4 @@ export class ScriptReplay {
       else target.fail(batch, failure);
     }
   }
-}
-
-export function asError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
 }

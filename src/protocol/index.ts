@@ -3,7 +3,7 @@
  * read what pipelock leaves on a master (pipelock-tools' `doctor` and `inspect` use nothing else).
  * Constants and pure functions only; the lock path's own modules stay private.
  */
-import { quorumSize as majority } from '../engine/quorum.js';
+import { quorumSize as majority } from './majority.js';
 import { SCRIPTS as kScripts } from './calls.js';
 import { BATCH_SHA as kBatchSha, DONE_MARKER as kDoneMarker } from './batch-script.js';
 import { TOKEN_BYTES as kTokenBytes } from './token.js';

@@ -1,4 +1,4 @@
-import type { Batch } from '../engine/coalescer.js';
+import type { OpArgs } from '../protocol/opcodes.js';
 import type { MasterClient } from '../clients.js';
 
 /**
@@ -6,6 +6,16 @@ import type { MasterClient } from '../clients.js';
  * (coalescing, script replay, deadlines) and a client library. Every client kind (@redis/client,
  * ioredis) implements it once; nothing else in the data path touches a client directly.
  */
+/** A coalesced call as a routing transport sees it (the engine's Batch fits): its operations and its words. */
+export interface Call {
+  readonly ops: readonly OpArgs[];
+  readonly args: readonly string[];
+  /** A lone single-key acquisition sent as SET NX PX. */
+  readonly setNx: boolean;
+  /** The earliest deadline among its operations (performance.now()). */
+  readonly deadline: number;
+}
+
 export interface Transport {
   /** The client as the caller gave it (or as pipelock opened it from a URL), for stats and `clients`. */
   readonly client: MasterClient;
@@ -27,7 +37,7 @@ export interface Transport {
    * coalesced batch and resolves with the reply the batch's own call would have had, except that
    * an operation whose part failed gets its Error in its place.
    */
-  sendBatch?(batch: Batch): Promise<unknown>;
+  sendBatch?(batch: Call): Promise<unknown>;
   /** Called at every (re)connect once the connection is ready; returns the unsubscribe. */
   onReady(fn: () => void): () => void;
   /** Called on every connection error; returns the unsubscribe. */

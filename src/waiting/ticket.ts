@@ -2,7 +2,15 @@ import { LockAbortedError, type ExecutionStats } from '../errors.js';
 import type { Attempt } from '../engine/attempt.js';
 import { kMaxTimerMs } from '../util/alarm.js';
 import { onAbort } from '../util/on-abort.js';
-import type { Waiters } from './waiters.js';
+
+/** The line a ticket stands in (src/waiting/waiters.ts's Waiters): who is head, and who listens for releases. */
+export interface Line {
+  isHead(ticket: Ticket): boolean;
+  /** Registers a sleeping head for its keys' changes and reads them. */
+  arm(ticket: Ticket): void;
+  disarm(ticket: Ticket): void;
+  leave(ticket: Ticket): void;
+}
 
 /** What a lock handed over to a waiting call must be (src/lifecycle/handover.ts). */
 export interface HandoverTerms {
@@ -57,7 +65,7 @@ export class Ticket {
   #listening = true;
 
   /** `one`: woken only if no other such caller was woken by the same change (semaphore permits). */
-  constructor(readonly waiters: Waiters, readonly id: string, readonly keys: readonly string[], readonly one = false) {}
+  constructor(readonly waiters: Line, readonly id: string, readonly keys: readonly string[], readonly one = false) {}
 
   get head(): boolean {
     return this.waiters.isHead(this);

@@ -1,5 +1,5 @@
 import { gateOf, gateOrder, kBypassMs } from './gate.js';
-import { Ticket } from './ticket.js';
+import { Ticket, type Line } from './ticket.js';
 import type { WatchHub, WatchListener } from '../watch/hub.js';
 import { UNKNOWN, type MemberWatch } from '../watch/watch.js';
 
@@ -26,7 +26,7 @@ export type WaitMode = 'line' | 'alone' | 'one';
  * wake-ups — restarted, reconnecting, its tracking table evicted — only costs the polling that
  * waiting was before.
  */
-export class Waiters implements WatchListener {
+export class Waiters implements Line, WatchListener {
   readonly quorum: number;
   /** One watch per member that can have one (@redis/client masters and clusters; ioredis ones are polled); the Redlock's, shared with its Guard. */
   readonly watches: readonly (MemberWatch | undefined)[];

@@ -5,7 +5,7 @@ import { closeWithin } from '../close.js';
 import { clusterName, shardName, urlName } from '../names.js';
 import { NodeUnavailableError } from '../../errors.js';
 import type { RedisClusterClient } from '../../clients.js';
-import { asError } from '../../engine/script-replay.js';
+import { asError } from '../../util/checks.js';
 import { ClusterTransport } from './transport.js';
 
 /** Shard connections that were ready once: not ready now means dropped, not still connecting. */

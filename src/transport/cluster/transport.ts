@@ -1,11 +1,10 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Attempt } from '../../engine/attempt.js';
-import type { Batch } from '../../engine/coalescer.js';
+import type { OpArgs } from '../../protocol/opcodes.js';
 import { NodeUnavailableError, UnexpectedReplyError } from '../../errors.js';
 import type { MasterClient } from '../../clients.js';
-import { asError } from '../../engine/script-replay.js';
+import { asError } from '../../util/checks.js';
 import { answersOf, callArgs, scriptBySha, scriptBySource } from '../../protocol/calls.js';
-import type { Transport } from '../transport.js';
+import type { Call, Transport } from '../transport.js';
 import { slotOf } from './slots.js';
 
 /** How long to wait before resending a call refused with TRYAGAIN (a slot mid-migration). */
@@ -66,7 +65,7 @@ export abstract class ClusterTransport implements Transport {
    * Sends a batch split by slot. Resolves with what the batch's reply would have been: for SET NX
    * its reply; otherwise one entry per operation, a number or the Error of that operation's call.
    */
-  sendBatch(batch: Batch): Promise<unknown> {
+  sendBatch(batch: Call): Promise<unknown> {
     const ops = batch.ops;
     if (batch.setNx) return this.#call(ops[0]!.keys[0]!, batch.args, batch.deadline, true);
     const slots = new Array<number>(ops.length);
@@ -100,7 +99,7 @@ export abstract class ClusterTransport implements Transport {
    * until the migration ends: such a call is split into one call per operation, each of which
    * runs whole on one side (or is redirected there with ASK).
    */
-  async #slot(ops: readonly Attempt[], args: readonly string[], deadline: number): Promise<unknown[]> {
+  async #slot(ops: readonly OpArgs[], args: readonly string[], deadline: number): Promise<unknown[]> {
     try {
       const reply = await this.#call(ops[0]!.keys[0]!, args, deadline, ops.length === 1);
       const answers = answersOf(reply, ops.length);
