@@ -11,6 +11,7 @@ export {
   LockExpiredError, LockLostError, ExtensionLimitError, LockAbortedError, NodeUnavailableError, NodeTimeoutError,
   UnexpectedReplyError, OverloadedError, ReentrancyError, type ExecutionStats, type NodeOutcome,
 } from './errors.js';
+export { NodeStalledError } from './errors.js';
 export { NODE_ERROR_CHANNEL, LOCK_LOST_CHANNEL } from './diagnostics.js';
 export { runOnce, type RunOnceOptions, type RunOnceOutcome } from './run-once.js';
 export { fencedWrite, FENCED_WRITE_SCRIPT } from './fencing.js';

@@ -21,6 +21,7 @@ const TABLE: [new (...args: never[]) => Error, () => Error, string, string, (new
   [pipelock.UnexpectedReplyError, () => new pipelock.UnexpectedReplyError('h:1', 'x'), 'UnexpectedReplyError', 'ERR_PIPELOCK_UNEXPECTED_REPLY', [pipelock.PipelockError]],
   [pipelock.OverloadedError, () => new pipelock.OverloadedError(10, 500, 250), 'OverloadedError', 'ERR_PIPELOCK_OVERLOADED', [pipelock.ExecutionError, pipelock.PipelockError]],
   [pipelock.ReentrancyError, () => new pipelock.ReentrancyError('x', ['a']), 'ReentrancyError', 'ERR_PIPELOCK_REENTRANCY', [pipelock.PipelockError]],
+  [pipelock.NodeStalledError, () => new pipelock.NodeStalledError('h:1'), 'NodeStalledError', 'ERR_PIPELOCK_NODE_STALLED', [pipelock.PipelockError]],
 ];
 
 for (const [Class, make, name, code, parents] of TABLE) {
