@@ -12,6 +12,7 @@ import { Deadlines } from './deadlines.js';
 import { publishNodeError } from './diagnostics.js';
 import { InvalidArgumentError, QuorumUnreachableError, RedlockClosedError, ResourceLockedError, type ExecutionStats, type NodeOutcome } from './errors.js';
 import { Node } from './node.js';
+import { Stalls } from './unanswered.js';
 import { describeOutcomes, mayHold, outcomesOf, statsOf, type Voted } from './outcomes.js';
 import { quorumSize } from './quorum.js';
 import { OP_ACQUIRE, OP_RELEASE, type OpCode } from './scripts.js';
@@ -69,6 +70,7 @@ export class MasterSet {
     this.#events = events;
     const nodes: Node[] = [];
     this.#deadlines = new Deadlines(nodes);
+    const stalls = new Stalls(entries.length, quorumSize(entries.length));
     for (const [index, entry] of entries.entries()) {
       // Connections pipelock opens (from URLs, or beside an ioredis client) have no other listener;
       // an unheard 'error' event would crash the process.
@@ -91,7 +93,7 @@ export class MasterSet {
       } else {
         transport = new RedisTransport(entry, index);
       }
-      nodes.push(new Node(index, transport, transport.client, typeof entry === 'string' || isClusterSeeds(entry), settings.chunkSize, settings.coalesce, this.#onNodeError, this.#deadlines));
+      nodes.push(new Node(index, transport, transport.client, typeof entry === 'string' || isClusterSeeds(entry), settings.chunkSize, settings.coalesce, this.#onNodeError, this.#deadlines, stalls));
     }
     this.nodes = nodes;
     this.#prefix = nodes[0]!.transport.keyPrefix;

@@ -2,12 +2,12 @@ import { Attempt, PENDING } from './attempt.js';
 import type { MasterClient } from './redis-client.js';
 import { Coalescer, type Batch, type Outlet } from './coalescer.js';
 import type { Deadlines } from './deadlines.js';
-import { NodeUnavailableError, UnexpectedReplyError } from './errors.js';
+import { NodeStalledError, NodeUnavailableError, UnexpectedReplyError } from './errors.js';
 import { answerAt, isCallReply } from './script-calls.js';
 import { asError, loadScripts, ScriptReplay, type ReplayTarget } from './script-replay.js';
 import { undoOf } from './scripts.js';
 import type { Transport } from './transport.js';
-import { Unanswered } from './unanswered.js';
+import { Unanswered, type Stalls } from './unanswered.js';
 import { nodeCallStart, publishNodeCall, publishNodeCallError } from './diagnostics.js';
 
 /** Told about every master-level failure (the master set turns it into events and diagnostics). */
@@ -46,6 +46,9 @@ export class Node implements Outlet, ReplayTarget {
   readonly #routed: boolean;
   /** Deletes of late keys (#late) waiting for the connection to be ready. */
   #afterReady: Attempt[] | undefined;
+  /** What the operations not sent to this stalled master are settled with, one per stall (`episode`). */
+  #stall: NodeStalledError | undefined;
+  #stallEpisode = 0;
 
   constructor(
     readonly index: number,
@@ -56,11 +59,12 @@ export class Node implements Outlet, ReplayTarget {
     coalesce: boolean,
     onError: NodeErrorListener,
     deadlines: Deadlines,
+    stalls: Stalls,
   ) {
     this.transport = transport;
     this.client = client;
     this.#coalescer = new Coalescer(this, chunkSize, coalesce);
-    this.#unanswered = new Unanswered(index, deadlines);
+    this.#unanswered = new Unanswered(index, deadlines, stalls);
     this.#replay = new ScriptReplay(this);
     this.#onError = onError;
     this.#everReady = transport.isReady;
@@ -89,8 +93,27 @@ export class Node implements Outlet, ReplayTarget {
   }
 
   enqueue(op: Attempt): void {
-    if (this.#unanswered.stalled) op.discount(this.index);
+    const unanswered = this.#unanswered;
+    if (unanswered.stalled) {
+      // Not sent: its vote is missing at once, as a disconnected master's is.
+      if (!unanswered.admits(op)) {
+        op.settle(this.index, this.#stallError());
+        return;
+      }
+      op.discount(this.index);
+    }
     this.#coalescer.enqueue(op);
+  }
+
+  /** This stall's error, made and reported (once per stall) when the first operation is not sent. */
+  #stallError(): NodeStalledError {
+    const episode = this.#unanswered.episode;
+    if (this.#stall === undefined || this.#stallEpisode !== episode) {
+      this.#stall = new NodeStalledError(this.name);
+      this.#stallEpisode = episode;
+      this.report(this.#stall);
+    }
+    return this.#stall;
   }
 
   /** Deadline scan of this master's unanswered calls (see Unanswered.expire). */
@@ -100,7 +123,7 @@ export class Node implements Outlet, ReplayTarget {
 
   readonly #onReady = (): void => {
     this.#everReady = true;
-    this.#unanswered.stalled = false;
+    this.#unanswered.reconnected();
     this.#preload();
     const later = this.#afterReady;
     this.#afterReady = undefined;

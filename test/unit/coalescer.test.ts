@@ -5,6 +5,7 @@ import { AGAINST, Attempt, FAILED, FOR } from '../../src/attempt.js';
 import type { RedisClient } from '../../src/client.js';
 import { Deadlines } from '../../src/deadlines.js';
 import { Node } from '../../src/node.js';
+import { Stalls } from '../../src/unanswered.js';
 import { WON } from '../../src/quorum.js';
 import { UnexpectedReplyError } from '../../src/errors.js';
 import { LEAN_SHA } from '../../src/lean-script.js';
@@ -53,7 +54,7 @@ const test = suite('coalescer');
 
 function master(chunkSize = 256, coalesce = true): { node: Node; transport: FakeTransport } {
   const transport = new FakeTransport();
-  const node = new Node(0, transport, {} as RedisClient, false, chunkSize, coalesce, () => undefined, new Deadlines([]));
+  const node = new Node(0, transport, {} as RedisClient, false, chunkSize, coalesce, () => undefined, new Deadlines([]), new Stalls(1, 1));
   return { node, transport };
 }
 
