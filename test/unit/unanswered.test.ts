@@ -152,9 +152,9 @@ test('a stalled master (a minority) is sent one probe; every other operation is 
   const shed = ops.slice(1);
   assert.ok(shed.every((o) => o.votes[0] === FAILED), 'the others are not sent: their vote is missing at once');
   const error = shed[0]!.errors![0]!;
-  assert.instance(error, NodeStalledError);
+  if (!(error instanceof NodeStalledError)) throw new Error(`expected a NodeStalledError, got ${String(error)}`);
   assert.ok(shed.every((o) => o.errors![0] === error), 'one error for the stall, shared');
-  assert.is((error as NodeStalledError).master, 'silent:1');
+  assert.is(error.master, 'silent:1');
   assert.is(error.message, 'master silent:1 is stalled: a call to it went unanswered past its time budget (nodeTimeout), so nothing is sent to it but one probe until it answers in time');
   assert.equal(reported, [error], 'reported once per stall');
   assert.not.ok(node.idle, 'the probe is awaited within its budget');
