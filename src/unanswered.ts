@@ -38,8 +38,7 @@ export class Unanswered implements Expiring {
    * hung for hours costs one call, not a call per budget.
    */
   #probe: Attempt | undefined;
-  /** Counts the stalls so far (a new one begins each time the flag goes up). */
-  episode = 0;
+  #episode = 0;
 
   constructor(index: number, deadlines: Deadlines, stalls: Stalls) {
     this.#index = index;
@@ -53,6 +52,11 @@ export class Unanswered implements Expiring {
    */
   get stalled(): boolean {
     return this.#stalled;
+  }
+
+  /** Counts the stalls so far (a new one begins each time the flag goes up). */
+  get episode(): number {
+    return this.#episode;
   }
 
   /** Some call sent here still waits for an answer within its budget (one past it was timed out: not waited for). */
@@ -109,7 +113,7 @@ export class Unanswered implements Expiring {
     this.#stalled = stalled;
     this.#probe = undefined;
     if (stalled) {
-      this.episode++;
+      this.#episode++;
       this.#stalls.count++;
     } else {
       this.#stalls.count--;
