@@ -2,6 +2,7 @@ import { PENDING, TIMEOUT, type Attempt } from './attempt.js';
 import type { Batch } from './coalescer.js';
 import type { Deadlines, Expiring } from './deadlines.js';
 import { mayWriteOff } from './quorum.js';
+import { isRelease } from './scripts.js';
 
 /** How many masters of one set are stalled now: each master's Unanswered keeps the count. */
 export class Stalls {
@@ -38,6 +39,12 @@ export class Unanswered implements Expiring {
    * hung for hours costs one call, not a call per budget.
    */
   #probe: Attempt | undefined;
+  /**
+   * While stalled, the tokens of the operations sent here and not answered: a release of one of them
+   * is still sent, behind them on the same connection, so that what they set once the master
+   * answers is deleted in order. There are no more of them than calls sent.
+   */
+  #tokens: Set<string> | undefined;
   #episode = 0;
 
   constructor(index: number, deadlines: Deadlines, stalls: Stalls) {
@@ -73,6 +80,7 @@ export class Unanswered implements Expiring {
    */
   admits(op: Attempt): boolean {
     if (!this.#stalled || !this.#stalls.writeOff) return true;
+    if (isRelease(op.opcode) && this.#tokens?.has(op.token) === true) return true;
     if (this.#probe !== undefined) return false;
     this.#probe = op;
     return true;
@@ -86,20 +94,22 @@ export class Unanswered implements Expiring {
   add(batch: Batch): void {
     this.#open.add(batch);
     this.#deadlines.watch(batch.deadline);
+    if (this.#tokens !== undefined) for (const op of batch.ops) this.#tokens.add(op.token);
   }
 
-  /** The master answered `batch`: forget it; an answer some operation still waited for ends a stall. */
-  answered(batch: Batch): void {
+  /** The master answered `batch`: forget it; an answer some operation still waited for ends a stall (answers true). */
+  answered(batch: Batch): boolean {
     this.#open.delete(batch);
-    if (!this.#stalled) return;
+    if (!this.#stalled) return false;
     for (const op of batch.ops) {
       if (op.votes[this.#index] === PENDING) {
         this.#flag(false);
-        return;
+        return true;
       }
       // Answered late: still stalled, and the next operation probes again.
       if (op === this.#probe) this.#probe = undefined;
     }
+    return false;
   }
 
   /** The batch failed (its operations are settled with the error): forget it. */
@@ -115,8 +125,11 @@ export class Unanswered implements Expiring {
     if (stalled) {
       this.#episode++;
       this.#stalls.count++;
+      const tokens = (this.#tokens = new Set());
+      for (const batch of this.#open) for (const op of batch.ops) tokens.add(op.token);
     } else {
       this.#stalls.count--;
+      this.#tokens = undefined;
     }
   }
 

@@ -1,14 +1,14 @@
 import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Attempt, FAILED, PENDING, TIMEOUT } from '../../src/attempt.js';
+import { Attempt, FAILED, FOR, PENDING, TIMEOUT } from '../../src/attempt.js';
 import type { Batch } from '../../src/coalescer.js';
 import type { RedisClient } from '../../src/client.js';
 import { Deadlines } from '../../src/deadlines.js';
 import { NodeStalledError } from '../../src/errors.js';
 import { Node } from '../../src/node.js';
 import { mayWriteOff } from '../../src/quorum.js';
-import { OP_ACQUIRE } from '../../src/scripts.js';
+import { OP_ACQUIRE, OP_RELEASE } from '../../src/scripts.js';
 import type { Transport } from '../../src/transport.js';
 import { Stalls, Unanswered } from '../../src/unanswered.js';
 
@@ -102,18 +102,22 @@ test('while a majority of masters is stalled (the client itself paused), every s
   for (const { deadlines } of masters) deadlines.clear();
 });
 
-/** A transport whose master answers nothing (stalled): it records each call. */
+/** A transport whose master answers only when the test says so (stalled until then): it records each call. */
 class SilentTransport implements Transport {
   readonly name = 'silent:1';
   readonly client = {} as never;
   readonly keyPrefix = '';
   readonly isOpen = true;
   readonly isReady = true;
-  calls = 0;
+  readonly sent: { args: readonly string[]; answer: (reply: unknown) => void }[] = [];
+
+  get calls(): number {
+    return this.sent.length;
+  }
 
   send(args: readonly string[]): Promise<unknown> {
-    if (args[0] !== 'SCRIPT') this.calls++;
-    return new Promise(() => undefined);
+    if (args[0] === 'SCRIPT') return new Promise(() => undefined);
+    return new Promise((resolve) => this.sent.push({ args, answer: resolve }));
   }
 
   onReady(): () => void {
@@ -129,14 +133,21 @@ class SilentTransport implements Transport {
   }
 }
 
-test('a stalled master (a minority) is sent one probe; every other operation is settled at once with one NodeStalledError, reported once', async () => {
+const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** Master 0 of five over a SilentTransport, with its own deadline timer. */
+function silentMaster(): { node: Node; transport: SilentTransport; deadlines: Deadlines; reported: Error[] } {
   const members: Node[] = [];
   const deadlines = new Deadlines(members);
   const transport = new SilentTransport();
   const reported: Error[] = [];
   const node = new Node(0, transport, {} as RedisClient, false, 256, true, (_, error) => reported.push(error), deadlines, new Stalls(5, 3));
   members.push(node);
-  const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+  return { node, transport, deadlines, reported };
+}
+
+test('a stalled master (a minority) is sent one probe; every other operation is settled at once with one NodeStalledError, reported once', async () => {
+  const { node, transport, deadlines, reported } = silentMaster();
   const first = op(performance.now());
   node.enqueue(first);
   await tick();
@@ -160,6 +171,39 @@ test('a stalled master (a minority) is sent one probe; every other operation is 
   assert.not.ok(node.idle, 'the probe is awaited within its budget');
   deadlines.run(ops[0]!.deadline);
   assert.ok(node.idle, 'and not past it: quit() does not wait for a stalled master');
+  deadlines.clear();
+});
+
+/** An operation over five masters under `token`, made now with a 50 ms budget. */
+const opOf = (opcode: typeof OP_ACQUIRE | typeof OP_RELEASE, key: string, token: string): Attempt => new Attempt(opcode, [key], token, opcode === OP_RELEASE ? '0' : '1000', 3, performance.now(), 50, false, 5);
+
+test('what a stalled master may hold is deleted: a release behind its unanswered acquisition is sent, a late grant is undone, and the releases not sent go once a probe is answered in time', async () => {
+  const { node, transport, deadlines } = silentMaster();
+  const sentBefore = opOf(OP_ACQUIRE, 'a', 'tok-a');
+  node.enqueue(sentBefore);
+  await tick();
+  deadlines.run(sentBefore.deadline);
+  assert.is(sentBefore.votes[0], TIMEOUT, 'stalled');
+  node.enqueue(opOf(OP_RELEASE, 'a', 'tok-a'));
+  const probe = opOf(OP_ACQUIRE, 'p', 'tok-p');
+  node.enqueue(probe);
+  const notSent = opOf(OP_RELEASE, 'x', 'tok-x');
+  node.enqueue(notSent);
+  await tick();
+  assert.is(notSent.votes[0], FAILED);
+  const tokens = (): string[] => transport.sent.map(({ args }) => args.filter((a) => a.startsWith('tok-')).join(','));
+  assert.equal(tokens(), ['tok-a', 'tok-a,tok-p'], 'the release of an unanswered acquisition goes behind it (beside the probe); the other release does not');
+  transport.sent[0]!.answer('OK');
+  // The reply's handler runs in a microtask; the undo it queues goes out in the next check phase.
+  await tick();
+  await tick();
+  assert.equal(tokens().slice(2), ['tok-a'], 'the acquisition granted past its budget is undone, owner-checked');
+  assert.is(transport.sent[2]!.args[0], 'EVALSHA');
+  transport.sent[1]!.answer([1, 1]);
+  await tick();
+  await tick();
+  assert.is(probe.votes[0], FOR, 'the probe answered in time: the stall is over');
+  assert.equal(tokens().slice(3), ['tok-x'], 'and the release that was not sent goes now');
   deadlines.clear();
 });
 
