@@ -95,12 +95,9 @@ test('one of 5 masters stalled: the calls sent to it are bounded by one probe, n
     running = false;
     await Promise.all(stream);
     assert.equal(failures, [], 'every acquisition and release succeeded');
-    // Released cleanly on the four others; the stalled master holds at most what it was sent before
-    // the stall was known or as a probe, each key with its TTL.
-    for (const i of [0, 1, 3, 4]) assert.equal(await keysOf(probes[i]!, 'stall:'), { keys: 0, withoutTtl: 0 }, `master ${i}`);
-    const left = await keysOf(probes[2]!, 'stall:');
-    assert.is(left.withoutTtl, 0);
-    assert.ok(left.keys <= atDetection.calls, `${left.keys} keys on master 2`);
+    // Released cleanly everywhere: on the stalled master too, what it took before the stall was known
+    // (or as a probe) is deleted by the releases sent behind it and the undos of its late grants.
+    for (const i of [0, 1, 2, 3, 4]) assert.equal(await keysOf(probes[i]!, 'stall:'), { keys: 0, withoutTtl: 0 }, `master ${i}`);
   } finally {
     running = false;
     await Promise.all(stream);
@@ -136,7 +133,7 @@ test('with one master stalled, renewals, fencing, run-once, undos and releases c
     assert.equal(refused.nodes.map((n) => n.vote), ['against', 'against', 'error', 'for', 'for']);
     assert.instance(refused.nodes[2]!.error, NodeStalledError);
     assert.equal(await Promise.all([3, 4].map((i) => probes[i]!.get('held:split'))), [null, null], 'undone on the live masters');
-    for (const lock of [renewed, fenced, warm]) {
+    for (const lock of [renewed, fenced]) {
       const release = await lock.release();
       assert.ok(release.released >= 3, 'a release resolves at its quorum of the others');
       const complete = await release.complete();
@@ -144,6 +141,11 @@ test('with one master stalled, renewals, fencing, run-once, undos and releases c
       assert.instance(complete.nodes[2]!.error, NodeStalledError);
     }
     assert.is(sent.calls, 0, `${sent.calls} calls sent to the stalled master past its probe`);
+    // The warm lock's acquisition is still unanswered there: its release goes behind it, to delete in order.
+    const warmRelease = await warm.release();
+    assert.ok(warmRelease.released >= 3);
+    assert.is((await warmRelease.complete()).nodes[2]!.vote, 'timeout');
+    assert.is(sent.calls, 1);
     masters.masters[2]!.resume();
     await probe.release();
   } finally {
