@@ -25,7 +25,10 @@ export interface MemoryFigures {
   readonly baselineMb: number;
   /** The peak RSS during the stall. */
   readonly stallPeakMb: number;
-  /** The peak of the stall's last third less the peak of its middle third: above zero, still growing. */
+  /**
+   * The median RSS of the stall's last third less that of its middle third: above zero, still
+   * growing. Medians, not peaks: a garbage collector's sawtooth puts a cycle's peak in either third.
+   */
   readonly stallGrowthMb: number;
   /** The peak RSS from the resume to the end. */
   readonly afterPeakMb: number;
@@ -45,6 +48,13 @@ export const kMemoryLimits = Object.freeze({
 
 const MB = 1024 * 1024;
 
+function median(samples: readonly RssSample[], from: number, to: number): number {
+  const inside = samples.filter((s) => s.at >= from && s.at < to).map((s) => s.rss).sort((a, b) => a - b);
+  if (inside.length === 0) return 0;
+  const mid = inside.length >> 1;
+  return (inside.length % 2 === 1 ? inside[mid]! : (inside[mid - 1]! + inside[mid]!) / 2) / MB;
+}
+
 function peak(samples: readonly RssSample[], from: number, to: number): number {
   let max = 0;
   for (const s of samples) if (s.at >= from && s.at < to && s.rss > max) max = s.rss;
@@ -56,7 +66,7 @@ export function memoryFigures(samples: readonly RssSample[], times: StallTimes, 
   return {
     baselineMb: peak(samples, times.steady, times.stallStart),
     stallPeakMb: peak(samples, times.stallStart, times.stallEnd),
-    stallGrowthMb: peak(samples, times.stallEnd - third, times.stallEnd) - peak(samples, times.stallStart + third, times.stallEnd - third),
+    stallGrowthMb: median(samples, times.stallEnd - third, times.stallEnd) - median(samples, times.stallStart + third, times.stallEnd - third),
     afterPeakMb: peak(samples, times.stallEnd, times.end + 1),
     settledMb: peak(samples, times.stallEnd + settleMs, times.end + 1),
   };

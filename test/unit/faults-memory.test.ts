@@ -28,6 +28,13 @@ test('a bounded stall: a sawtooth 60 MB higher while stalled, back after the res
   assert.equal(memoryProblems(f), []);
 });
 
+test('one garbage-collection peak of +60 MB late in the stall is not growth', () => {
+  const f = memoryFigures(run((at) => sawtooth(200)(at) + (at >= 33_000 && at < 34_000 ? 60 : 0)), times);
+  assert.is(f.stallPeakMb, 290);
+  assert.is(f.stallGrowthMb, 5, 'its samples move the median by half a step of the sawtooth');
+  assert.equal(memoryProblems(f), []);
+});
+
 test('a leak of 55 MB/s while stalled, never given back, fails on all three counts', () => {
   const leak = (at: number): number => 200 + 55 * Math.max(0, (Math.min(at, times.stallEnd) - times.stallStart) / 1_000);
   const problems = memoryProblems(memoryFigures(run(leak), times));
