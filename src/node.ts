@@ -11,7 +11,7 @@ import { Unanswered, type Stalls } from './unanswered.js';
 import { nodeCallStart, publishNodeCall, publishNodeCallError } from './diagnostics.js';
 
 /** Releases kept for a stalled master (see Node.#defer): past this many, their keys expire with their TTL. */
-const kMaxDeferred = 4096;
+const kMaxDeferred = 16_384;
 
 /** Told about every master-level failure (the master set turns it into events and diagnostics). */
 export type NodeErrorListener = (node: Node, error: Error) => void;
