@@ -11,7 +11,7 @@ import { Unanswered, type Stalls } from './unanswered.js';
 import { nodeCallStart, publishNodeCall, publishNodeCallError } from './diagnostics.js';
 
 /** Releases kept for a stalled master (see Node.#defer): past this many, their keys expire with their TTL. */
-const kMaxDeferred = 16_384;
+const kMaxDeferred = 4096;
 
 /** Told about every master-level failure (the master set turns it into events and diagnostics). */
 export type NodeErrorListener = (node: Node, error: Error) => void;
@@ -129,17 +129,19 @@ export class Node implements Outlet, ReplayTarget {
    */
   #defer(op: Attempt): void {
     const deferred = (this.#deferred ??= []);
-    if (deferred.length >= kMaxDeferred) return;
-    const undo = this.#undo(op.opcode, op.keys, op);
-    undo.target = op.target;
-    undo.extra = op.extra;
-    deferred.push(undo);
+    if (deferred.length < kMaxDeferred) deferred.push(op);
   }
 
   #sendDeferred(): void {
     const deferred = this.#deferred;
     this.#deferred = undefined;
-    if (deferred !== undefined) for (const undo of deferred) this.#coalescer.enqueue(undo);
+    if (deferred === undefined) return;
+    for (const op of deferred) {
+      const undo = this.#undo(op.opcode, op.keys, op);
+      undo.target = op.target;
+      undo.extra = op.extra;
+      this.#coalescer.enqueue(undo);
+    }
   }
 
   /** `opcode` over `keys` under `op`'s token, on this master only: nobody waits for its decision. */
