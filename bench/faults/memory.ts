@@ -40,7 +40,7 @@ export const kMemoryLimits = Object.freeze({
   /** The stall may cost at most this over the fault-free level. */
   overBaselineMb: 100,
   /** Past this, RSS was still growing at the end of the stall. */
-  growthMb: 25,
+  growthMb: 40,
   /**
    * From this long after the resume, RSS is within `settledOverBaselineMb` of the fault-free level:
    * not nearer, because V8 keeps a heap it grew (and the larger sawtooth of its collections) for a while.

@@ -44,10 +44,10 @@ test('a leak of 55 MB/s while stalled, never given back, fails on all three coun
   assert.match(problems[2]!, /still 1650 MB over its fault-free level 10 s after the resume/);
 });
 
-test('a slow leak within the limit still fails as growing; memory kept long after the resume fails as not given back', () => {
-  const slow = memoryProblems(memoryFigures(run((at) => 200 + (at >= times.stallStart && at < times.stallEnd ? 3 * ((at - times.stallStart) / 1_000) : 0)), times));
-  assert.equal(slow.length, 1, slow.join('; '));
-  assert.match(slow[0]!, /^RSS still grew 30 MB in the stall's last third$/);
+test('a leak that began late in the stall, still within the limit, fails as growing; memory kept long after the resume fails as not given back', () => {
+  const late = memoryProblems(memoryFigures(run((at) => 200 + (at >= 25_000 && at < times.stallEnd ? 10 * ((at - 25_000) / 1_000) : 0)), times));
+  assert.equal(late.length, 1, late.join('; '));
+  assert.match(late[0]!, /^RSS still grew 49 MB in the stall's last third$/);
   const kept = memoryProblems(memoryFigures(run((at) => (at >= times.stallEnd ? 320 : at >= times.stallStart ? 260 : 200)), times));
   assert.equal(kept.length, 1, kept.join('; '));
   assert.match(kept[0]!, /still 120 MB over its fault-free level 10 s after the resume \(limit 100 MB\)/);
