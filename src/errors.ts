@@ -222,3 +222,17 @@ function describe(value: unknown): string {
   if (typeof value === 'function') return 'a function';
   return `an object (${Object.prototype.toString.call(value).slice(8, -1)})`;
 }
+
+/**
+ * A master's answer is missing because it is stalled: a call to it went unanswered past its time
+ * budget (nodeTimeout) and none has been answered in time since, so operations are not sent to it
+ * (they would wait in this client's memory for as long as the stall lasts) except one probe at a
+ * time, whose answer in time ends the stall. `master` names it.
+ */
+export class NodeStalledError extends PipelockError {
+  readonly master: string;
+  constructor(master: string) {
+    super(`master ${master} is stalled: a call to it went unanswered past its time budget (nodeTimeout), so nothing is sent to it but one probe until it answers in time`, 'ERR_PIPELOCK_NODE_STALLED');
+    this.master = master;
+  }
+}

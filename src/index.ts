@@ -12,6 +12,7 @@ export {
   LockExpiredError, LockLostError, ExtensionLimitError, LockAbortedError, NodeUnavailableError, NodeTimeoutError,
   UnexpectedReplyError, OverloadedError, ReentrancyError, type ExecutionStats, type NodeOutcome,
 } from './errors.js';
+export { NodeStalledError } from './errors.js';
 export { NODE_ERROR_CHANNEL, LOCK_LOST_CHANNEL } from './engine/channels.js';
 export { runOnce, type RunOnceOptions, type RunOnceOutcome } from './recipes/run-once.js';
 export { fencedWrite, FENCED_WRITE_SCRIPT } from './lifecycle/fencing.js';

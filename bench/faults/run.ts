@@ -279,6 +279,7 @@ const kScripts: readonly { readonly name: string; readonly file: string; readonl
   { name: 'waiters', file: './waiters.ts', fault: '1,000 callers in 10 Redlocks on one key; every watch connection killed every 300 ms, a master restarted late' },
   { name: 'kinds', file: './kinds/run.ts', fault: 'semaphores (3 permits) and read/write locks contended while masters are killed, paused and restarted; an interval log counts the holders' },
   { name: 'burst-paused', file: './burst.ts', fault: 'a burst of acquisitions (retryCount 0) with a master SIGSTOPped after the first lock; beside the same burst unfaulted' },
+  { name: 'stall-memory', file: './stall.ts', fault: 'the main loadtest job (100,000 keys, full speed) with a master SIGSTOPped for 30 s (CI: 12 s): the client\'s RSS bounded over its fault-free level, back to it after the resume' },
 ];
 
 function runScript(file: string, short: boolean): boolean {

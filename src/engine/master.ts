@@ -2,14 +2,17 @@ import { Attempt, PENDING } from './attempt.js';
 import type { MasterClient } from '../clients.js';
 import { Coalescer, type Batch, type Outlet } from './coalescer.js';
 import type { Deadlines } from './deadlines.js';
-import { NodeUnavailableError, UnexpectedReplyError } from '../errors.js';
+import { NodeStalledError, NodeUnavailableError, UnexpectedReplyError } from '../errors.js';
 import { answerAt, isCallReply } from '../protocol/calls.js';
 import { loadScripts, ScriptReplay, type ReplayTarget } from './script-replay.js';
 import { asError } from '../util/checks.js';
-import { undoOf } from '../protocol/opcodes.js';
+import { isRelease, undoOf, type OpCode } from '../protocol/opcodes.js';
 import type { Transport } from '../transport/transport.js';
-import { Unanswered } from './unanswered.js';
+import { Unanswered, type Stalls } from './unanswered.js';
 import { nodeCallStart, publishNodeCall, publishNodeCallError } from './channels.js';
+
+/** Releases kept for a stalled master (see Node.#defer): past this many, their keys expire with their TTL. */
+const kMaxDeferred = 4096;
 
 /** Told about every master-level failure (the master set turns it into events and diagnostics). */
 export type NodeErrorListener = (node: Master, error: Error) => void;
@@ -47,6 +50,11 @@ export class Master implements Outlet, ReplayTarget {
   readonly #routed: boolean;
   /** Deletes of late keys (#late) waiting for the connection to be ready. */
   #afterReady: Attempt[] | undefined;
+  /** What the operations not sent to this stalled master are settled with, one per stall (`episode`). */
+  #stall: NodeStalledError | undefined;
+  #stallEpisode = 0;
+  /** Releases not sent to this stalled master, to be sent once it answers in time or reconnects. */
+  #deferred: Attempt[] | undefined;
 
   constructor(
     readonly index: number,
@@ -57,11 +65,12 @@ export class Master implements Outlet, ReplayTarget {
     coalesce: boolean,
     onError: NodeErrorListener,
     deadlines: Deadlines,
+    stalls: Stalls,
   ) {
     this.transport = transport;
     this.client = client;
     this.#coalescer = new Coalescer(this, chunkSize, coalesce);
-    this.#unanswered = new Unanswered(index, deadlines);
+    this.#unanswered = new Unanswered(index, deadlines, stalls);
     this.#replay = new ScriptReplay(this);
     this.#onError = onError;
     this.#everReady = transport.isReady;
@@ -90,8 +99,57 @@ export class Master implements Outlet, ReplayTarget {
   }
 
   enqueue(op: Attempt): void {
-    if (this.#unanswered.stalled) op.discount(this.index);
+    const unanswered = this.#unanswered;
+    if (unanswered.stalled) {
+      // Not sent: its vote is missing at once, as a disconnected master's is.
+      if (!unanswered.admits(op)) {
+        op.settle(this.index, this.#stallError());
+        if (isRelease(op.opcode)) this.#defer(op);
+        return;
+      }
+      op.discount(this.index);
+    }
     this.#coalescer.enqueue(op);
+  }
+
+  /** This stall's error, made and reported (once per stall) when the first operation is not sent. */
+  #stallError(): NodeStalledError {
+    const episode = this.#unanswered.episode;
+    if (this.#stall === undefined || this.#stallEpisode !== episode) {
+      this.#stall = new NodeStalledError(this.name);
+      this.#stallEpisode = episode;
+      this.report(this.#stall);
+    }
+    return this.#stall;
+  }
+
+  /**
+   * A release not sent to this stalled master may be of keys it holds (it granted them in time
+   * before it stalled again): its owner-checked delete is sent here once the stall is over, rather
+   * than leave them to their TTL. Bounded: a stall of the main job sheds thousands a second.
+   */
+  #defer(op: Attempt): void {
+    const deferred = (this.#deferred ??= []);
+    if (deferred.length < kMaxDeferred) deferred.push(op);
+  }
+
+  #sendDeferred(): void {
+    const deferred = this.#deferred;
+    this.#deferred = undefined;
+    if (deferred === undefined) return;
+    for (const op of deferred) {
+      const undo = this.#undo(op.opcode, op.keys, op);
+      undo.target = op.target;
+      undo.extra = op.extra;
+      this.#coalescer.enqueue(undo);
+    }
+  }
+
+  /** `opcode` over `keys` under `op`'s token, on this master only: nobody waits for its decision. */
+  #undo(opcode: OpCode, keys: readonly string[], op: Attempt): Attempt {
+    const undo = new Attempt(opcode, keys, op.token, '0', 1, performance.now(), op.budget, true, op.votes.length);
+    for (let node = 0; node < op.votes.length; node++) if (node !== this.index) undo.skip(node);
+    return undo;
   }
 
   /** Deadline scan of this master's unanswered calls (see Unanswered.expire). */
@@ -101,8 +159,9 @@ export class Master implements Outlet, ReplayTarget {
 
   readonly #onReady = (): void => {
     this.#everReady = true;
-    this.#unanswered.stalled = false;
+    this.#unanswered.reconnected();
     this.#preload();
+    this.#sendDeferred();
     const later = this.#afterReady;
     this.#afterReady = undefined;
     if (later !== undefined) for (const op of later) this.enqueue(op);
@@ -161,8 +220,10 @@ export class Master implements Outlet, ReplayTarget {
   }
 
   #onReply(batch: Batch, reply: unknown): void {
-    this.#unanswered.answered(batch);
-    if (batch.connection !== this.#connection || this.#routed) this.#late(batch, reply);
+    // Read before the answer can end the stall: the batch's other operations may have timed out.
+    const stalled = this.#unanswered.stalled;
+    if (this.#unanswered.answered(batch)) this.#sendDeferred();
+    if (stalled || batch.connection !== this.#connection || this.#routed) this.#late(batch, reply);
     const ops = batch.ops;
     if (batch.setNx) {
       ops[0]!.settle(this.index, reply === 'OK' ? 1 : reply === null ? 0 : this.#unexpected(reply));
@@ -198,6 +259,9 @@ export class Master implements Outlet, ReplayTarget {
    * on this master only) is safe whatever became of the attempt; an error that dropped nothing
    * only costs a redundant delete of such keys. Aborting those commands instead
    * (an AbortSignal per connection) measured 10–20% fewer cycles/s at 64 in flight.
+   * So too a batch a stalled master answers past its budget: the release of a lock it granted that
+   * late may have been settled here without being sent (NodeStalledError). These undos go out even
+   * while it is still flagged: it has just answered, and there are no more of them than calls it was sent.
    */
   #late(batch: Batch, reply: unknown): void {
     const ops = batch.ops;
@@ -208,10 +272,9 @@ export class Master implements Outlet, ReplayTarget {
       if (typeof value !== 'number' || value <= 0) continue;
       const what = undoOf(op.opcode, op.keys, op.target, value);
       if (what === undefined) continue;
-      const undo = new Attempt(what.opcode, what.keys, op.token, '0', 1, performance.now(), op.budget, true, op.votes.length);
-      for (let node = 0; node < op.votes.length; node++) if (node !== this.index) undo.skip(node);
+      const undo = this.#undo(what.opcode, what.keys, op);
       // The reply can come before 'ready' (see the constructor), when sends still fail at once.
-      if (this.transport.isReady) this.enqueue(undo);
+      if (this.transport.isReady) this.#coalescer.enqueue(undo);
       else (this.#afterReady ??= []).push(undo);
     }
   }

@@ -9,6 +9,7 @@ import { AGAINST, Attempt, FOR, PENDING, type Vote } from './attempt.js';
 import { publishNodeError } from './channels.js';
 import { Deadlines } from './deadlines.js';
 import { Master } from './master.js';
+import { Stalls } from './unanswered.js';
 import { quorumSize } from './quorum.js';
 import { describeOutcomes, mayHold, outcomesOf, statsOf, type Voted } from './records.js';
 
@@ -68,12 +69,13 @@ export class MasterSet {
     this.#reports = reports;
     const nodes: Master[] = [];
     this.#deadlines = new Deadlines(nodes);
+    const stalls = new Stalls(entries.length, quorumSize(entries.length));
     for (const [index, entry] of entries.entries()) {
       const transport = openTransport(entry, index, clientOptions, (error) => {
         this.#onNodeError(nodes[index]!, error);
       });
       const kind = memberKind(entry);
-      nodes.push(new Master(index, transport, transport.client, kind === 'url' || kind === 'seeds', settings.chunkSize, settings.coalesce, this.#onNodeError, this.#deadlines));
+      nodes.push(new Master(index, transport, transport.client, kind === 'url' || kind === 'seeds', settings.chunkSize, settings.coalesce, this.#onNodeError, this.#deadlines, stalls));
     }
     this.nodes = nodes;
     this.keyPrefix = nodes[0]!.transport.keyPrefix;

@@ -25,6 +25,17 @@ export interface Tally {
 }
 
 /**
+ * Whether `stalled` masters of `size` may be written off (not waited for, and not sent to: see
+ * src/unanswered.ts): only while they are a minority. When more are flagged (one stall of the whole
+ * client machine flags every master at once), writing them off lost every attempt before any master
+ * could answer, and none answered in time to clear the flags; then they are sent to and waited for,
+ * within the budget, as if unflagged.
+ */
+export function mayWriteOff(stalled: number, size: number, quorum: number): boolean {
+  return stalled <= size - quorum;
+}
+
+/**
  * Acquire, extend and the other quorum operations, decided as early as they are decided, both
  * ways: won at a quorum of votes for; lost once more than N − Q masters voted anything else
  * (against, unreachable, or stalled): a quorum can no longer form. Redlock's majority rule
@@ -32,11 +43,7 @@ export interface Tally {
  */
 export function decide(t: Tally): Decision {
   if (t.votesFor >= t.quorum) return WON;
-  // Stalled masters are written off early only while they are a minority: when more are flagged
-  // (one stall of the whole client machine flags every master at once), writing them off lost every
-  // attempt before any master could answer, and none answered in time to clear the flags; then the
-  // attempt waits for their votes, within its budget, as it would without flags.
-  const stalled = t.votesStalled > t.size - t.quorum ? 0 : t.votesStalled;
+  const stalled = mayWriteOff(t.votesStalled, t.size, t.quorum) ? t.votesStalled : 0;
   if (t.votesAgainst + t.votesUnreachable + stalled > t.size - t.quorum) return LOST;
   return UNDECIDED;
 }

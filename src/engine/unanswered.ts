@@ -1,11 +1,27 @@
-import { PENDING, TIMEOUT } from './attempt.js';
+import { PENDING, TIMEOUT, type Attempt } from './attempt.js';
 import type { Batch } from './coalescer.js';
 import type { Deadlines, Expiring } from './deadlines.js';
+import { mayWriteOff } from './quorum.js';
+import { isRelease } from '../protocol/opcodes.js';
+
+/** How many masters of one set are stalled now: each master's Unanswered keeps the count. */
+export class Stalls {
+  count = 0;
+  constructor(
+    readonly size: number,
+    readonly quorum: number,
+  ) {}
+
+  /** The stalled masters are a minority: they may be written off (src/quorum.ts mayWriteOff). */
+  get writeOff(): boolean {
+    return mayWriteOff(this.count, this.size, this.quorum);
+  }
+}
 
 /**
  * One master's calls not yet answered (sent, held behind a script reload, or waiting to be
  * replayed), the scan that enforces their attempts' deadlines, and what that scan learns: whether
- * the master is stalled.
+ * the master is stalled, and so whether a new operation is sent to it at all.
  *
  * The per-attempt deadlines are enforced by scanning these batches, so a decided attempt is
  * referenced by nothing once its replies are in: keeping every attempt in a deadline heap until its
@@ -14,16 +30,40 @@ import type { Deadlines, Expiring } from './deadlines.js';
 export class Unanswered implements Expiring {
   readonly #index: number;
   readonly #deadlines: Deadlines;
+  readonly #stalls: Stalls;
   readonly #open = new Set<Batch>();
+  #stalled = false;
+  /**
+   * The one operation sent to a stalled master that is written off, until its call is answered or
+   * fails: its answer in time ends the stall. One at a time, not one per budget, so that a master
+   * hung for hours costs one call, not a call per budget.
+   */
+  #probe: Attempt | undefined;
+  /**
+   * While stalled, the tokens of the operations sent here and not answered: a release of one of them
+   * is still sent, behind them on the same connection, so that what they set once the master
+   * answers is deleted in order. There are no more of them than calls sent.
+   */
+  #tokens: Set<string> | undefined;
+  #episode = 0;
+
+  constructor(index: number, deadlines: Deadlines, stalls: Stalls) {
+    this.#index = index;
+    this.#deadlines = deadlines;
+    this.#stalls = stalls;
+  }
+
   /**
    * A call of this master went unanswered past its budget, and no call has been answered in time
    * since: attempts do not wait for its vote to find a quorum impossible (Attempt.discount).
    */
-  stalled = false;
+  get stalled(): boolean {
+    return this.#stalled;
+  }
 
-  constructor(index: number, deadlines: Deadlines) {
-    this.#index = index;
-    this.#deadlines = deadlines;
+  /** Counts the stalls so far (a new one begins each time the flag goes up). */
+  get episode(): number {
+    return this.#episode;
   }
 
   /** Some call sent here still waits for an answer within its budget (one past it was timed out: not waited for). */
@@ -32,26 +72,65 @@ export class Unanswered implements Expiring {
     return false;
   }
 
+  /**
+   * Whether a new operation goes to this stalled master. Everything sent to a master that answers
+   * nothing stays in this client (these batches, the client library's queue, the socket's buffer)
+   * for as long as the stall lasts: so while the stalled masters are a minority that the quorum
+   * does without, only `op` as the probe goes, and only when none is out.
+   */
+  admits(op: Attempt): boolean {
+    if (!this.#stalled || !this.#stalls.writeOff) return true;
+    if (isRelease(op.opcode) && this.#tokens?.has(op.token) === true) return true;
+    if (this.#probe !== undefined) return false;
+    this.#probe = op;
+    return true;
+  }
+
+  /** A new connection: the stall (of the one before) ends. */
+  reconnected(): void {
+    this.#flag(false);
+  }
+
   add(batch: Batch): void {
     this.#open.add(batch);
     this.#deadlines.watch(batch.deadline);
+    if (this.#tokens !== undefined) for (const op of batch.ops) this.#tokens.add(op.token);
   }
 
-  /** The master answered `batch`: forget it; an answer some operation still waited for ends a stall. */
-  answered(batch: Batch): void {
+  /** The master answered `batch`: forget it; an answer some operation still waited for ends a stall (answers true). */
+  answered(batch: Batch): boolean {
     this.#open.delete(batch);
-    if (!this.stalled) return;
+    if (!this.#stalled) return false;
     for (const op of batch.ops) {
       if (op.votes[this.#index] === PENDING) {
-        this.stalled = false;
-        return;
+        this.#flag(false);
+        return true;
       }
+      // Answered late: still stalled, and the next operation probes again.
+      if (op === this.#probe) this.#probe = undefined;
     }
+    return false;
   }
 
   /** The batch failed (its operations are settled with the error): forget it. */
   failed(batch: Batch): void {
     this.#open.delete(batch);
+    if (this.#probe !== undefined && batch.ops.includes(this.#probe)) this.#probe = undefined;
+  }
+
+  #flag(stalled: boolean): void {
+    if (stalled === this.#stalled) return;
+    this.#stalled = stalled;
+    this.#probe = undefined;
+    if (stalled) {
+      this.#episode++;
+      this.#stalls.count++;
+      const tokens = (this.#tokens = new Set());
+      for (const batch of this.#open) for (const op of batch.ops) tokens.add(op.token);
+    } else {
+      this.#stalls.count--;
+      this.#tokens = undefined;
+    }
   }
 
   /**
@@ -70,11 +149,11 @@ export class Unanswered implements Expiring {
       for (const op of batch.ops) {
         const vote = op.votes[index];
         // Timed out by another master's scan of the same attempt: this one was silent too.
-        if (vote === TIMEOUT) this.stalled = true;
+        if (vote === TIMEOUT) this.#flag(true);
         if (op.pending === 0 || vote !== PENDING) continue;
         if (op.deadline <= now) {
           op.expire();
-          this.stalled = true;
+          this.#flag(true);
         }
         else if (op.deadline < later) later = op.deadline;
       }

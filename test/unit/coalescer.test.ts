@@ -6,6 +6,7 @@ import type { RedisClient } from '../../src/clients.js';
 import { Deadlines } from '../../src/engine/deadlines.js';
 import { Master } from '../../src/engine/master.js';
 import { WON } from '../../src/engine/quorum.js';
+import { Stalls } from '../../src/engine/unanswered.js';
 import { UnexpectedReplyError } from '../../src/errors.js';
 import { LEAN_SHA } from '../../src/protocol/lean-script.js';
 import { OP_ACQUIRE, OP_EXTEND, OP_RELEASE, type OpCode } from '../../src/protocol/opcodes.js';
@@ -54,7 +55,7 @@ const test = suite('coalescer');
 
 function master(chunkSize = 256, coalesce = true): { node: Master; transport: FakeTransport } {
   const transport = new FakeTransport();
-  const node = new Master(0, transport, {} as RedisClient, false, chunkSize, coalesce, () => undefined, new Deadlines([]));
+  const node = new Master(0, transport, {} as RedisClient, false, chunkSize, coalesce, () => undefined, new Deadlines([]), new Stalls(1, 1));
   return { node, transport };
 }
 

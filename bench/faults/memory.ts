@@ -1,0 +1,87 @@
+/**
+ * The judgement of the stall scenario's memory (bench/faults/stall.ts): the client's RSS sampled
+ * through a fault-free phase, a stalled master and its resume. Pure, so the unit tests can feed it
+ * a leak.
+ */
+
+/** One sample: ms since the run started, and the client's RSS in bytes. */
+export interface RssSample {
+  readonly at: number;
+  readonly rss: number;
+}
+
+/** The run's instants, ms since it started. */
+export interface StallTimes {
+  /** The fault-free level is read from here (after the load's own warm-up) to the stall. */
+  readonly steady: number;
+  readonly stallStart: number;
+  readonly stallEnd: number;
+  readonly end: number;
+}
+
+/** In MB (2^20 bytes). */
+export interface MemoryFigures {
+  /** The fault-free level: the peak RSS between `steady` and the stall (a GC cycle's peak is part of the level). */
+  readonly baselineMb: number;
+  /** The peak RSS during the stall. */
+  readonly stallPeakMb: number;
+  /**
+   * The median RSS of the stall's last third less that of its middle third: above zero, still
+   * growing. Medians, not peaks: a garbage collector's sawtooth puts a cycle's peak in either third.
+   */
+  readonly stallGrowthMb: number;
+  /** The peak RSS from the resume to the end. */
+  readonly afterPeakMb: number;
+  /** The peak RSS from `settleMs` after the resume to the end. */
+  readonly settledMb: number;
+}
+
+export const kMemoryLimits = Object.freeze({
+  /** The stall may cost at most this over the fault-free level. */
+  overBaselineMb: 100,
+  /** Past this, RSS was still growing at the end of the stall. */
+  growthMb: 40,
+  /**
+   * From this long after the resume, RSS is within `settledOverBaselineMb` of the fault-free level:
+   * not nearer, because V8 keeps a heap it grew (and the larger sawtooth of its collections) for a while.
+   */
+  settleMs: 10_000,
+  settledOverBaselineMb: 100,
+});
+
+const MB = 1024 * 1024;
+
+function median(samples: readonly RssSample[], from: number, to: number): number {
+  const inside = samples.filter((s) => s.at >= from && s.at < to).map((s) => s.rss).sort((a, b) => a - b);
+  if (inside.length === 0) return 0;
+  const mid = inside.length >> 1;
+  return (inside.length % 2 === 1 ? inside[mid]! : (inside[mid - 1]! + inside[mid]!) / 2) / MB;
+}
+
+function peak(samples: readonly RssSample[], from: number, to: number): number {
+  let max = 0;
+  for (const s of samples) if (s.at >= from && s.at < to && s.rss > max) max = s.rss;
+  return max / MB;
+}
+
+export function memoryFigures(samples: readonly RssSample[], times: StallTimes, settleMs = kMemoryLimits.settleMs): MemoryFigures {
+  const third = (times.stallEnd - times.stallStart) / 3;
+  return {
+    baselineMb: peak(samples, times.steady, times.stallStart),
+    stallPeakMb: peak(samples, times.stallStart, times.stallEnd),
+    stallGrowthMb: median(samples, times.stallEnd - third, times.stallEnd) - median(samples, times.stallStart + third, times.stallEnd - third),
+    afterPeakMb: peak(samples, times.stallEnd, times.end + 1),
+    settledMb: peak(samples, times.stallEnd + settleMs, times.end + 1),
+  };
+}
+
+/** What the figures miss of the limits; empty: the stall's memory is bounded. */
+export function memoryProblems(f: MemoryFigures): string[] {
+  const problems: string[] = [];
+  const over = f.stallPeakMb - f.baselineMb;
+  if (over > kMemoryLimits.overBaselineMb) problems.push(`RSS peaked ${over.toFixed(0)} MB over its fault-free level during the stall (limit ${kMemoryLimits.overBaselineMb} MB)`);
+  if (f.stallGrowthMb > kMemoryLimits.growthMb) problems.push(`RSS still grew ${f.stallGrowthMb.toFixed(0)} MB in the stall's last third`);
+  const settled = f.settledMb - f.baselineMb;
+  if (settled > kMemoryLimits.settledOverBaselineMb) problems.push(`RSS was still ${settled.toFixed(0)} MB over its fault-free level ${kMemoryLimits.settleMs / 1000} s after the resume (limit ${kMemoryLimits.settledOverBaselineMb} MB)`);
+  return problems;
+}
