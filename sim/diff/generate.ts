@@ -26,7 +26,7 @@ const FENCED_WRITE_SHA = createHash('sha1').update(FENCED_WRITE_SCRIPT).digest('
 const kBase64url = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'.split('');
 const kHex = '0123456789abcdef'.split('');
 /** What other clients may leave in a key pipelock reads as a number. */
-const kGarbage = ['abc', 'inf', '-inf', 'nan', '1.5', ' 7', '0x10', '1e3', '007', '-3', '9223372036854775807', '', '12'];
+const kGarbage = ['abc', 'inf', '-inf', 'nan', '1.5', '2.7', '-2.5', ' 7', '0x10', '1e3', '007', '-3', '9223372036854775807', '', '12'];
 const kFar = 1e12;
 
 /** The keys and tokens of one sequence. */
@@ -43,9 +43,12 @@ class Pools {
   readonly attempts: string;
   readonly targets: string[];
   readonly all: string[];
+  /** The keys pipelock reads as numbers. */
+  readonly counters: string[];
+  readonly held: Held[] = [];
 
   constructor(readonly r: Random, readonly options: SequenceOptions) {
-    this.tokens = Array.from({ length: 4 }, () => Array.from({ length: 27 }, () => r.pick(kBase64url)).join(''));
+    this.tokens = Array.from({ length: 3 }, () => Array.from({ length: 27 }, () => r.pick(kBase64url)).join(''));
     const process = Array.from({ length: 16 }, () => r.pick(kHex)).join('');
     this.ids = [1, 2, 3].map((n) => `${process}:${n.toString(36)}`);
     this.permits = r.between(2, 3);
@@ -54,6 +57,7 @@ class Pools {
     this.runKey = `job:run:${windowEnd}`;
     this.attempts = `job:attempts:${windowEnd}`;
     this.targets = ['1', '2', '5', String(options.baseUs - kFar), String(options.baseUs + kFar)];
+    this.counters = [...counterKeys(this.locks), this.released, this.attempts];
     this.all = [
       ...this.locks, ...counterKeys(this.locks), ...this.locks.map((lock) => queueKey('', lock, false)),
       ...this.docs.flatMap(rw), ...this.slots, this.released, this.runKey, this.attempts, ...this.stores,
@@ -78,15 +82,62 @@ function op(opcode: OpCode, keys: readonly string[], token: string, ttlArg: stri
   return { opcode, keys, token, ttlArg, extra };
 }
 
-/** One operation of a random kind, keyed as pipelock keys it. */
+/** What an acquisition took, for the operations that follow it in pipelock (extend, release, hand over…). */
+type Held =
+  | { readonly kind: 'lock'; readonly keys: readonly string[]; readonly token: string }
+  | { readonly kind: 'permit' | 'reader' | 'writer'; readonly keys: readonly string[]; readonly token: string };
+
+/** Remembers what `op` would take, when it is an acquisition. */
+function remember(p: Pools, op: OpArgs): void {
+  const keys = op.keys;
+  let held: Held | undefined;
+  if (op.opcode === 'A' || op.opcode === 'H') held = { kind: 'lock', keys, token: op.token };
+  else if (op.opcode === 'F') held = { kind: 'lock', keys: keys.slice(0, keys.length / 2), token: op.token };
+  else if (op.opcode === 'G') held = { kind: 'lock', keys: keys.slice(0, -1), token: op.token };
+  else if (op.opcode === 'P') held = { kind: 'permit', keys: [keys[Number(op.extra)] ?? keys[0]!, keys[keys.length - 1]!], token: op.token };
+  else if (op.opcode === 'r') held = { kind: 'reader', keys: [keys[0]!], token: op.token };
+  else if (op.opcode === 'W') held = { kind: 'writer', keys: [keys[1]!], token: op.token };
+  if (held === undefined) return;
+  p.held.push(held);
+  if (p.held.length > 6) p.held.shift();
+}
+
+/** An operation on something taken earlier in the sequence, as pipelock follows an acquisition. */
+function followUp(p: Pools, held: Held): OpArgs {
+  const r = p.r;
+  switch (held.kind) {
+    case 'lock': {
+      const code = r.weighted<OpCode>([[4, 'E'], [4, 'R'], [2, 'H'], [1, 'D'], [3, 'G']]);
+      if (code === 'H') return op(code, held.keys, r.pick(p.tokens), p.ttl(), held.token);
+      // Another process's head waiting its turn at the gate for the lock held.
+      if (code === 'G') return op(code, [...held.keys, queueKey('', held.keys[0]!, false)], r.pick(p.tokens), p.ttl(), turnArgs(r.pick(p.ids)));
+      return op(code, held.keys, held.token, code === 'R' ? '0' : p.ttl());
+    }
+    case 'permit':
+      return r.chance(0.5) ? op('T', held.keys, held.token, p.ttl()) : op('V', held.keys, held.token, '0');
+    case 'reader':
+      return r.chance(0.5) ? op('e', held.keys, held.token, p.ttl()) : op('u', held.keys, held.token, '0');
+    case 'writer':
+      return r.chance(0.5) ? op('E', held.keys, held.token, p.ttl()) : op('R', held.keys, held.token, '0');
+  }
+}
+
+/** One operation: a follow-up of an earlier acquisition, or a fresh one of a random kind. */
 function randomOp(p: Pools): OpArgs {
+  const next = p.held.length > 0 && p.r.chance(0.4) ? followUp(p, p.r.pick(p.held)) : freshOp(p);
+  remember(p, next);
+  return next;
+}
+
+/** One operation of a random kind, keyed as pipelock keys it. */
+function freshOp(p: Pools): OpArgs {
   const r = p.r;
   const locks = (): string[] => r.some(p.locks, r.weighted([[6, 1], [2, 2], [1, 3]])).map((key) => p.stray(key));
   const token = (): string => r.pick(p.tokens);
   const doc = r.pick(p.docs);
   const code = r.weighted<OpCode>([
-    [10, 'A'], [6, 'E'], [8, 'R'], [3, 'F'], [3, 'X'], [2, 'I'], [2, 'D'], [2, 'Q'], [3, 'P'], [2, 'T'], [2, 'V'],
-    [3, 'r'], [2, 'e'], [2, 'u'], [3, 'W'], [4, 'G'], [3, 'H'],
+    [10, 'A'], [6, 'E'], [8, 'R'], [3, 'F'], [5, 'X'], [2, 'I'], [2, 'D'], [2, 'Q'], [4, 'P'], [2, 'T'], [3, 'V'],
+    [3, 'r'], [2, 'e'], [2, 'u'], [3, 'W'], [7, 'G'], [3, 'H'],
   ]);
   switch (code) {
     case 'A':
@@ -134,7 +185,12 @@ function scriptCall(p: Pools): string[] {
     const ttl = p.ttl();
     const ops = Array.from({ length: r.between(1, 4) }, () => {
       const code = r.pick<OpCode>(['A', 'E', 'R']);
-      return op(code, [p.stray(r.pick(p.locks))], r.pick(p.tokens), code === 'R' ? '0' : ttl);
+      const held = p.held.find((entry) => entry.kind === 'lock' && entry.keys.length === 1);
+      const next = code !== 'A' && held !== undefined && r.chance(0.5)
+        ? op(code, held.keys, held.token, code === 'R' ? '0' : ttl)
+        : op(code, [p.stray(r.pick(p.locks))], r.pick(p.tokens), code === 'R' ? '0' : ttl);
+      remember(p, next);
+      return next;
     });
     return callArgs(ops, 0, ops.length);
   }
@@ -159,10 +215,11 @@ function cmd(conn: Conn, args: readonly string[], ttlReply = false): Step {
 function randomSteps(p: Pools): Step[] {
   const r = p.r;
   const watch = r.pick<Conn>(['w0', 'w1']);
-  const key = r.chance(0.7) ? r.pick([...p.locks, ...p.slots, p.released, rw(r.pick(p.docs))[0]!]) : r.pick(p.all);
+  const key = r.chance(0.7) ? r.pick([...p.locks, ...p.slots, p.released, rw(r.pick(p.docs))[0]!, queueKey('', r.pick(p.locks), false)]) : r.pick(p.all);
   const kind = r.weighted<string>([
     [40, 'call'], [10, 'setnx'], [10, 'read'], [4, 'mget'], [3, 'forget'], [4, 'fenced'], [2, 'fenced-eval'],
-    [3, 'set'], [3, 'del'], [2, 'hash'], [2, 'plant'], [2, 'load'], [1, 'script-flush'], [1, 'exists'],
+    [3, 'set'], [3, 'garbage'], [3, 'del'], [2, 'hash'], [2, 'plant'], [2, 'load'], [1, 'script-flush'], [1, 'exists'],
+    [3, 'watch-call'],
     [1, 'tracking'], [1, 'unknown'], [0.5, 'flush'], [p.options.mode === 'expiry' ? 15 : 0, 'sleep'],
   ]);
   switch (kind) {
@@ -183,7 +240,13 @@ function randomSteps(p: Pools): Step[] {
       return [cmd('foreign', kind === 'fenced' ? ['EVALSHA', FENCED_WRITE_SHA, ...tail] : ['EVAL', FENCED_WRITE_SCRIPT, ...tail])];
     }
     case 'set':
-      return [cmd('foreign', ['SET', key, r.chance(0.5) ? r.pick(p.tokens) : r.pick(kGarbage)])];
+      return [cmd('foreign', ['SET', key, r.chance(0.7) ? r.pick(p.tokens) : r.pick(kGarbage)])];
+    case 'garbage':
+      return [cmd('foreign', ['SET', r.chance(0.6) ? r.pick(counterKeys(p.locks)) : r.pick(p.counters), r.pick(kGarbage)])];
+    case 'watch-call':
+      // Not pipelock's shape: a script run by a tracking connection, whose reads Redis tracks
+      // for it and whose own writes it is told of after the reply.
+      return [cmd(watch, r.chance(0.7) ? scriptCall(p) : setNxArgs(r.pick(p.locks), r.pick(p.tokens), p.ttl()))];
     case 'del':
       return [cmd('foreign', ['DEL', ...r.some(p.all, r.between(1, 2))])];
     case 'hash':

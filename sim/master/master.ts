@@ -163,20 +163,24 @@ export class SimMaster {
     return value;
   }
 
-  /** A command from a script's redis.call: Redis's checks, its reply in RESP2, reads tracked for the caller. */
-  #fromScript(ctx: Context, args: readonly string[]): Value {
+  /**
+   * A command from a script's redis.call: Redis's checks, its reply in RESP2. A read remembers,
+   * for a tracking caller, every key the script declared rather than the key read: Redis 7.0's
+   * call() takes the keys from the caller's command, the EVAL (fixed in later versions).
+   */
+  #fromScript(ctx: Context, declared: readonly string[], args: readonly string[]): Value {
     const command = kCommands.get(args[0]!.toLowerCase());
     if (command === undefined) return kUnknownFromScript;
     if (!arityFits(command, args.length)) return kArityFromScript;
     if (command.noscript) return kNoScript;
     const value = command.run(ctx, args);
-    if (command.readonly && ctx.session.tracking) for (const key of command.keys!(args)) this.#tracking.remember(ctx.session, key);
+    if (command.readonly && ctx.session.tracking) for (const key of declared) this.#tracking.remember(ctx.session, key);
     return value;
   }
 
   #run(ctx: Context, sha: string, keys: readonly string[], args: readonly string[]): Value {
     const inner = this.#context(ctx.session, ctx.nowUs, ctx.nowMs, 2, true);
-    return this.#engine.run(sha, keys, args, (command) => this.#fromScript(inner, command));
+    return this.#engine.run(sha, keys, args, (command) => this.#fromScript(inner, keys, command));
   }
 
   #load(source: string): string | Value {

@@ -5,18 +5,20 @@ import { timed } from '../helpers/timeout.js';
 import { generate, type SequenceOptions } from '../../sim/diff/generate.js';
 import { RealSide } from '../../sim/diff/real.js';
 import { runSequence, transcript } from '../../sim/diff/run.js';
+import { clockSpread } from '../../sim/diff/compare.js';
 
 // The simulated master (sim/master) against a real redis-server: for each seed, one random
 // sequence of what pipelock sends (sim/diff/generate.ts) runs on both, and every reply, every
 // invalidation pushed to the two watch connections and the whole keyspace after every step must
 // be the same. DEBUG SET-ACTIVE-EXPIRE 0 leaves expiry to access, as in the simulation.
 //
-// Knobs: SIM_DIFF_SEEDS=n runs n seeds per mode (default 40 main, 12 expiry), SIM_DIFF_FIRST=s
-// starts at seed s (default: a fixed one, so runs are repeatable; a failure names its seed),
-// SIM_DIFF_STEPS=n steps per sequence. Replay one failure: SIM_DIFF_FIRST=<seed> SIM_DIFF_SEEDS=1.
+// Knobs: SIM_DIFF_SEEDS=n runs n seeds per mode (default 120 long-TTL, 36 short-TTL; ~12 s),
+// SIM_DIFF_FIRST=s starts at seed s (default 1, so runs repeat; 'random' explores new ones and
+// prints where it started), SIM_DIFF_STEPS=n steps per sequence. A failure names its seed and
+// mode, the divergent step and the steps before it; replay it with SIM_DIFF_FIRST=<seed> SIM_DIFF_SEEDS=1.
 const test = mastersSuite('simulated master against redis-server', { count: 1, extraArgs: ['--enable-debug-command', 'yes'] });
 
-const kFirst = Number(process.env.SIM_DIFF_FIRST ?? 1);
+const kFirst = process.env.SIM_DIFF_FIRST === 'random' ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.SIM_DIFF_FIRST ?? 1);
 const kSeeds = process.env.SIM_DIFF_SEEDS === undefined ? undefined : Number(process.env.SIM_DIFF_SEEDS);
 const kSteps = process.env.SIM_DIFF_STEPS === undefined ? undefined : Number(process.env.SIM_DIFF_STEPS);
 
@@ -42,16 +44,17 @@ async function sweep(mode: SequenceOptions['mode'], seeds: number, steps: number
       console.log(`  seed ${seed} (${mode}): void at step ${outcome.at}, ${outcome.reason}`);
     }
   }
+  console.log(`  ${mode}: ${seeds} seeds from ${kFirst}, ${voided} void; clock values apart by at most ${clockSpread.us} µs / ${clockSpread.ms} ms`);
   // A void sequence says nothing; a run of them would hide every difference.
   assert.ok(voided <= Math.max(1, seeds / 5), `${voided} of ${seeds} sequences were void`);
 }
 
 test('long TTLs: replies, invalidations and keyspace match step by step', timed(120_000, async () => {
-  await sweep('main', kSeeds ?? 40, kSteps ?? 60);
+  await sweep('main', kSeeds ?? 120, kSteps ?? 60);
 }));
 
 test('short TTLs and sleeps: expiry on access, its invalidations, readers and gate turns over time', timed(120_000, async () => {
-  await sweep('expiry', kSeeds ?? 12, kSteps ?? 40);
+  await sweep('expiry', kSeeds ?? 36, kSteps ?? 40);
 }));
 
 test.run();
