@@ -2,8 +2,7 @@
  * Exact comparison of the two sides' replies, pushes and keyspaces — except where a value comes
  * from the master's clock (a fencing counter started from TIME, a reader's expiry, a queue's
  * arrival): the simulated master runs at the TIME read just before the command inside the same
- * EXEC, the real script a few µs later (60 µs at most in 7,200 steps), so such values may differ
- * by that much: 2 ms is allowed (1 ms of it for the flooring to whole ms).
+ * EXEC, the real script a little later, within the EXEC's span (see Tolerance).
  */
 import type { KeyDump } from '../master/index.js';
 
@@ -22,38 +21,52 @@ export function normalize(value: unknown): Normal {
 /** Values this large are times: ms since the epoch from 1e11, µs from 1e14. */
 const kMsClock = 1e11;
 const kUsClock = 1e14;
-/** How far apart the sides may put a time: ms, and µs. */
-export const kMsTolerance = 2;
-const kUsTolerance = 2_000;
 
-/** The largest clock differences seen within tolerance, µs and ms (reported by the test). */
-export const clockSpread = { us: 0, ms: 0 };
+/**
+ * How far apart the two sides may put a time. The simulated master runs at the TIME read first
+ * in the EXEC; the real command read its clock somewhere before the TIME read last: so a time
+ * differs by at most the longest such span of the sequence (µs), and a time floored to ms by one
+ * more ms. `ttl`: the reply is a PTTL (ms left: the difference of two such times).
+ */
+export interface Tolerance {
+  readonly spanUs: number;
+  readonly ttl?: boolean;
+}
 
-function clockClose(a: number, b: number): boolean {
+/** The largest clock differences seen within tolerance (µs and ms), and the longest EXEC (µs): reported by the test. */
+export const clockSpread = { us: 0, ms: 0, spanUs: 0 };
+
+function limits(tolerance: Tolerance): { us: number; ms: number } {
+  const ms = 1 + Math.floor(tolerance.spanUs / 1000);
+  return { us: tolerance.spanUs, ms: tolerance.ttl === true ? 2 * ms : ms };
+}
+
+function clockClose(a: number, b: number, tolerance: Tolerance): boolean {
   const magnitude = Math.max(Math.abs(a), Math.abs(b));
   if (magnitude < kMsClock) return false;
   const spread = Math.abs(a - b);
   const micro = magnitude >= kUsClock;
-  if (spread > (micro ? kUsTolerance : kMsTolerance)) return false;
+  const limit = limits(tolerance);
+  if (spread > (micro ? limit.us : limit.ms)) return false;
   if (micro) clockSpread.us = Math.max(clockSpread.us, spread);
   else clockSpread.ms = Math.max(clockSpread.ms, spread);
   return true;
 }
 
-function sameNumber(a: number, b: number): boolean {
-  return a === b || (Number.isNaN(a) && Number.isNaN(b)) || clockClose(a, b);
+function sameNumber(a: number, b: number, tolerance: Tolerance): boolean {
+  return a === b || (Number.isNaN(a) && Number.isNaN(b)) || clockClose(a, b, tolerance);
 }
 
 function integer(text: string): number | undefined {
   return /^-?[0-9]{12,17}$/.test(text) ? Number(text) : undefined;
 }
 
-/** Where `sim` and `real` differ, or undefined. `ttl`: a PTTL's reply, ms left, within the tolerance. */
-export function difference(sim: Normal, real: Normal, path: string, ttl = false): string | undefined {
+/** Where `sim` and `real` differ, or undefined. */
+export function difference(sim: Normal, real: Normal, path: string, tolerance: Tolerance): string | undefined {
   const show = (): string => `${path}: simulated ${JSON.stringify(sim)}, real ${JSON.stringify(real)}`;
   if (typeof sim === 'number' && typeof real === 'number') {
-    if (sameNumber(sim, real)) return undefined;
-    if (ttl && sim >= 0 && real >= 0 && Math.abs(sim - real) <= kMsTolerance) {
+    if (sameNumber(sim, real, tolerance)) return undefined;
+    if (tolerance.ttl === true && sim >= 0 && real >= 0 && Math.abs(sim - real) <= limits(tolerance).ms) {
       clockSpread.ms = Math.max(clockSpread.ms, Math.abs(sim - real));
       return undefined;
     }
@@ -63,12 +76,12 @@ export function difference(sim: Normal, real: Normal, path: string, ttl = false)
     if (sim === real) return undefined;
     const a = integer(sim);
     const b = integer(real);
-    return a !== undefined && b !== undefined && clockClose(a, b) ? undefined : show();
+    return a !== undefined && b !== undefined && clockClose(a, b, tolerance) ? undefined : show();
   }
   if (Array.isArray(sim) && Array.isArray(real)) {
     if (sim.length !== real.length) return show();
     for (let i = 0; i < sim.length; i++) {
-      const inner = difference(sim[i] as Normal, real[i] as Normal, `${path}[${i}]`, ttl);
+      const inner = difference(sim[i] as Normal, real[i] as Normal, `${path}[${i}]`, tolerance);
       if (inner !== undefined) return inner;
     }
     return undefined;
@@ -80,7 +93,7 @@ export function difference(sim: Normal, real: Normal, path: string, ttl = false)
 }
 
 /** Where the keyspaces differ: the same keys and types, values, and expiry within the tolerance. */
-export function keyspaceDifference(sim: readonly KeyDump[], real: readonly KeyDump[]): string | undefined {
+export function keyspaceDifference(sim: readonly KeyDump[], real: readonly KeyDump[], tolerance: Tolerance): string | undefined {
   const simKeys = sim.map((entry) => entry.key).join(' ');
   const realKeys = real.map((entry) => entry.key).join(' ');
   if (simKeys !== realKeys) return `keys: simulated [${simKeys}], real [${realKeys}]`;
@@ -89,23 +102,23 @@ export function keyspaceDifference(sim: readonly KeyDump[], real: readonly KeyDu
     const b = real[i]!;
     const path = `key ${JSON.stringify(a.key)}`;
     if (a.type !== b.type) return `${path}: type simulated ${a.type}, real ${b.type}`;
-    if ((a.expireAt === null) !== (b.expireAt === null) || (a.expireAt !== null && !clockClose(a.expireAt, b.expireAt!))) {
+    if ((a.expireAt === null) !== (b.expireAt === null) || (a.expireAt !== null && !sameNumber(a.expireAt, b.expireAt!, tolerance))) {
       return `${path}: expires simulated ${String(a.expireAt)}, real ${String(b.expireAt)}`;
     }
-    const inner = a.type === 'zset' ? zsetDifference(a.value, b.value as typeof a.value, path) : difference(a.value, b.value, path);
+    const inner = a.type === 'zset' ? zsetDifference(a.value, b.value as typeof a.value, path, tolerance) : difference(a.value, b.value, path, tolerance);
     if (inner !== undefined) return inner;
   }
   return undefined;
 }
 
 /** Members exactly, scores within the clock's tolerance (so their order is not compared where scores nearly tie). */
-function zsetDifference(sim: readonly (readonly [string, number])[], real: readonly (readonly [string, number])[], path: string): string | undefined {
+function zsetDifference(sim: readonly (readonly [string, number])[], real: readonly (readonly [string, number])[], path: string, tolerance: Tolerance): string | undefined {
   const scores = new Map(real);
   const show = (): string => `${path}: simulated ${JSON.stringify(sim)}, real ${JSON.stringify(real)}`;
   if (sim.length !== real.length) return show();
   for (const [member, score] of sim) {
     const other = scores.get(member);
-    if (other === undefined || !sameNumber(score, other)) return show();
+    if (other === undefined || !sameNumber(score, other, tolerance)) return show();
   }
   return undefined;
 }

@@ -31,6 +31,8 @@ export interface RealResult {
   readonly reply: Normal;
   /** The server's clock just before the command, µs; undefined when the transaction was refused (a queueing error). */
   readonly timeUs: number | undefined;
+  /** µs from that reading to one just after the command: when the command read the clock, at the latest. */
+  readonly spanUs: number;
 }
 
 export class RealSide {
@@ -79,28 +81,29 @@ export class RealSide {
   async run(step: Step): Promise<RealResult> {
     const c = this.#c;
     if (step.kind === 'cmd') return this.#command(c[step.conn], step.args);
-    if (step.kind === 'flush') return { reply: normalize(await c.foreign.sendCommand(['FLUSHALL'])), timeUs: await this.clock() };
+    if (step.kind === 'flush') return { reply: normalize(await c.foreign.sendCommand(['FLUSHALL'])), timeUs: await this.clock(), spanUs: 0 };
     if (step.kind === 'plant') {
       await c.foreign.sendCommand(['DEL', step.key]);
       const value = step.value;
       if (value.type === 'list') await c.foreign.sendCommand(['RPUSH', step.key, ...value.value]);
       else if (value.type === 'set') await c.foreign.sendCommand(['SADD', step.key, ...value.value]);
       else throw new Error(`plant ${value.type} with a command step`);
-      return { reply: null, timeUs: await this.clock() };
+      return { reply: null, timeUs: await this.clock(), spanUs: 0 };
     }
     throw new Error('a sleep step is not run on a side');
   }
 
   async #command(client: Client, args: readonly string[]): Promise<RealResult> {
-    const [, , inner, exec] = await Promise.allSettled([
-      client.sendCommand(['MULTI']), client.sendCommand(['TIME']), client.sendCommand([...args]), client.sendCommand(['EXEC']),
+    const [, , inner, , exec] = await Promise.allSettled([
+      client.sendCommand(['MULTI']), client.sendCommand(['TIME']), client.sendCommand([...args]), client.sendCommand(['TIME']), client.sendCommand(['EXEC']),
     ]);
     if (exec.status === 'rejected') {
       // Refused while queueing (unknown command, arity): the command's own error is its reply.
-      return { reply: normalize(inner.status === 'rejected' ? inner.reason : exec.reason), timeUs: undefined };
+      return { reply: normalize(inner.status === 'rejected' ? inner.reason : exec.reason), timeUs: undefined, spanUs: 0 };
     }
-    const [clock, reply] = exec.value as unknown as [unknown, unknown];
-    return { reply: normalize(reply), timeUs: this.#record(clock) };
+    const [before, reply, after] = exec.value as unknown as [unknown, unknown, unknown];
+    const timeUs = this.#record(before);
+    return { reply: normalize(reply), timeUs, spanUs: this.#record(after) - timeUs };
   }
 
   /** Waits until every push sent so far has reached the watches (a PING behind them on each). */

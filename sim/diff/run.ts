@@ -11,7 +11,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type { KeyDump } from '../master/index.js';
-import { difference, keyspaceDifference, type Normal } from './compare.js';
+import { clockSpread, difference, keyspaceDifference, type Normal } from './compare.js';
 import type { RealSide } from './real.js';
 import { SimSide } from './sim.js';
 import { describe, kWatches, type Step } from './steps.js';
@@ -57,14 +57,17 @@ async function awayFrom(real: RealSide, moments: readonly number[]): Promise<voi
   }
 }
 
-function near(moments: readonly number[], ms: number): number | undefined {
-  return moments.find((moment) => Math.abs(moment - ms) < kAmbiguous);
+/** A moment within kAmbiguous ms of [ms, ms + span]: when the real command read its clock. */
+function near(moments: readonly number[], ms: number, span: number): number | undefined {
+  return moments.find((moment) => moment > ms - kAmbiguous && moment < ms + span + kAmbiguous);
 }
 
 export async function runSequence(real: RealSide, steps: readonly Step[]): Promise<Outcome> {
   await real.reset();
   const sim = new SimSide();
   let previous: readonly KeyDump[] = [];
+  /** The longest EXEC so far, µs (see Tolerance). */
+  let spanUs = 0;
   for (let i = 0; i < steps.length; i++) {
     const step = steps[i]!;
     if (step.kind === 'sleep') {
@@ -75,7 +78,9 @@ export async function runSequence(real: RealSide, steps: readonly Step[]): Promi
     await awayFrom(real, moments);
     const result = await real.run(step);
     const atUs = result.timeUs ?? real.estimateMs() * 1000;
-    const close = near(moments, atUs / 1000);
+    spanUs = Math.max(spanUs, result.spanUs);
+    clockSpread.spanUs = Math.max(clockSpread.spanUs, spanUs);
+    const close = near(moments, atUs / 1000, result.spanUs / 1000);
     if (close !== undefined) return { status: 'void', at: i, reason: `ran ${(atUs / 1000 - close).toFixed(2)} ms from a key's moment` };
     sim.setClock(atUs);
     const reply = sim.run(step);
@@ -83,11 +88,12 @@ export async function runSequence(real: RealSide, steps: readonly Step[]): Promi
     const dump = await real.dump();
     sim.setClock(dump.timeUs);
     const keys = sim.dump();
-    const after = near([...expiries(previous), ...expiries(keys)], dump.timeUs / 1000);
+    const after = near([...expiries(previous), ...expiries(keys)], dump.timeUs / 1000, 0);
     if (after !== undefined) return { status: 'void', at: i, reason: `keyspace read ${(dump.timeUs / 1000 - after).toFixed(2)} ms from a key's moment` };
-    const found = difference(reply, result.reply, 'reply', step.kind === 'cmd' && step.ttlReply === true)
+    const tolerance = { spanUs };
+    const found = difference(reply, result.reply, 'reply', { spanUs, ttl: step.kind === 'cmd' && step.ttlReply === true })
       ?? pushDifference(sim, real)
-      ?? keyspaceDifference(keys, dump.keys);
+      ?? keyspaceDifference(keys, dump.keys, tolerance);
     if (found !== undefined) return { status: 'diverged', at: i, detail: report(found, reply, result.reply, sim, real, keys, dump.keys) };
     for (const name of kWatches) {
       sim.pushes[name].length = 0;
@@ -100,7 +106,7 @@ export async function runSequence(real: RealSide, steps: readonly Step[]): Promi
 
 function pushDifference(sim: SimSide, real: RealSide): string | undefined {
   for (const name of kWatches) {
-    const found = difference(sim.pushes[name], real.pushes[name], `invalidations on ${name}`);
+    const found = difference(sim.pushes[name], real.pushes[name], `invalidations on ${name}`, { spanUs: 0 });
     if (found !== undefined) return found;
   }
   return undefined;

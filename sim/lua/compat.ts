@@ -1,48 +1,16 @@
 /**
- * Lua 5.1 as Redis runs it, on fengari's Lua 5.3, for what scripts see of numbers.
- *
- * 5.1 has one number type, a double; 5.3 splits integers from floats, and fengari's integers are
- * 32-bit. So every number that enters a script from outside (tonumber, Redis replies) is a float:
- * arithmetic on them stays in doubles, as in 5.1, and never wraps at 2^31. What 5.3 prints or
- * formats differently is replaced: tostring and string.format print numbers as 5.1 does (%.14g,
- * and %d of any double), tonumber parses as 5.1's strtod does (hex, "inf", "nan", spaces).
- * Unpack is the global it was in 5.1, and globals are protected as Redis 7.0 protects them.
+ * Lua 5.1 as Redis 7.0 runs it, on fengari's Lua 5.3: the library functions whose behaviour a
+ * script could tell apart. Numbers are doubles throughout (vm51.ts, which also makes
+ * tonumber 5.1's); tostring prints them with %.14g; string.format is 5.1's (format51.ts); error()
+ * puts the position before a number message too; unpack is the global it was in 5.1; loaders
+ * and math.random (Redis seeds it per call; nothing here needs it) are gone; globals are
+ * protected as Redis 7.0 protects them; runtime errors read in 5.1's words (message51).
  */
-import { lauxlib, lua, type LuaFunction, type LuaState, type LuaString } from 'fengari';
-import { formatG, strtod, toLongLong } from '../master/numbers.js';
+import { lauxlib, lua, type LuaFunction, type LuaState } from 'fengari';
+import { formatG } from '../master/numbers.js';
+import { format51 } from './format51.js';
+import './vm51.js';
 import { fromLua, toLua } from './strings.js';
-
-/** Lua 5.1's tonumber(s) on a string: strtod over the whole of it but trailing spaces. */
-export function parseNumber51(text: string): number | undefined {
-  const end = text.indexOf('\0');
-  const body = end < 0 ? text : text.slice(0, end);
-  const read = strtod(body);
-  if (read.end === 0) return undefined;
-  return /^[ \t\n\v\f\r]*$/.test(body.slice(read.end)) ? read.value : undefined;
-}
-
-const tonumber: LuaFunction = (L) => {
-  if (lua.lua_gettop(L) >= 2 && lua.lua_type(L, 2) !== lua.LUA_TNIL) {
-    // With a base, 5.3's own (the same digits rule) answers.
-    lua.lua_pushvalue(L, lua.lua_upvalueindex(1));
-    lua.lua_pushvalue(L, 1);
-    lua.lua_pushvalue(L, 2);
-    lua.lua_call(L, 2, 1);
-    return 1;
-  }
-  const type = lua.lua_type(L, 1);
-  if (type === lua.LUA_TNUMBER) {
-    lua.lua_pushnumber(L, lua.lua_tonumber(L, 1));
-  } else if (type === lua.LUA_TSTRING) {
-    const value = parseNumber51(fromLua(lua.lua_tolstring(L, 1)!));
-    if (value === undefined) lua.lua_pushnil(L);
-    else lua.lua_pushnumber(L, value);
-  } else {
-    if (lua.lua_gettop(L) === 0) return raise(L, "bad argument #1 to 'tonumber' (value expected)");
-    lua.lua_pushnil(L);
-  }
-  return 1;
-};
 
 const tostring: LuaFunction = (L) => {
   if (lua.lua_type(L, 1) === lua.LUA_TNUMBER) {
@@ -55,112 +23,18 @@ const tostring: LuaFunction = (L) => {
   return 1;
 };
 
-function raise(L: LuaState, message: string): never {
-  lua.lua_pushstring(L, toLua(message));
+/** Lua 5.1's error(): a number message gets the position too (5.3 adds it to strings only). */
+const error51: LuaFunction = (L) => {
+  const level = lua.lua_type(L, 2) === lua.LUA_TNUMBER ? lua.lua_tonumber(L, 2) : 1;
+  lua.lua_settop(L, 1);
+  const type = lua.lua_type(L, 1);
+  if ((type === lua.LUA_TSTRING || type === lua.LUA_TNUMBER) && level > 0) {
+    lauxlib.luaL_where(L, level);
+    lua.lua_pushvalue(L, 1);
+    lua.lua_concat(L, 2);
+  }
   return lua.lua_error(L);
-}
-
-const kPercent = 37;
-const kSpec = /^([-+ #0]*)(\d*)(?:\.(\d*))?([a-zA-Z%])/;
-
-/**
- * string.format with 5.1's integer conversions: %d %i of any double truncated to 64 bits, %o %u
- * %x %X of it as unsigned (5.3 wants an integer representation, and fengari's are 32-bit), %s and
- * %q of a number as %.14g. Every other conversion is 5.3's own, one spec at a time.
- */
-const format: LuaFunction = (L) => {
-  const spec = lua.lua_tolstring(L, 1);
-  if (spec === null) return raise(L, "bad argument #1 to 'format' (string expected, got no value)");
-  const parts: LuaString[] = [];
-  let literal = 0;
-  let arg = 1;
-  let i = 0;
-  while (i < spec.length) {
-    if (spec[i] !== kPercent) {
-      i++;
-      continue;
-    }
-    parts.push(spec.subarray(literal, i));
-    const match = kSpec.exec(fromLua(spec.subarray(i + 1, i + 12)));
-    if (match === null) return delegate(L, spec.subarray(i), arg + 1, parts);
-    const [whole, flags = '', width = '', precision, conversion = ''] = match;
-    i += 1 + whole.length;
-    literal = i;
-    if (conversion === '%') {
-      parts.push(toLua('%'));
-      continue;
-    }
-    arg++;
-    if ('diouxX'.includes(conversion)) {
-      const value = BigInt(toLongLong(lauxlib.luaL_checknumber(L, arg)));
-      parts.push(toLua(formatInteger(value, conversion, flags, width, precision)));
-    } else if ((conversion === 's' || conversion === 'q') && lua.lua_type(L, arg) === lua.LUA_TNUMBER) {
-      const text = formatG(lua.lua_tonumber(L, arg), 14);
-      parts.push(toLua(conversion === 'q' ? text : pad(precision === undefined ? text : text.slice(0, Number(precision)), flags, width)));
-    } else {
-      delegateOne(L, `%${flags}${width}${precision === undefined ? '' : `.${precision}`}${conversion}`, arg, parts);
-    }
-  }
-  parts.push(spec.subarray(literal));
-  return pushJoined(L, parts);
 };
-
-/** One conversion by 5.3's string.format (upvalue 1). */
-function delegateOne(L: LuaState, spec: string, arg: number, parts: LuaString[]): void {
-  lua.lua_pushvalue(L, lua.lua_upvalueindex(1));
-  lua.lua_pushstring(L, toLua(spec));
-  lua.lua_pushvalue(L, arg);
-  lua.lua_call(L, 2, 1);
-  parts.push(Uint8Array.from(lua.lua_tolstring(L, -1)!));
-  lua.lua_pop(L, 1);
-}
-
-/** A spec this parser does not read: 5.3 formats (or rejects) the rest, with the rest of the arguments. */
-function delegate(L: LuaState, rest: LuaString, firstArg: number, parts: LuaString[]): number {
-  const top = lua.lua_gettop(L);
-  lua.lua_pushvalue(L, lua.lua_upvalueindex(1));
-  lua.lua_pushstring(L, rest);
-  for (let a = firstArg; a <= top; a++) lua.lua_pushvalue(L, a);
-  lua.lua_call(L, 1 + Math.max(0, top - firstArg + 1), 1);
-  parts.push(Uint8Array.from(lua.lua_tolstring(L, -1)!));
-  lua.lua_pop(L, 1);
-  return pushJoined(L, parts);
-}
-
-function pushJoined(L: LuaState, parts: readonly LuaString[]): number {
-  let length = 0;
-  for (const part of parts) length += part.length;
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  lua.lua_pushstring(L, out);
-  return 1;
-}
-
-/** C's printf of a 64-bit integer. */
-export function formatInteger(value: bigint, conversion: string, flags: string, width: string, precision: string | undefined): string {
-  const signed = conversion === 'd' || conversion === 'i';
-  const unsigned = value < 0n && !signed ? value + 2n ** 64n : value;
-  const radix = conversion === 'o' ? 8 : conversion === 'x' || conversion === 'X' ? 16 : 10;
-  let digits = (unsigned < 0n ? -unsigned : unsigned).toString(radix);
-  if (conversion === 'X') digits = digits.toUpperCase();
-  if (precision !== undefined) digits = Number(precision) === 0 && unsigned === 0n ? '' : digits.padStart(Number(precision), '0');
-  let prefix = '';
-  if (signed) prefix = unsigned < 0n ? '-' : flags.includes('+') ? '+' : flags.includes(' ') ? ' ' : '';
-  else if (flags.includes('#') && conversion === 'o' && !digits.startsWith('0')) digits = `0${digits}`;
-  else if (flags.includes('#') && radix === 16 && unsigned !== 0n) prefix = conversion === 'X' ? '0X' : '0x';
-  const size = Number(width || '0');
-  if (flags.includes('0') && !flags.includes('-') && precision === undefined) return prefix + digits.padStart(size - prefix.length, '0');
-  return pad(prefix + digits, flags, width);
-}
-
-function pad(text: string, flags: string, width: string): string {
-  const size = Number(width || '0');
-  return flags.includes('-') ? text.padEnd(size) : text.padStart(size);
-}
 
 /** Replaces `name` in table `table` (at the top) by `fn`, whose upvalue 1 is the 5.3 original. */
 function wrap(L: LuaState, table: string, name: string, fn: LuaFunction): void {
@@ -189,6 +63,25 @@ function raiseAt(L: LuaState, message: string): never {
   return lua.lua_error(L);
 }
 
+/**
+ * rawset and setmetatable (upvalue 1: 5.3's), refused on the globals table, which Redis 7.0 makes
+ * read-only below the metatable (its error names no position, as a C function's does not).
+ */
+const guarded: LuaFunction = (L) => {
+  lua.lua_rawgeti(L, lua.LUA_REGISTRYINDEX, lua.LUA_RIDX_GLOBALS);
+  const globals = lua.lua_rawequal(L, 1, -1);
+  lua.lua_pop(L, 1);
+  if (globals) {
+    lua.lua_pushstring(L, toLua('Attempt to modify a readonly table'));
+    return lua.lua_error(L);
+  }
+  const top = lua.lua_gettop(L);
+  lua.lua_pushvalue(L, lua.lua_upvalueindex(1));
+  for (let i = 1; i <= top; i++) lua.lua_pushvalue(L, i);
+  lua.lua_call(L, top, 1);
+  return 1;
+};
+
 const kCleanup = `unpack = table.unpack
 dofile, loadfile, load, require = nil, nil, nil, nil
 math.random, math.randomseed = nil, nil`;
@@ -203,9 +96,15 @@ export function message51(message: string): string {
 
 /** Installs the 5.1 replacements and Redis's global protection; `setup` runs first, while globals can still be set. */
 export function install51(L: LuaState, setup: () => void): void {
-  wrap(L, '_G', 'tonumber', tonumber);
   wrap(L, '_G', 'tostring', tostring);
-  wrap(L, 'string', 'format', format);
+  wrap(L, '_G', 'rawset', guarded);
+  wrap(L, '_G', 'setmetatable', guarded);
+  lua.lua_getglobal(L, 'string');
+  lua.lua_pushcfunction(L, format51);
+  lua.lua_setfield(L, -2, 'format');
+  lua.lua_pop(L, 1);
+  lua.lua_pushcfunction(L, error51);
+  lua.lua_setglobal(L, 'error');
   setup();
   const source = toLua(kCleanup);
   if (lauxlib.luaL_loadbuffer(L, source, source.length, '=compat') !== lua.LUA_OK) throw new Error(fromLua(lua.lua_tolstring(L, -1)!));

@@ -48,6 +48,7 @@ declare module 'fengari' {
     lua_pushnumber(L: LuaState, value: number): void;
     lua_pushstring(L: LuaState, value: LuaString | string): LuaString;
     lua_pushvalue(L: LuaState, index: number): void;
+    lua_rawequal(L: LuaState, a: number, b: number): boolean;
     lua_rawget(L: LuaState, index: number): number;
     lua_rawgeti(L: LuaState, index: number, n: number): number;
     lua_rawset(L: LuaState, index: number): void;
@@ -65,7 +66,9 @@ declare module 'fengari' {
   };
 
   export const lauxlib: {
+    luaL_argerror(L: LuaState, arg: number, message: LuaString | string): never;
     luaL_checknumber(L: LuaState, arg: number): number;
+    luaL_typename(L: LuaState, index: number): LuaString;
     luaL_loadbuffer(L: LuaState, buffer: LuaString, size: number, name: LuaString | string): number;
     luaL_newstate(): LuaState;
     luaL_ref(L: LuaState, t: number): number;
@@ -80,4 +83,59 @@ declare module 'fengari' {
     luaopen_string: LuaFunction;
     luaopen_table: LuaFunction;
   };
+}
+
+/** fengari's object module: the number ↔ string conversions its lexer, VM and API call through it. */
+declare module 'fengari/src/lobject.js' {
+  import type { LuaState, LuaString } from 'fengari';
+
+  export interface TValue {
+    value: unknown;
+    ttisinteger(): boolean;
+    ttisnil(): boolean;
+    ttisnumber(): boolean;
+    setivalue(value: number): void;
+    setnilvalue(): void;
+    setfrom(other: TValue): void;
+    setfltvalue(value: number): void;
+    setsvalue(value: unknown): void;
+  }
+
+  const lobject: {
+    /** Reads a numeral into `o`: the numeral's length + 1, or 0 when `s` is not one. */
+    luaO_str2num(s: LuaString, o: TValue): number;
+    /** Replaces the number in `obj` by its string. */
+    luaO_tostring(L: LuaState, obj: TValue): void;
+  };
+  export default lobject;
+}
+
+declare module 'fengari/src/lstring.js' {
+  import type { LuaState, LuaString } from 'fengari';
+
+  const lstring: {
+    luaS_bless(L: LuaState, bytes: LuaString): unknown;
+  };
+  export default lstring;
+}
+
+declare module 'fengari/src/ltable.js' {
+  import type { LuaState } from 'fengari';
+  import type { TValue } from 'fengari/src/lobject.js';
+
+  /** A Lua table's JavaScript object. */
+  export interface Table {
+    readonly __table: never;
+  }
+  interface State extends LuaState {
+    readonly stack: TValue[];
+  }
+
+  const ltable: {
+    luaH_getint(t: Table, key: number): TValue;
+    luaH_getn(t: Table): number;
+    /** Advances the key at stack[keyI] (and its value at keyI + 1); false past the last. */
+    luaH_next(L: State, t: Table, keyI: number): boolean;
+  };
+  export default ltable;
 }

@@ -2,6 +2,7 @@
  * Redis 7.0's number parsing and formatting, byte for byte where replies depend on it: string2ll
  * for integer arguments and INCR, glibc strtod for scores and ranges, printf's %.17g for doubles.
  */
+import { printfFloat } from './printf.js';
 
 const kLongLong = /^(?:0|-?[1-9][0-9]*)$/;
 const kMaxLongLong = 2n ** 63n - 1n;
@@ -96,21 +97,9 @@ export function parseScoreBound(text: string): { readonly value: number; readonl
  * Lua numbers become command arguments (%.17g) and Lua 5.1's tostring (%.14g).
  */
 export function formatG(value: number, precision: number): string {
-  if (Number.isNaN(value)) return '-nan';
-  if (value === Infinity) return 'inf';
-  if (value === -Infinity) return '-inf';
-  if (value === 0) return Object.is(value, -0) ? '-0' : '0';
-  const [mantissa, exponentText] = value.toExponential(precision - 1).split('e') as [string, string];
-  const exponent = Number(exponentText);
-  if (exponent < -4 || exponent >= precision) {
-    const digits = stripZeros(mantissa);
-    return `${digits}e${exponent < 0 ? '-' : '+'}${String(Math.abs(exponent)).padStart(2, '0')}`;
-  }
-  return stripZeros(value.toFixed(Math.max(0, precision - 1 - exponent)));
-}
-
-function stripZeros(text: string): string {
-  return text.includes('.') ? text.replace(/\.?0+$/, '') : text;
+  // Integers below 10^precision print as themselves: the common case, kept fast.
+  if (Number.isInteger(value) && Math.abs(value) < 10 ** precision && !Object.is(value, -0)) return String(value);
+  return printfFloat(value, 'g', '', 0, precision);
 }
 
 /** C's `(long long)x` on x86-64: truncation, and LLONG_MIN for NaN and whatever does not fit. */

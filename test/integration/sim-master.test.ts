@@ -44,7 +44,7 @@ async function sweep(mode: SequenceOptions['mode'], seeds: number, steps: number
       console.log(`  seed ${seed} (${mode}): void at step ${outcome.at}, ${outcome.reason}`);
     }
   }
-  console.log(`  ${mode}: ${seeds} seeds from ${kFirst}, ${voided} void; clock values apart by at most ${clockSpread.us} µs / ${clockSpread.ms} ms`);
+  console.log(`  ${mode}: ${seeds} seeds from ${kFirst}, ${voided} void; clock values apart by at most ${clockSpread.us} µs / ${clockSpread.ms} ms (longest EXEC ${clockSpread.spanUs} µs)`);
   // A void sequence says nothing; a run of them would hide every difference.
   assert.ok(voided <= Math.max(1, seeds / 5), `${voided} of ${seeds} sequences were void`);
 }
