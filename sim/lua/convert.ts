@@ -8,23 +8,21 @@
 import { lua, type LuaState } from 'fengari';
 import { toLongLong } from '../master/numbers.js';
 import { Fail, Status, type Value } from '../master/reply.js';
-import { fromLua, toLua } from './strings.js';
+import { fromLua, pushString } from './strings.js';
 
-const kErr = toLua('err');
-const kOk = toLua('ok');
 
 export function pushValue(L: LuaState, value: Value): void {
   if (typeof value === 'string') {
-    lua.lua_pushstring(L, toLua(value));
+    pushString(L, value);
   } else if (typeof value === 'number') {
     // A float, as every 5.1 number is (see compat.ts).
     lua.lua_pushnumber(L, value);
   } else if (value === null) {
     lua.lua_pushboolean(L, false);
   } else if (value instanceof Status) {
-    pushField(L, kOk, value.text);
+    pushField(L, 'ok', value.text);
   } else if (value instanceof Fail) {
-    pushField(L, kErr, value.message);
+    pushField(L, 'err', value.message);
   } else {
     lua.lua_createtable(L, value.length, 0);
     for (let i = 0; i < value.length; i++) {
@@ -35,16 +33,16 @@ export function pushValue(L: LuaState, value: Value): void {
 }
 
 /** A table with one string field: {ok=…} or {err=…}. */
-export function pushField(L: LuaState, name: Uint8Array, text: string): void {
+export function pushField(L: LuaState, name: string, text: string): void {
   lua.lua_createtable(L, 0, 1);
-  lua.lua_pushstring(L, name);
-  lua.lua_pushstring(L, toLua(text));
+  pushString(L, name);
+  pushString(L, text);
   lua.lua_rawset(L, -3);
 }
 
 /** The string field `name` of the table at `index`, or undefined. */
-export function stringField(L: LuaState, index: number, name: Uint8Array): string | undefined {
-  lua.lua_pushstring(L, name);
+export function stringField(L: LuaState, index: number, name: string): string | undefined {
+  pushString(L, name);
   const type = lua.lua_rawget(L, index < 0 ? index - 1 : index);
   const text = type === lua.LUA_TSTRING ? fromLua(lua.lua_tolstring(L, -1)!) : undefined;
   lua.lua_pop(L, 1);
@@ -66,9 +64,9 @@ export function readValue(L: LuaState, index: number): Value {
     case lua.LUA_TNUMBER:
       return toLongLong(lua.lua_tonumber(L, index));
     case lua.LUA_TTABLE: {
-      const err = stringField(L, index, kErr);
+      const err = stringField(L, index, 'err');
       if (err !== undefined) return new Fail(oneLine(err));
-      const ok = stringField(L, index, kOk);
+      const ok = stringField(L, index, 'ok');
       if (ok !== undefined) return new Status(ok.replace(/[\r\n]/g, ' '));
       const out: Value[] = [];
       for (let j = 1; lua.lua_rawgeti(L, index, j) !== lua.LUA_TNIL; j++) {

@@ -12,17 +12,12 @@ import { formatG } from '../master/numbers.js';
 import { Fail, type Value } from '../master/reply.js';
 import { install51, message51 } from './compat.js';
 import { oneLine, pushField, pushValue, readValue, stringField } from './convert.js';
-import { fromLua, toLua } from './strings.js';
+import { fromLua, pushString, toLua } from './strings.js';
 
 /** Runs one command for the running script: the reply as RESP2, or its error. */
 export type CommandRunner = (args: string[]) => Value;
 
 const kChunkName = toLua('@user_script');
-const kKeys = toLua('KEYS');
-const kArgv = toLua('ARGV');
-const kErr = toLua('err');
-const kSource = toLua('source');
-const kLine = toLua('line');
 /** fengari's `what` for a JavaScript function: 'J' where C Lua says 'C'. */
 const kJs = 74;
 
@@ -78,8 +73,8 @@ export class LuaEngine {
       lua.lua_pushcfunction(L, this.#handler);
       lua.lua_rawgeti(L, lua.LUA_REGISTRYINDEX, ref);
       lua.lua_rawgeti(L, lua.LUA_REGISTRYINDEX, lua.LUA_RIDX_GLOBALS);
-      setArray(L, kKeys, keys);
-      setArray(L, kArgv, args);
+      setArray(L, 'KEYS', keys);
+      setArray(L, 'ARGV', args);
       lua.lua_pop(L, 1);
       const status = lua.lua_pcall(L, 0, 1, 1);
       const native = this.#native;
@@ -129,16 +124,16 @@ export class LuaEngine {
 }
 
 function fail(L: LuaState, message: string, raise: boolean): number {
-  pushField(L, kErr, message);
+  pushField(L, 'err', message);
   if (raise) lua.lua_error(L);
   return 1;
 }
 
-function setArray(L: LuaState, name: Uint8Array, values: readonly string[]): void {
-  lua.lua_pushstring(L, name);
+function setArray(L: LuaState, name: string, values: readonly string[]): void {
+  pushString(L, name);
   lua.lua_createtable(L, values.length, 0);
   for (let i = 0; i < values.length; i++) {
-    lua.lua_pushstring(L, toLua(values[i]!));
+    pushString(L, values[i]!);
     lua.lua_rawseti(L, -2, i + 1);
   }
   lua.lua_rawset(L, -3);
@@ -147,7 +142,7 @@ function setArray(L: LuaState, name: Uint8Array, values: readonly string[]): voi
 /** redis.status_reply(text) / redis.error_reply's table. */
 function replyTable(L: LuaState, field: 'ok' | 'err'): number {
   const text = lua.lua_type(L, 1) === lua.LUA_TSTRING || lua.lua_type(L, 1) === lua.LUA_TNUMBER ? fromLua(lua.lua_tolstring(L, 1)!) : '';
-  pushField(L, toLua(field), text);
+  pushField(L, field, text);
   return 1;
 }
 
@@ -156,7 +151,7 @@ const errorReply: LuaFunction = (L) => {
   const text = lua.lua_type(L, 1) === lua.LUA_TSTRING ? fromLua(lua.lua_tolstring(L, 1)!) : '';
   const raw = text.startsWith('-') ? text.slice(1) : text;
   const message = raw.includes(' ') ? raw : `ERR ${raw}`;
-  pushField(L, kErr, message.replace(/[\r\n]+$/, ''));
+  pushField(L, 'err', message.replace(/[\r\n]+$/, ''));
   return 1;
 };
 
@@ -171,13 +166,13 @@ const errorHandler: LuaFunction = (L) => {
   let found = lua.lua_getstack(L, 1, ar) !== 0 && lua.lua_getinfo(L, 'Sl', ar) !== 0;
   if (found && ar.what?.[0] === kJs) found = lua.lua_getstack(L, 2, ar) !== 0 && lua.lua_getinfo(L, 'Sl', ar) !== 0;
   if (lua.lua_type(L, 1) === lua.LUA_TTABLE) lua.lua_pushvalue(L, 1);
-  else pushField(L, kErr, `ERR ${message51(describe(L, 1))}`);
+  else pushField(L, 'err', `ERR ${message51(describe(L, 1))}`);
   if (found && ar.source !== null) {
-    lua.lua_pushstring(L, kSource);
+    pushString(L, 'source');
     lua.lua_pushstring(L, ar.source);
     lua.lua_rawset(L, -3);
-    lua.lua_pushstring(L, kLine);
-    lua.lua_pushstring(L, toLua(String(ar.currentline)));
+    pushString(L, 'line');
+    pushString(L, String(ar.currentline));
     lua.lua_rawset(L, -3);
   }
   return 1;
@@ -196,9 +191,9 @@ function describe(L: LuaState, index: number): string {
 /** The reply of a failed call: "<err> script: <sha>, on @user_script:<line>." (luaCallFunction). */
 function scriptError(L: LuaState, sha: string): Fail {
   if (lua.lua_type(L, -1) !== lua.LUA_TTABLE) return new Fail(oneLine(`ERR Error running script ${sha}, ${describe(L, -1).slice(0, 100)}`));
-  const err = stringField(L, -1, kErr) ?? '';
-  const source = stringField(L, -1, kSource);
-  const line = stringField(L, -1, kLine);
+  const err = stringField(L, -1, 'err') ?? '';
+  const source = stringField(L, -1, 'source');
+  const line = stringField(L, -1, 'line');
   return new Fail(oneLine(source !== undefined && line !== undefined ? `${err} script: ${sha}, on ${source}:${line}.` : err));
 }
 

@@ -102,6 +102,8 @@ declare module 'fengari/src/lobject.js' {
   }
 
   const lobject: {
+    /** Pushes a string object (a TString) without copying its bytes. */
+    pushsvalue2s(L: LuaState, ts: unknown): void;
     /** Reads a numeral into `o`: the numeral's length + 1, or 0 when `s` is not one. */
     luaO_str2num(s: LuaString, o: TValue): number;
     /** Replaces the number in `obj` by its string. */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { luaEngine } from '../lua/engine.js';
 import type { Context, Server } from './command.js';
-import { arityFits, kCommands } from './commands/table.js';
+import { arityFits, commandNamed } from './commands/table.js';
 import { SimConnection } from './connection.js';
 import { Keyspace, NEVER } from './keyspace.js';
 import { Fail, arityError, toReply, type Reply, type Value } from './reply.js';
@@ -32,6 +32,30 @@ class Client implements Session {
   }
 }
 
+/**
+ * A command's view of the master, one for commands from clients and one for those a script runs:
+ * reused, as the master runs one command at a time (and a script's commands within its call).
+ */
+class Frame implements Context {
+  nowUs = 0;
+  nowMs = 0;
+  resp: 2 | 3 = 2;
+  session!: Session;
+  /** A script's declared keys (what its reads track, see #fromScript). */
+  declared: readonly string[] = [];
+
+  constructor(
+    readonly db: Keyspace,
+    readonly tracking: Tracking,
+    readonly server: Server,
+    readonly inScript: boolean,
+  ) {}
+
+  signal(key: string): void {
+    this.tracking.invalidate(key, this.session);
+  }
+}
+
 const kUnknownFromScript = new Fail('ERR Unknown Redis command called from script');
 const kArityFromScript = new Fail('ERR Wrong number of args calling Redis command from script');
 const kNoScript = new Fail('ERR This Redis command is not allowed from script');
@@ -53,6 +77,9 @@ export class SimMaster {
   readonly #shas = new Map<string, string>();
   readonly #engine = luaEngine();
   readonly #server: Server;
+  readonly #top: Frame;
+  readonly #inner: Frame;
+  readonly #runner: (args: string[]) => Value;
   #nextId = 1;
   /** The connection whose command is running: its own invalidations wait for its reply. */
   #current: Client | undefined;
@@ -70,6 +97,9 @@ export class SimMaster {
       },
       runScript: (ctx, sha, keys, args) => this.#run(ctx, sha, keys, args),
     };
+    this.#top = new Frame(this.#db, this.#tracking, this.#server, false);
+    this.#inner = new Frame(this.#db, this.#tracking, this.#server, true);
+    this.#runner = (args) => this.#fromScript(this.#inner, args);
   }
 
   /** A new client connection. */
@@ -130,11 +160,15 @@ export class SimMaster {
   #exec(client: Client, args: readonly string[]): Reply {
     if (args.length === 0) throw new TypeError('a command has at least its name');
     const { us, ms } = this.#clock();
-    const ctx = this.#context(client, us, ms, client.resp, false);
+    const frame = this.#top;
+    frame.nowUs = us;
+    frame.nowMs = ms;
+    frame.resp = client.resp;
+    frame.session = client;
     this.#current = client;
     let value: Value;
     try {
-      value = this.#dispatch(ctx, args);
+      value = this.#dispatch(frame, args);
     } finally {
       this.#current = undefined;
     }
@@ -145,17 +179,8 @@ export class SimMaster {
     return reply;
   }
 
-  #context(session: Session, nowUs: number, nowMs: number, resp: 2 | 3, inScript: boolean): Context {
-    return {
-      db: this.#db, nowUs, nowMs, resp, session, inScript, server: this.#server,
-      signal: (key) => {
-        this.#tracking.invalidate(key, this.#current);
-      },
-    };
-  }
-
   #dispatch(ctx: Context, args: readonly string[]): Value {
-    const command = kCommands.get(args[0]!.toLowerCase());
+    const command = commandNamed(args[0]!);
     if (command === undefined) return unknownCommand(args);
     if (!arityFits(command, args.length)) return arityError(command.name);
     const value = command.run(ctx, args);
@@ -168,19 +193,23 @@ export class SimMaster {
    * for a tracking caller, every key the script declared rather than the key read: Redis 7.0's
    * call() takes the keys from the caller's command, the EVAL (fixed in later versions).
    */
-  #fromScript(ctx: Context, declared: readonly string[], args: readonly string[]): Value {
-    const command = kCommands.get(args[0]!.toLowerCase());
+  #fromScript(frame: Frame, args: readonly string[]): Value {
+    const command = commandNamed(args[0]!);
     if (command === undefined) return kUnknownFromScript;
     if (!arityFits(command, args.length)) return kArityFromScript;
     if (command.noscript) return kNoScript;
-    const value = command.run(ctx, args);
-    if (command.readonly && ctx.session.tracking) for (const key of declared) this.#tracking.remember(ctx.session, key);
+    const value = command.run(frame, args);
+    if (command.readonly && frame.session.tracking) for (const key of frame.declared) this.#tracking.remember(frame.session, key);
     return value;
   }
 
   #run(ctx: Context, sha: string, keys: readonly string[], args: readonly string[]): Value {
-    const inner = this.#context(ctx.session, ctx.nowUs, ctx.nowMs, 2, true);
-    return this.#engine.run(sha, keys, args, (command) => this.#fromScript(inner, keys, command));
+    const inner = this.#inner;
+    inner.nowUs = ctx.nowUs;
+    inner.nowMs = ctx.nowMs;
+    inner.session = ctx.session;
+    inner.declared = keys;
+    return this.#engine.run(sha, keys, args, this.#runner);
   }
 
   #load(source: string): string | Value {

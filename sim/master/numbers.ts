@@ -17,8 +17,12 @@ export function parseLongLong(text: string): bigint | undefined {
   return value > kMaxLongLong || value < kMinLongLong ? undefined : value;
 }
 
-/** string2ll as a JS number (exact below 2^53, which every TTL and index the simulation uses is). */
+/** Below 10^15 an integer is exact as a double: no BigInt needed (every TTL and index pipelock sends). */
+const kShort = 16;
+
+/** string2ll as a JS number (exact below 2^53). */
 export function parseInteger(text: string): number | undefined {
+  if (text.length < kShort) return kLongLong.test(text) ? Number(text) : undefined;
   const value = parseLongLong(text);
   return value === undefined ? undefined : Number(value);
 }

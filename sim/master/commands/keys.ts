@@ -1,6 +1,6 @@
 import { allKeys, firstKey, type Command } from '../command.js';
 import { NEVER } from '../keyspace.js';
-import { kMaxLongLong, parseLongLong } from '../numbers.js';
+import { kMaxLongLong, parseInteger } from '../numbers.js';
 import { Fail, NOT_INTEGER, Status, notSimulated, type Value } from '../reply.js';
 
 const kTypes = new Map(['none', 'string', 'zset', 'hash', 'list', 'set'].map((type) => [type, new Status(type)]));
@@ -51,13 +51,13 @@ export const PEXPIRE: Command = {
   name: 'pexpire', arity: -3, readonly: false, noscript: false,
   run(ctx, args): Value {
     if (args.length > 3) return notSimulated(`PEXPIRE option '${args[3]!.toUpperCase()}'`);
-    const ms = parseLongLong(args[2]!);
+    const ms = parseInteger(args[2]!);
     if (ms === undefined) return NOT_INTEGER;
-    if (ms > kMaxLongLong - BigInt(ctx.nowMs)) return new Fail('ERR invalid expire time in \'pexpire\' command');
+    if (ms > 2 ** 53 && BigInt(args[2]!) > kMaxLongLong - BigInt(ctx.nowMs)) return new Fail('ERR invalid expire time in \'pexpire\' command');
     const key = args[1]!;
     const entry = ctx.db.lookup(key, ctx.nowMs);
     if (entry === undefined) return 0;
-    const when = ctx.nowMs + Number(ms);
+    const when = ctx.nowMs + ms;
     if (when <= ctx.nowMs) ctx.db.delete(key);
     else entry.expireAt = when;
     ctx.signal(key);

@@ -1,6 +1,6 @@
 import { firstKey, allKeys, type Command, type Context } from '../command.js';
 import { NEVER } from '../keyspace.js';
-import { kMaxLongLong, parseLongLong } from '../numbers.js';
+import { kMaxLongLong, parseInteger, parseLongLong } from '../numbers.js';
 import { Fail, NOT_INTEGER, OK, SYNTAX, WRONGTYPE, notSimulated, type Value } from '../reply.js';
 
 /** SET's options that Redis 7.0 knows and pipelock never sends. */
@@ -8,10 +8,11 @@ const kOtherSetOptions = new Set(['xx', 'ex', 'exat', 'pxat', 'keepttl', 'get'])
 
 /** An expire argument as Redis parses it: a positive integer that does not overflow `nowMs + ms`. */
 export function expireAt(ctx: Context, text: string, command: string): number | Fail {
-  const ms = parseLongLong(text);
+  const ms = parseInteger(text);
   if (ms === undefined) return NOT_INTEGER;
-  if (ms <= 0n || ms > kMaxLongLong - BigInt(ctx.nowMs)) return new Fail(`ERR invalid expire time in '${command}' command`);
-  return ctx.nowMs + Number(ms);
+  // Past 2^53 only BigInt tells whether now + ms overflows a signed 64-bit integer.
+  if (ms <= 0 || (ms > 2 ** 53 && BigInt(text) > kMaxLongLong - BigInt(ctx.nowMs))) return new Fail(`ERR invalid expire time in '${command}' command`);
+  return ctx.nowMs + ms;
 }
 
 export const GET: Command = {

@@ -23,6 +23,14 @@ export const kCommands: ReadonlyMap<string, Command> = new Map(
   ].map((command) => [command.name, command]),
 );
 
+const kByName = new Map<string, Command>();
+for (const [name, command] of kCommands) kByName.set(name, command).set(name.toUpperCase(), command);
+
+/** The command called `name` in any case (its usual spellings without lowercasing a string). */
+export function commandNamed(name: string): Command | undefined {
+  return kByName.get(name) ?? kCommands.get(name.toLowerCase());
+}
+
 /** Redis's arity rule: exactly `arity` words, or at least `-arity`. */
 export function arityFits(command: Command, argc: number): boolean {
   return command.arity >= 0 ? argc === command.arity : argc >= -command.arity;
