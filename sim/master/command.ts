@@ -23,8 +23,10 @@ export interface Context {
   readonly server: Server;
 }
 
-/** What EVAL, SCRIPT and CLIENT need beyond the keyspace. */
+/** What EVAL, SCRIPT and CLIENT need beyond the keyspace, and which server this is. */
 export interface Server {
+  /** A Valkey 9 master (SET IFEQ, DELIFEQ) rather than Redis 7.0. */
+  readonly valkey: boolean;
   /** Loads a script into the cache: its SHA, or the compile error. */
   loadScript(source: string): string | Value;
   hasScript(sha: string): boolean;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { luaEngine } from '../lua/engine.js';
 import type { Context, Server } from './command.js';
-import { arityFits, commandNamed } from './commands/table.js';
+import { arityFits, CommandTable } from './commands/table.js';
 import { SimConnection } from './connection.js';
 import { Keyspace, NEVER } from './keyspace.js';
 import { Fail, arityError, toReply, type Reply, type Value } from './reply.js';
@@ -11,6 +11,11 @@ import { dumpKeyspace, seedEntry, type KeyDump, type SeedValue } from './inspect
 export interface SimMasterOptions {
   /** The master's clock in ms (a virtual clock; fractions are kept to the µs). */
   readonly now: () => number;
+  /**
+   * Which server to be: Redis 7.0, or Valkey 9, which adds `SET … IFEQ` and `DELIFEQ` (not yet
+   * proven against a real Valkey). @default 'redis-7.0'
+   */
+  readonly flavor?: 'redis-7.0' | 'valkey-9';
 }
 
 export interface ConnectOptions {
@@ -77,6 +82,7 @@ export class SimMaster {
   readonly #shas = new Map<string, string>();
   readonly #engine = luaEngine();
   readonly #server: Server;
+  readonly #commands: CommandTable;
   readonly #top: Frame;
   readonly #inner: Frame;
   readonly #runner: (args: string[]) => Value;
@@ -86,10 +92,13 @@ export class SimMaster {
 
   constructor(options: SimMasterOptions) {
     this.#now = options.now;
+    const valkey = options.flavor === 'valkey-9';
+    this.#commands = new CommandTable(valkey);
     this.#db = new Keyspace((key) => {
       this.#tracking.invalidate(key, this.#current);
     });
     this.#server = {
+      valkey,
       loadScript: (source) => this.#load(source),
       hasScript: (sha) => this.#scripts.has(sha),
       flushScripts: () => {
@@ -180,7 +189,7 @@ export class SimMaster {
   }
 
   #dispatch(ctx: Context, args: readonly string[]): Value {
-    const command = commandNamed(args[0]!);
+    const command = this.#commands.named(args[0]!);
     if (command === undefined) return unknownCommand(args);
     if (!arityFits(command, args.length)) return arityError(command.name);
     const value = command.run(ctx, args);
@@ -194,7 +203,7 @@ export class SimMaster {
    * call() takes the keys from the caller's command, the EVAL (fixed in later versions).
    */
   #fromScript(frame: Frame, args: readonly string[]): Value {
-    const command = commandNamed(args[0]!);
+    const command = this.#commands.named(args[0]!);
     if (command === undefined) return kUnknownFromScript;
     if (!arityFits(command, args.length)) return kArityFromScript;
     if (command.noscript) return kNoScript;

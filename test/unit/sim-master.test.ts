@@ -153,6 +153,24 @@ test('deterministic: a sequence replays identically on a fresh master on the sam
   assert.is(run(), run());
 });
 
+test('a Valkey 9 master: SET IFEQ and DELIFEQ as Valkey documents them (not yet proven on a Valkey)', () => {
+  const clock = { now: 1_000 };
+  const conn = new SimMaster({ now: () => clock.now, flavor: 'valkey-9' }).connect();
+  assert.is(conn.exec(['SET', 'k', 'new', 'IFEQ', 'old']), null, 'no key: not created');
+  conn.exec(['SET', 'k', 'old']);
+  assert.is(conn.exec(['SET', 'k', 'new', 'IFEQ', 'other']), null);
+  assert.is(conn.exec(['SET', 'k', 'new', 'IFEQ', 'old', 'PX', '500']), 'OK');
+  assert.equal([conn.exec(['GET', 'k']), conn.exec(['PTTL', 'k'])], ['new', 500]);
+  assert.is(error(conn.exec(['SET', 'k', 'v', 'NX', 'IFEQ', 'new'])), 'ERR syntax error');
+  conn.exec(['HSET', 'h', 'f', 'v']);
+  assert.is(error(conn.exec(['SET', 'h', 'v', 'IFEQ', 'v'])), 'WRONGTYPE Operation against a key holding the wrong kind of value');
+  assert.is(error(conn.exec(['DELIFEQ', 'h', 'v'])), 'WRONGTYPE Operation against a key holding the wrong kind of value');
+  assert.equal([conn.exec(['DELIFEQ', 'k', 'old']), conn.exec(['DELIFEQ', 'k', 'new']), conn.exec(['DELIFEQ', 'k', 'new'])], [0, 1, 0]);
+  const redis = master().master.connect();
+  assert.is(error(redis.exec(['SET', 'k', 'v', 'IFEQ', 'v'])), 'ERR syntax error', 'Redis 7.0 knows no IFEQ');
+  assert.is(error(redis.exec(['DELIFEQ', 'k', 'v'])), 'ERR unknown command \'DELIFEQ\', with args beginning with: \'k\' \'v\' ');
+});
+
 test('numbers: Redis\'s integer and score parsing', () => {
   assert.equal(['0', '12', '-3', '9223372036854775807', '-9223372036854775808'].map(parseLongLong), [0n, 12n, -3n, 2n ** 63n - 1n, -(2n ** 63n)]);
   assert.equal(['007', '+1', ' 1', '-0', '', '9223372036854775808', '1.0'].map(parseLongLong), Array(7).fill(undefined));

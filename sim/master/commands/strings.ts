@@ -36,18 +36,24 @@ export const MGET: Command = {
   },
 };
 
-/** `SET key value [NX] [PX ms]` (+ Valkey's IFEQ, see valkey.ts): the forms pipelock sends. */
+/**
+ * `SET key value [NX] [PX ms]`: the forms pipelock sends; and on a Valkey master `IFEQ value`
+ * (Valkey 8.1: set only over a string equal to `value`; WRONGTYPE over another type; not with NX),
+ * which no differential has proven yet.
+ */
 export const SET: Command = {
   name: 'set', arity: -3, readonly: false, noscript: false,
   run(ctx, args): Value {
     let nx = false;
     let px: string | undefined;
+    let ifeq: string | undefined;
     for (let j = 3; j < args.length; j++) {
       const option = args[j]!.toLowerCase();
       const hasNext = j + 1 < args.length;
-      if (option === 'nx') nx = true;
+      if (option === 'nx' && ifeq === undefined) nx = true;
       else if (option === 'px' && hasNext) px = args[++j];
-      else if (kOtherSetOptions.has(option) || option === 'ifeq') return notSimulated(`SET option '${option.toUpperCase()}'`);
+      else if (option === 'ifeq' && hasNext && ctx.server.valkey && !nx && ifeq === undefined) ifeq = args[++j];
+      else if (kOtherSetOptions.has(option)) return notSimulated(`SET option '${option.toUpperCase()}'`);
       else return SYNTAX;
     }
     let expires = NEVER;
@@ -58,9 +64,29 @@ export const SET: Command = {
     }
     const key = args[1]!;
     if (nx && ctx.db.lookup(key, ctx.nowMs) !== undefined) return null;
+    if (ifeq !== undefined) {
+      const found = ctx.db.lookup(key, ctx.nowMs);
+      if (found !== undefined && found.type !== 'string') return WRONGTYPE;
+      if (found?.value !== ifeq) return null;
+    }
     ctx.db.put(key, { type: 'string', value: args[2]!, expireAt: expires });
     ctx.signal(key);
     return OK;
+  },
+};
+
+/** Valkey 9's `DELIFEQ key value`: 1 when the key held exactly `value` (and is gone), else 0; not yet proven by a differential. */
+export const DELIFEQ: Command = {
+  name: 'delifeq', arity: 3, readonly: false, noscript: false,
+  run(ctx, args): Value {
+    const key = args[1]!;
+    const entry = ctx.db.lookup(key, ctx.nowMs);
+    if (entry === undefined) return 0;
+    if (entry.type !== 'string') return WRONGTYPE;
+    if (entry.value !== args[2]) return 0;
+    ctx.db.delete(key);
+    ctx.signal(key);
+    return 1;
   },
 };
 
