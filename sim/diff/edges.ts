@@ -269,4 +269,24 @@ export const kEdgeCases: readonly (readonly string[])[] = [
   ['EVAL', 'local n = 0 for k, v in pairs(KEYS) do n = n + k end return n', '3', 'a', 'b', 'c'],
   ['EVAL', 'return next({}) == nil', '0'],
   ['EVAL', 'return next({5})', '0'],
+  ['SET', 'k', 'v', 'IFEQ', 'v'],
+  ['DELIFEQ', 'k', 'v'],
+  ['ZADD', 'zr', '1.5', 'a', '-inf', 'b', '2', 'c'],
+  ['ZRANGE', 'zr', '0', '-1', 'WITHSCORES'],
+  ['ZRANGE', 'zr', '1', '1'],
+  ['ZSCORE', 'zr', 'b'],
+  ['TYPE', 'zr'],
+  ['TIME', 'x'],
+];
+
+/** What differs between RESP2 and RESP3 replies (scores as strings or doubles, pairs), run on a RESP2 connection too. */
+export const kResp2Cases: readonly (readonly string[])[] = [
+  ['ZADD', 'zr', '1.5', 'a', '-inf', 'b', '0.1', 'c'],
+  ['ZRANGE', 'zr', '0', '-1', 'WITHSCORES'],
+  ['ZSCORE', 'zr', 'c'],
+  ['ZSCORE', 'zr', 'b'],
+  ['TYPE', 'zr'],
+  ['EVAL', 'return {true, false, 1.5}', '0'],
+  ['EVAL', "return redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')", '1', 'zr'],
+  ['SCRIPT', 'EXISTS', 'e0e1f9fabfc9d4800c877a703b823ac0578ff8db'],
 ];
