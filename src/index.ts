@@ -1,12 +1,14 @@
 export { Redlock, Redlock as default, type RedlockOptions } from './redlock.js';
 export { ReleaseResult } from './lifecycle/release-result.js';
-export { Lock, type LockLostHandler, type RedlockAbortSignal } from './lifecycle/lock.js';
+export { Lock, type LockLostHandler, type LockOwner, type RedlockAbortSignal } from './lifecycle/lock.js';
 export { Semaphore } from './kinds/semaphore.js';
 export { ReadWriteLock } from './kinds/rwlock.js';
-export type { Settings } from './settings.js';
+export type { ResolvedSettings, Settings } from './settings.js';
 export type { CallSettings } from './lifecycle/lock.js';
 export { kDefaults as defaultSettings } from './settings.js';
-export type { RedisClient, MasterClient, IoredisClient } from './clients.js';
+export type {
+  RedisClient, MasterClient, IoredisClient, IoredisOptions, RedisClusterClient, IoredisClusterClient, ClusterShardNode, ClusterSeeds, MemberEntry,
+} from './clients.js';
 export {
   PipelockError, InvalidArgumentError, RedlockClosedError, ExecutionError, ResourceLockedError, MisconfigurationError, QuorumUnreachableError,
   LockExpiredError, LockLostError, ExtensionLimitError, LockAbortedError, NodeUnavailableError, NodeTimeoutError,
@@ -15,6 +17,6 @@ export {
 export { NodeStalledError } from './errors.js';
 export { NODE_ERROR_CHANNEL, LOCK_LOST_CHANNEL } from './engine/channels.js';
 export { runOnce, type RunOnceOptions, type RunOnceOutcome } from './recipes/run-once.js';
-export { fencedWrite, FENCED_WRITE_SCRIPT } from './lifecycle/fencing.js';
+export { fencedWrite, FENCED_WRITE_SCRIPT } from './recipes/fenced-write.js';
 export { ReentrantRedlock } from './recipes/reentrant/redlock.js';
 export { ReentrantLock } from './recipes/reentrant/lock.js';

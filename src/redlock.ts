@@ -45,10 +45,9 @@ export class Redlock extends EventEmitter implements LockOwner {
   readonly #masters: MasterSet;
   /** What a call without settings resolves to. */
   readonly #plain: ResolvedCall;
-  /** Bounds the acquisition keys in flight; the rest wait in the client (src/admission/window.ts). */
   readonly #window = new AdmissionWindow();
   readonly #hub: WatchHub;
-  /** Refused acquisitions waiting for a release; undefined with `wakeups: false` or no member to watch. */
+  /** Undefined with `wakeups: false` or no member to watch. */
   readonly #waiters: Waiters | undefined;
   readonly #renewals: Renewals;
   readonly #releases: Releases;
@@ -103,8 +102,7 @@ export class Redlock extends EventEmitter implements LockOwner {
     return traceAcquire(this, this.#checkedAcquire, resources, duration, settings);
   }
 
-  // Not async: a second async frame per call stays alive for the whole wait of a queued acquisition
-  // (docs/decisions/0002-acquire-memory.md). Bad input still rejects, never throws.
+  // Not async (docs/decisions/0002-acquire-memory.md): bad input still rejects, never throws.
   #checkedAcquire(resources: readonly string[], duration: number, settings?: CallSettings): Promise<Lock> {
     let call: ResolvedCall;
     try {
@@ -185,9 +183,8 @@ export class Redlock extends EventEmitter implements LockOwner {
     this.#window.close(new RedlockClosedError());
     this.#waiters?.close();
     this.#hub.close();
-    // What was already sent is answered before the connections close: an attempt in flight is
-    // decided by its masters' replies (expired by its budget if one is silent) and then undone
-    // where it wrote, won or not, so no key outlives a quit but those of locks the caller holds.
+    // What was already sent is answered (or timed out) and undone before the connections close,
+    // so no key outlives a quit but those of locks the caller holds.
     await this.#masters.drain();
     await this.#masters.close(options?.keepClients === true);
   }

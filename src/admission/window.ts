@@ -2,56 +2,11 @@ import { LockAbortedError, OverloadedError, type ExecutionStats } from '../error
 import { onAbort } from '../util/on-abort.js';
 import type { Attempt } from '../engine/attempt.js';
 import { answeredByQuorum } from '../engine/quorum.js';
+import { RoomWait, type Queued } from './entries.js';
+import { AdaptiveLimit } from './limit.js';
 
-/** Keys a window starts with: one coalesced call of 256 keys per master (then slow start). */
-export const kInitialWindowKeys = 256;
-/**
- * Never above this (16 coalesced calls per master): a full window must stay a small fraction of a
- * budget even on a slow master, and it is what one stall of the machine can time out at once.
- */
-export const kMaxWindowKeys = 4096;
-/** Never below this, so a busy machine still moves a chunk per round trip. */
-export const kMinWindowKeys = 256;
-
-/**
- * A place in the window's queue: the window reads its `keys` and `deadline` and tells it, once,
- * that its turn came (`admit`: its keys are in the window, send now) or that it leaves with
- * nothing sent (`refuse`). A class to extend rather than a record of callbacks: a queued
- * acquisition is then one object, and a burst of 100,000 of them holds no closure per entry
- * (src/lifecycle/queued.ts).
- */
-export abstract class Queued {
-  /** Stops listening to the caller's signal (src/util/on-abort.ts); the window's. */
-  forget: (() => void) | undefined = undefined;
-  /** Left the queue (aborted): skipped when its turn comes; the window's. */
-  gone = false;
-
-  constructor(
-    readonly keys: number,
-    /** performance.now() by when the caller must have its answer (Infinity: no deadline). */
-    readonly deadline: number,
-  ) {}
-
-  /** Its keys are in the window: send them now. */
-  abstract admit(): void;
-  /** Leaves the queue with nothing sent. */
-  abstract refuse(error: Error): void;
-}
-
-/** A wait inside a running call (a retry's turn): settles a promise. */
-class Turn extends Queued {
-  constructor(keys: number, deadline: number, readonly resolve: () => void, readonly reject: (error: Error) => void) {
-    super(keys, deadline);
-  }
-
-  admit(): void {
-    this.resolve();
-  }
-
-  refuse(error: Error): void {
-    this.reject(error);
-  }
-}
+export { Queued } from './entries.js';
+export { kInitialWindowKeys, kMaxWindowKeys, kMinWindowKeys } from './limit.js';
 
 /**
  * The admission window of a Redlock's acquisitions: at most `limit` keys of acquisition attempts
@@ -74,38 +29,23 @@ class Turn extends Queued {
  * an open loop's queue a release came after its lock had expired. The undo of a lost attempt keeps
  * that attempt's room until it is answered, as it is work the window admitted. Extensions, renewals and the cleanup of failed attempts do not: a renewal
  * that waited could lose its lock, and their number is bounded by the locks admitted.
- *
- * The limit adapts as TCP's window does (RFC 5681): it starts at one coalesced call and doubles
- * per round trip (slow start) while attempts are decided within an eighth of their budget; when
- * one took more than a quarter of its budget — queueing on the masters is eating the budget — it
- * halves, at most once per round trip, and from there grows by about one call per round trip.
- * Starting small matters on a busy machine: the first window's attempts are the ones a too-large
- * start would time out, and with retryCount 0 a timed-out attempt is a failed acquisition.
+ * The limit adapts to how fast the masters decide (src/admission/limit.ts).
  */
 export class AdmissionWindow {
-  #limit = kInitialWindowKeys;
-  /** Slow start's threshold: below it the limit doubles per round trip, above it grows by a call. */
-  #threshold = kMaxWindowKeys;
+  readonly #limit = new AdaptiveLimit();
   #inflight = 0;
   readonly #queue: (Queued | undefined)[] = [];
   /** Releases waiting for room: admitted before anything in #queue. */
   readonly #first: { readonly keys: number; readonly resolve: () => void; readonly reject: (error: Error) => void }[] = [];
   #head = 0;
   #queuedKeys = 0;
-  /** EWMA of the time from sending an attempt to its decision, ms; 0 until the first sample. */
-  #latency = 0;
-  /** Admissions so far, and the count when the limit was last cut: one cut per round trip. */
-  #admitted = 0;
-  #cutAt = 0;
-  /** The limit held someone back since the window was last empty: only then does it grow. */
-  #pressed = false;
   /** In #pump, which an admitted entry may enter again (by giving its room back at once). */
   #pumping = false;
   /** Pumps asked for while #pumping. */
   #pumpAsked = 0;
 
   get limit(): number {
-    return this.#limit;
+    return this.#limit.value;
   }
 
   get inflight(): number {
@@ -122,12 +62,12 @@ export class AdmissionWindow {
    * One attempt larger than the whole window is admitted alone.
    */
   tryEnter(keys: number): boolean {
-    if (this.#head !== this.#queue.length || this.#first.length > 0 || (this.#inflight + keys > this.#limit && this.#inflight !== 0)) {
-      this.#pressed = true;
+    if (this.#head !== this.#queue.length || this.#first.length > 0 || (this.#inflight + keys > this.#limit.value && this.#inflight !== 0)) {
+      this.#limit.pressed = true;
       return false;
     }
     this.#inflight += keys;
-    this.#admitted++;
+    this.#limit.admitted();
     return true;
   }
 
@@ -137,9 +77,9 @@ export class AdmissionWindow {
    * but within the limit, so a burst of releases cannot flood the masters either.
    */
   tryEnterFirst(keys: number): boolean {
-    if (this.#first.length > 0 || (this.#inflight + keys > this.#limit && this.#inflight !== 0)) return false;
+    if (this.#first.length > 0 || (this.#inflight + keys > this.#limit.value && this.#inflight !== 0)) return false;
     this.#inflight += keys;
-    this.#admitted++;
+    this.#limit.admitted();
     return true;
   }
 
@@ -158,7 +98,7 @@ export class AdmissionWindow {
    */
   enter(keys: number, deadline: number, signal: AbortSignal | undefined, attempts: () => ReadonlyArray<Promise<ExecutionStats>>): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      this.queue(new Turn(keys, deadline, resolve, reject), signal, attempts);
+      this.queue(new RoomWait(keys, deadline, resolve, reject), signal, attempts);
     });
   }
 
@@ -199,20 +139,9 @@ export class AdmissionWindow {
    */
   leave(keys: number, latency: number, budget: number): void {
     this.#inflight -= keys;
-    this.#latency = this.#latency === 0 ? latency : 0.9 * this.#latency + 0.1 * latency;
-    if (latency > budget / 4) {
-      if (this.#admitted > this.#cutAt) {
-        this.#limit = Math.max(kMinWindowKeys, Math.floor(this.#limit / 2));
-        this.#threshold = this.#limit;
-        // Attempts admitted before this cut were sent under the old limit: their late answers must not cut again.
-        this.#cutAt = this.#admitted + Math.ceil(this.#inflight / Math.max(1, keys));
-      }
-    } else if (latency < budget / 8 && this.#pressed) {
-      const growth = this.#limit < this.#threshold ? keys : Math.max(1, Math.floor((kMinWindowKeys * keys) / this.#limit));
-      this.#limit = Math.min(kMaxWindowKeys, this.#limit + growth);
-    }
+    this.#limit.decided(keys, latency, budget, this.#inflight);
     this.#pump();
-    if (this.#head === this.#queue.length && this.#inflight === 0) this.#pressed = false;
+    if (this.#head === this.#queue.length && this.#inflight === 0) this.#limit.pressed = false;
   }
 
   /**
@@ -234,8 +163,8 @@ export class AdmissionWindow {
 
   /** Estimated ms until an attempt of `keys` keys queued now is sent: the queue ahead drained at limit keys per decision time. */
   estimateWait(keys: number): number {
-    if (this.#head === this.#queue.length && this.#inflight + keys <= this.#limit) return 0;
-    return this.#latency === 0 ? 0 : ((this.#queuedKeys + keys) / this.#limit) * this.#latency;
+    if (this.#head === this.#queue.length && this.#inflight + keys <= this.#limit.value) return 0;
+    return this.#limit.estimate(this.#queuedKeys, keys);
   }
 
   #pump(): void {
@@ -261,10 +190,10 @@ export class AdmissionWindow {
   #admit(): void {
     const first = this.#first;
     let taken = 0;
-    while (taken < first.length && (this.#inflight + first[taken]!.keys <= this.#limit || this.#inflight === 0)) {
+    while (taken < first.length && (this.#inflight + first[taken]!.keys <= this.#limit.value || this.#inflight === 0)) {
       const waiter = first[taken++]!;
       this.#inflight += waiter.keys;
-      this.#admitted++;
+      this.#limit.admitted();
       waiter.resolve();
     }
     if (taken > 0) first.splice(0, taken);
@@ -278,7 +207,7 @@ export class AdmissionWindow {
         queue[this.#head++] = undefined;
         continue;
       }
-      if (this.#inflight + waiter.keys > this.#limit && this.#inflight !== 0) break;
+      if (this.#inflight + waiter.keys > this.#limit.value && this.#inflight !== 0) break;
       queue[this.#head++] = undefined;
       this.#queuedKeys -= waiter.keys;
       this.#unlisten(waiter);
@@ -288,7 +217,7 @@ export class AdmissionWindow {
         continue;
       }
       this.#inflight += waiter.keys;
-      this.#admitted++;
+      this.#limit.admitted();
       waiter.admit();
     }
     // Compact once the consumed head dominates, so a long burst does not keep a 100k-slot array.

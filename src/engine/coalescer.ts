@@ -104,9 +104,8 @@ export class Coalescer {
   #batch(queue: Attempt[], from: number, to: number): Batch {
     const first = queue[from]!;
     // A lone single-key acquisition needs no script: SET NX PX is the cheapest call Redis has for it.
-    // Not so for many: sent as one plain SET each, a tick's acquisitions cost the masters 8% less
-    // CPU per cycle than in LEAN_SCRIPT but the client 10 µs more (a promise and a queue entry per
-    // command in @redis/client): 26% fewer cycles/s at 64 in flight (bench:profile, 5 pairs).
+    // Not so for many: one plain SET each costs the client a promise and a queue entry per command
+    // in @redis/client, more than the masters save (docs/decisions/0001-script-shapes.md).
     if (to - from === 1 && first.opcode === OP_ACQUIRE && first.keys.length === 1) {
       return { seq: this.#seq++, deadline: first.deadline, ops: [first], args: setNxArgs(first.keys[0]!, first.token, first.ttlArg), setNx: true, replayed: false, connection: 0 };
     }

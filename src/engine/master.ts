@@ -257,8 +257,8 @@ export class Master implements Outlet, ReplayTarget {
    * this master out and its cleanup had failed here at once (the master was down), set a key
    * nobody would release. Such a key was never counted in any quorum: deleting it (owner-checked,
    * on this master only) is safe whatever became of the attempt; an error that dropped nothing
-   * only costs a redundant delete of such keys. Aborting those commands instead
-   * (an AbortSignal per connection) measured 10–20% fewer cycles/s at 64 in flight.
+   * only costs a redundant delete of such keys; aborting those commands instead
+   * cost more than it saves (docs/decisions/0003-late-replies.md).
    * So too a batch a stalled master answers past its budget: the release of a lock it granted that
    * late may have been settled here without being sent (NodeStalledError). These undos go out even
    * while it is still flagged: it has just answered, and there are no more of them than calls it was sent.

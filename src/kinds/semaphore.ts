@@ -84,9 +84,8 @@ export class Semaphore {
 const nextSlots = new WeakMap<KindHost, Map<string, number>>();
 
 /**
- * Callers of one process ask for consecutive slots, starting at a random one per process. Picked at
- * random, its own callers asked for the same slot often: 64 callers on 4 semaphores of 8 permits
- * made 3.4 attempts per acquisition at random, 2.75 consecutively (2,200–2,550 against 2,900–3,100 cycles/s).
+ * Callers of one process ask for consecutive slots, starting at a random one per process: picked at
+ * random, its own callers asked for the same slot often (docs/decisions/0005-semaphore-waiting.md).
  */
 function firstSlot(host: KindHost, resource: string, permits: number): number {
   let slots = nextSlots.get(host);

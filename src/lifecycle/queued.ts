@@ -1,7 +1,7 @@
 import type { Kind } from './kind.js';
 import type { Lock } from './lock.js';
 import type { ResolvedCall } from './call.js';
-import { Queued } from '../admission/window.js';
+import { Queued } from '../admission/entries.js';
 
 /**
  * An acquire call waiting in the admission window (src/admission/window.ts) for its first turn: its
@@ -10,9 +10,8 @@ import { Queued } from '../admission/window.js';
  *
  * Why not the call's own async frame suspended at the window: a burst queues most of its calls
  * here, and each frame kept its registers, the await's closures and context, a promise for the
- * wait with its resolvers, and the call's attempt list and stats function: 1,190 B per queued
- * acquisition measured with heap snapshots at 100,000, against about 300 for this object, the
- * caller's promise and its two resolvers.
+ * wait with its resolvers, and the call's attempt list and stats function: four times what this
+ * object, the caller's promise and its two resolvers take (docs/decisions/0002-acquire-memory.md).
  */
 export class QueuedAcquisition extends Queued {
   #resolve: ((lock: Promise<Lock>) => void) | undefined;

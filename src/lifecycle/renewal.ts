@@ -30,8 +30,8 @@ export interface HoldSettings {
 /**
  * One auto-extended lock in the scheduler. A class rather than a literal with a `stop` closure, and
  * holding the (shared) settings rather than copies of them: every field copied or closure made is
- * paid once per held lock, and fractional numbers stored per object are boxed (16 B each). With
- * 10,000 locks held through using(), that was ~300 B per lock.
+ * paid once per held lock, and fractional numbers stored per object are boxed
+ * (docs/decisions/0002-acquire-memory.md).
  */
 export class Renewal implements Renewing {
   readonly ttlArg: string;

@@ -13,10 +13,8 @@ import { type OpArgs } from './opcodes.js';
  *
  * Why a second script: in BATCH_SCRIPT each operation pays for its generality — an op code, a ttl
  * and spare arguments parsed from ARGV and pushed into Lua as strings, string compares to find its
- * branch, a loop per key, a reply array. Instructions per acquire + release cycle on one
- * redis-server 7.0.15 (valgrind's callgrind, 64 operations per call): 33.5k there, 25.4k here
- * (25.7k with acquires and releases interleaved in one call; 74k and 59k with one operation per
- * call). What is left is mostly the three redis.call of a cycle, each converting its arguments,
+ * branch, a loop per key, a reply array: about a third more instructions per cycle on the server
+ * (docs/decisions/0001-script-shapes.md). What is left is mostly the three redis.call of a cycle, each converting its arguments,
  * looking the command up and converting its reply back into Lua (redis.io/docs/latest/develop/interact/programmability/lua-api,
  * "Data type conversion"). GET runs under pcall so a key of another type counts as "not ours"
  * instead of failing every other operation of the call.

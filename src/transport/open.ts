@@ -24,8 +24,8 @@ export function loadRedisClient(url: string): RedisModule {
 
 /**
  * @redis/client 6.x arms a 5 s timeout on every command by default (an AbortSignal.timeout and a
- * listener each); measured here that alone costs ~3/4 of acquire+release throughput. pipelock
- * bounds each attempt with one deadline instead, so every command it sends turns it off.
+ * listener each), which costs more than the lock work itself (docs/decisions/0004-command-timeouts.md).
+ * pipelock bounds each attempt with one deadline instead, so every command it sends turns it off.
  */
 export const NO_COMMAND_TIMEOUT = Object.freeze({ timeout: 0 });
 

@@ -181,8 +181,7 @@ export class Waiters implements Line, WatchListener {
     if (heads === undefined) return;
     // A change frees one permit at most: of the callers waiting for a permit, one wakes, the longest
     // armed, instead of all of them racing for it. Each master reports a release, so up to N wake
-    // per release; the others keep their schedule. (64 callers on 4 semaphores of 8 permits on this
-    // 2-core machine: 2,000–2,950 cycles/s against 1,900–2,500 waking all, within the noise.)
+    // per release; the others keep their schedule (docs/decisions/0005-semaphore-waiting.md).
     let woken = false;
     for (const ticket of [...heads]) {
       if (ticket.yielded) {

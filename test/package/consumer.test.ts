@@ -195,7 +195,12 @@ console.log(quorumSize(5), SCRIPTS.some((s) => s.sha === BATCH_SHA), DONE_MARKER
 
 test('TypeScript consumers typecheck with moduleResolution nodenext, ESM and CommonJS', timed(60_000, async () => {
   await writeFile(join(state.libDir, 'typed.mts'), `
-import Redlock, { type Lock, ResourceLockedError, type Settings } from 'pipelock';
+import Redlock, { type Lock, ResourceLockedError, type Settings, type MemberEntry, type ClusterSeeds, type LockOwner, type ResolvedSettings, type RedlockOptions } from 'pipelock';
+// Every type the constructor and a Lock name can be named by a user (the constructor's members, lock.redlock, redlock.settings).
+export const members: MemberEntry[] = ['redis://127.0.0.1:6379', { cluster: ['redis://127.0.0.1:7000'] } satisfies ClusterSeeds];
+export const options: RedlockOptions = { retryCount: 1 };
+export function owner(lock: Lock): LockOwner { return lock.redlock; }
+export function resolved(redlock: Redlock): ResolvedSettings { return redlock.settings; }
 import { prometheusMetrics, type PrometheusMetricsOptions } from 'pipelock/metrics';
 import { quorumSize, SCRIPTS, type ProtocolScript } from 'pipelock/protocol';
 export const scripts: readonly ProtocolScript[] = SCRIPTS;
