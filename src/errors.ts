@@ -100,7 +100,7 @@ export class QuorumUnreachableError extends ExecutionError {
   }
 }
 
-/** The lock's validity ran out before the operation (extend) could be done. */
+/** The lock's validity ran out before the operation could be done: an extension, or an acquisition whose quorum answered too late. */
 export class LockExpiredError extends ExecutionError {
   constructor(message = 'Cannot extend an already-expired lock.', attempts?: Attempts | (() => Attempts), nodes?: readonly NodeOutcome[]) {
     super(message, attempts, nodes, 'ERR_PIPELOCK_LOCK_EXPIRED');
@@ -135,15 +135,15 @@ export class LockAbortedError extends ExecutionError {
  * A subclass of ExecutionError so that code catching node-redlock's failure class handles it too.
  */
 export class OverloadedError extends ExecutionError {
-  /** Operations queued in this client ahead of this one, on the master whose queue was deepest. */
+  /** Keys of acquisitions queued in this client's admission window ahead of this one (one window for all masters). */
   readonly queueDepth: number;
-  /** The estimated wait for this operation's turn, in ms (from the masters' observed rate). */
+  /** The estimated wait for this acquisition's turn, in ms (from the masters' observed rate); for one whose deadline passed while it waited, how far past it its turn came. */
   readonly waitMs: number;
   /** What the caller's deadline left, in ms. */
   readonly budgetMs: number;
   constructor(queueDepth: number, waitMs: number, budgetMs: number) {
     super(
-      `the client is overloaded: ${queueDepth} operation(s) queued ahead of this one, its turn would come in about ${Math.round(waitMs)} ms ` +
+      `the client is overloaded: ${queueDepth} key(s) of acquisitions queued ahead of this one, its turn would come in about ${Math.round(waitMs)} ms ` +
         `but its deadline allows ${Math.round(budgetMs)} ms; nothing was sent`,
       [], [], 'ERR_PIPELOCK_OVERLOADED',
     );

@@ -12,7 +12,10 @@ export interface Settings {
   readonly retryDelay: number;
   /** Random ± added to each wait, in ms. @default 100 */
   readonly retryJitter: number;
-  /** `using()` extends the lock when less than this much validity remains, in ms. @default 500 */
+  /**
+   * Auto-extended locks (`using()`, autoExtend) are renewed when less than max(duration / 3, this)
+   * of validity remains, and never earlier than halfway, in ms. @default 500
+   */
   readonly automaticExtensionThreshold: number;
   /**
    * Per-attempt time budget for the masters' answers, in ms: a stalled master costs at most this

@@ -28,11 +28,11 @@ export interface Outlet {
 }
 
 /**
- * The coalescer of one master: every operation queued on it in one tick becomes one EVALSHA per
+ * The coalescer of one master: every operation enqueued on it in one tick becomes one EVALSHA per
  * chunk of `chunkSize` keys, of LEAN_SCRIPT or BATCH_SCRIPT as the chunk's operations allow
  * (src/protocol/calls.ts).
  *
- * Flush timing: when nothing is in flight on the master, the queue is flushed in a microtask, so a
+ * Flush timing: when nothing is in flight on the master, its pending operations are flushed in a microtask, so a
  * lone lock pays no extra event-loop turn; while calls are in flight, the flush waits for
  * setImmediate, which gathers every operation issued by all the replies of this I/O phase (the
  * continuations of many locks) into one call. @redis/client then writes that call in its own
@@ -42,7 +42,7 @@ export class Coalescer {
   readonly #outlet: Outlet;
   readonly #chunkSize: number;
   readonly #coalesce: boolean;
-  #queue: Attempt[] = [];
+  #pending: Attempt[] = [];
   #scheduled = false;
   #seq = 0;
 
@@ -59,7 +59,7 @@ export class Coalescer {
   }
 
   enqueue(op: Attempt): void {
-    this.#queue.push(op);
+    this.#pending.push(op);
     if (this.#scheduled) return;
     this.#scheduled = true;
     if (this.#outlet.inflight === 0) queueMicrotask(this.#flush);
@@ -68,48 +68,48 @@ export class Coalescer {
 
   readonly #flush = (): void => {
     this.#scheduled = false;
-    const queue = this.#queue;
-    this.#queue = [];
+    const pending = this.#pending;
+    this.#pending = [];
     // Each operation's clock (its budget and its validity) starts as its commands go out: a burst
     // can keep the client busy for longer than a budget between making an attempt and sending it.
     const now = performance.now();
-    for (let i = 0; i < queue.length; i++) queue[i]!.sent(now);
-    this.#outlet.send(this.cut(queue));
+    for (let i = 0; i < pending.length; i++) pending[i]!.sent(now);
+    this.#outlet.send(this.cut(pending));
   };
 
-  /** The calls for one flushed queue, in queue order. */
-  cut(queue: Attempt[]): Batch[] {
+  /** The calls for the operations of one flush, in their order. */
+  cut(pending: Attempt[]): Batch[] {
     const batches: Batch[] = [];
     if (!this.#coalesce) {
-      for (let i = 0; i < queue.length; i++) batches.push(this.#batch(queue, i, i + 1));
+      for (let i = 0; i < pending.length; i++) batches.push(this.#batch(pending, i, i + 1));
       return batches;
     }
     const limit = this.#chunkSize;
     let from = 0;
     let keys = 0;
-    for (let i = 0; i < queue.length; i++) {
-      const n = queue[i]!.keys.length;
+    for (let i = 0; i < pending.length; i++) {
+      const n = pending[i]!.keys.length;
       // An operation is never split: one with more keys than a chunk goes alone.
       if (keys + n > limit && i > from) {
-        batches.push(this.#batch(queue, from, i));
+        batches.push(this.#batch(pending, from, i));
         from = i;
         keys = 0;
       }
       keys += n;
     }
-    batches.push(this.#batch(queue, from, queue.length));
+    batches.push(this.#batch(pending, from, pending.length));
     return batches;
   }
 
-  #batch(queue: Attempt[], from: number, to: number): Batch {
-    const first = queue[from]!;
+  #batch(pending: Attempt[], from: number, to: number): Batch {
+    const first = pending[from]!;
     // A lone single-key acquisition needs no script: SET NX PX is the cheapest call Redis has for it.
     // Not so for many: one plain SET each costs the client a promise and a queue entry per command
     // in @redis/client, more than the masters save (docs/decisions/0001-script-shapes.md).
     if (to - from === 1 && first.opcode === OP_ACQUIRE && first.keys.length === 1) {
       return { seq: this.#seq++, deadline: first.deadline, ops: [first], args: setNxArgs(first.keys[0]!, first.token, first.ttlArg), setNx: true, replayed: false, connection: 0 };
     }
-    const ops = from === 0 && to === queue.length ? queue : queue.slice(from, to);
+    const ops = from === 0 && to === pending.length ? pending : pending.slice(from, to);
     let deadline = Infinity;
     for (const op of ops) if (op.deadline < deadline) deadline = op.deadline;
     return { seq: this.#seq++, deadline, ops, args: callArgs(ops, 0, ops.length), setNx: false, replayed: false, connection: 0 };

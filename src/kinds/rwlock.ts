@@ -54,7 +54,7 @@ export class ReadWriteLock {
     const [readers, writer, waiting] = this.#keys as [string, string, string];
     const kind: Kind = {
       name: 'read lock', resource: this.resource, opcode: OP_READ, keys: this.#keys, extra: '', target: 0,
-      resources: [readers], ops: READ_OPS, waitKeys: [writer, waiting], waiting: 'alone', refused: () => false,
+      lockKeys: [readers], ops: READ_OPS, waitKeys: [writer, waiting], waiting: 'alone', refused: () => false,
     };
     return this.#redlock.acquireKind(kind, duration, settings);
   }
@@ -71,7 +71,7 @@ export class ReadWriteLock {
       ? Math.max(1, Math.ceil(2 * (delay + jitter) + budget)) : 1000;
     const kind: Kind = {
       name: 'write lock', resource: this.resource, opcode: OP_WRITE, keys: this.#keys, extra: String(marker), target: 0,
-      resources: [writer], ops: MUTEX_OPS, waitKeys: [readers, writer], waiting: 'line', refused: () => false,
+      lockKeys: [writer], ops: MUTEX_OPS, waitKeys: [readers, writer], waiting: 'line', refused: () => false,
     };
     return this.#redlock.acquireKind(kind, duration, settings);
   }

@@ -134,7 +134,7 @@ class PermitKind implements Kind {
     return this.#slot + 1;
   }
 
-  get resources(): readonly string[] {
+  get lockKeys(): readonly string[] {
     return this.#held;
   }
 

@@ -64,7 +64,7 @@ export class Acquirer implements KindHost {
   }
 
   #kind(_resources: readonly string[], duration: number, how: { call: ResolvedCall; kind: Kind }): Promise<Lock> {
-    return this.acquire(how.kind.resources, duration, how.call, how.kind);
+    return this.acquire(how.kind.lockKeys, duration, how.call, how.kind);
   }
 
   /** acquire() under the acquire TracingChannel (using() takes its lock through here). */
@@ -171,7 +171,7 @@ export class Acquirer implements KindHost {
           ? masters.execute(kind.opcode, keys, createToken(), ttlArg, s.nodeTimeout, kind.target, kind.extra)
           : wait?.send(masters, keys, ttlArg, s.nodeTimeout) ?? masters.execute(counters === undefined ? OP_ACQUIRE : OP_FENCED_ACQUIRE, keys, createToken(), ttlArg, s.nodeTimeout));
         // The keys the lock holds if this attempt wins (a semaphore's one slot of its keys); its undo's keys.
-        const lockKeys = kind === undefined ? resources : kind.resources;
+        const lockKeys = kind === undefined ? resources : kind.lockKeys;
         attempts.push(attempt);
         await attempt.done;
         wait?.decided(attempt);

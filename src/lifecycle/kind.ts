@@ -24,7 +24,7 @@ export interface Kind {
   readonly extra: string;
   readonly target: number;
   /** The keys the lock holds if the next attempt wins: those it extends, releases, and undoes on a loss. */
-  readonly resources: readonly string[];
+  readonly lockKeys: readonly string[];
   /** How the won lock is extended and released. */
   readonly ops: LockOps;
   /** The keys a refused caller sleeps on: their release (or expiry) may let it in. */

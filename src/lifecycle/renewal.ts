@@ -85,14 +85,14 @@ export class Renewal implements Renewing {
 
 /**
  * The renewal scheduler: one heap and one timer for every auto-extended lock of a Redlock. When the
- * timer fires, every lock due within the next `window` ms is renewed in one synchronous loop, so
+ * timer fires, every lock due within the next `batchMs` ms (setting renewalWindow) is renewed in one synchronous loop, so
  * the coalescer turns the whole batch into one owner-checked multi-key EVALSHA per master per
  * chunk. Each lock still counts its own quorum from its own slots of the replies.
  */
 export class Renewals {
   readonly #heap = new Heap<Renewal>((held) => held.dueAt, (held, index) => { held.slot = index; });
   readonly #masters: MasterSet;
-  readonly #window: number;
+  readonly #batchMs: number;
   readonly #alarm = new Alarm(() => {
     this.#fire();
   });
@@ -101,9 +101,9 @@ export class Renewals {
   /** Watches the keys of locks held with `watchHeld`; undefined when no master can be watched. */
   readonly #guard: Guard<Renewal> | undefined;
 
-  constructor(masters: MasterSet, window: number, hub: WatchHub) {
+  constructor(masters: MasterSet, batchMs: number, hub: WatchHub) {
     this.#masters = masters;
-    this.#window = window;
+    this.#batchMs = batchMs;
     // The guard opens nothing until a lock asks for it (watchHeld may be set per call).
     if (hub.watchable) {
       this.#guard = new Guard<Renewal>(hub.watches, masters.quorum, (renewal, lostOn) => { this.#lostOnWatch(renewal, lostOn); });
@@ -156,7 +156,7 @@ export class Renewals {
       held.dueAt = lock.validUntil;
     } else {
       // A little jitter (up to 5% of the threshold) spreads locks taken together over a few
-      // batches instead of one burst per period; the window below gathers them back up.
+      // batches instead of one burst per period; renewalWindow gathers them back up.
       const threshold = held.threshold;
       held.dueAt = Math.max(now, lock.validUntil - threshold - Math.random() * 0.05 * threshold);
     }
@@ -166,7 +166,7 @@ export class Renewals {
 
   #fire(): void {
     const now = performance.now();
-    const until = now + this.#window;
+    const until = now + this.#batchMs;
     const heap = this.#heap;
     const masters = this.#masters;
     for (let held = heap.peek(); held !== undefined; held = heap.peek()) {

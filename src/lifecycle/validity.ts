@@ -8,8 +8,9 @@ export function drift(duration: number, driftFactor: number): number {
 
 /**
  * The monotonic instant at which a lock stops being valid: start + duration − drift. `start` is
- * `performance.now()` taken before the first command of the attempt was queued, so the elapsed
- * time of the whole round trip is subtracted (validity = duration − elapsed − drift).
+ * `performance.now()` read as the attempt's first command was written (src/engine/coalescer.ts),
+ * before any master could set a key, so the whole round trip is subtracted
+ * (validity = duration − elapsed − drift).
  */
 export function validUntil(start: number, duration: number, driftFactor: number): number {
   return start + duration - drift(duration, driftFactor);

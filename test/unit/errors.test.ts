@@ -59,7 +59,7 @@ test('OverloadedError says how deep the queue is, how long the wait and the budg
   assert.is(error.budgetMs, 250);
   assert.equal(error.nodes, []);
   assert.equal(error.attempts, []);
-  assert.match(error.message, /overloaded: 12345 operation\(s\) queued ahead .* about 812 ms .* allows 250 ms; nothing was sent/);
+  assert.match(error.message, /overloaded: 12345 key\(s\) of acquisitions queued ahead .* about 812 ms .* allows 250 ms; nothing was sent/);
 });
 
 test.run();
