@@ -1,4 +1,4 @@
-import { isRelease, OPS, VOTE_BELOW_TARGET, VOTE_ONE, VOTE_POSITIVE, VOTE_TARGET, type OpArgs, type OpCode } from '../protocol/opcodes.js';
+import { isRelease, voteOf, VOTE_BELOW_TARGET, VOTE_ONE, VOTE_POSITIVE, VOTE_TARGET, type OpArgs, type OpCode } from '../protocol/opcodes.js';
 import { decide, decideComplete, decideRelease, UNDECIDED, WON, type Decision, type Tally } from './quorum.js';
 
 export const PENDING = 0;
@@ -58,6 +58,8 @@ export class Attempt implements OpArgs, Tally {
    * for node-redlock's stats until then, and a compact record of it after (src/lifecycle/lock.ts).
    */
   keeper: CompletionKeeper | undefined;
+  /** Its words when it is the only operation of a call, shared by every master's call (src/engine/coalescer.ts). */
+  alone: readonly string[] | undefined = undefined;
   /** F and I: the largest value among the votes for; X: the largest previous counter seen. */
   value = 0;
   /** X: the fencing token the counters are raised to; a master votes for if it was below. P: the slot asked for, + 1. */
@@ -122,6 +124,11 @@ export class Attempt implements OpArgs, Tally {
   }
 
   /** The coalescer is sending it now: its clock (budget and validity) starts here, once. */
+  /** Not yet sent by any master's coalescer (its clock has not started). */
+  get unsent(): boolean {
+    return !this.#sent;
+  }
+
   sent(now: number): void {
     if (this.#sent) return;
     this.#sent = true;
@@ -167,7 +174,7 @@ export class Attempt implements OpArgs, Tally {
 
   /** What a master's integer reply means for this operation (src/protocol/opcodes.ts). */
   protected judge(reply: number): Vote {
-    switch (OPS[this.opcode].vote) {
+    switch (voteOf(this.opcode)) {
       case VOTE_POSITIVE:
         if (reply > this.value) this.value = reply;
         return reply > 0 ? FOR : AGAINST;

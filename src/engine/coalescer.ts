@@ -1,7 +1,15 @@
 import type { Attempt } from './attempt.js';
+import type { Flushable, Flusher } from './flusher.js';
 import { callArgs } from '../protocol/calls.js';
 import { OP_ACQUIRE } from '../protocol/opcodes.js';
 import { setNxArgs } from '../protocol/calls.js';
+
+/**
+ * While no more operations than this are out on the master, a flush goes in a microtask: gathering
+ * the replies of an I/O phase (setImmediate) pays an event-loop turn, which a lock or a few in flight
+ * gain nothing for (docs/decisions/0006-lone-calls.md).
+ */
+const kGatherAbove = 4;
 
 /** One call to a master: the operations it carries and its words. */
 export interface Batch {
@@ -17,11 +25,13 @@ export interface Batch {
   replayed: boolean;
   /** The master's connection (counted in reconnects) when the batch was handed to it. */
   connection: number;
+  /** Its place among its master's unanswered calls (src/engine/unanswered.ts); -1 when not there. */
+  slot: number;
 }
 
 /** Where a coalescer's batches go: the master that sends them. */
 export interface Outlet {
-  /** Calls sent and not yet answered: while there are some, flushing waits for the I/O phase. */
+  /** Operations sent in calls not yet answered: while many are, flushing waits for the I/O phase. */
   readonly inflight: number;
   /** The batches of one flush, in order. */
   send(batches: readonly Batch[]): void;
@@ -32,23 +42,26 @@ export interface Outlet {
  * chunk of `chunkSize` keys, of LEAN_SCRIPT or BATCH_SCRIPT as the chunk's operations allow
  * (src/protocol/calls.ts).
  *
- * Flush timing: when nothing is in flight on the master, its pending operations are flushed in a microtask, so a
- * lone lock pays no extra event-loop turn; while calls are in flight, the flush waits for
- * setImmediate, which gathers every operation issued by all the replies of this I/O phase (the
- * continuations of many locks) into one call. @redis/client then writes that call in its own
- * setImmediate, corked with whatever else it has (node-redis `#scheduleWrite`).
+ * Flush timing (src/engine/flusher.ts): while few operations are out on the master, in a microtask, so
+ * a lone lock pays no extra event-loop turn; while more are, in setImmediate, which
+ * gathers every operation issued by the replies of this I/O phase into one call. @redis/client then
+ * writes that call in its own setImmediate, corked with whatever else it has (node-redis `#scheduleWrite`).
  */
-export class Coalescer {
+export class Coalescer implements Flushable {
   readonly #outlet: Outlet;
+  readonly #flusher: Flusher;
   readonly #chunkSize: number;
   readonly #coalesce: boolean;
-  #pending: Attempt[] = [];
+  /** The one operation waiting (most flushes carry one), or undefined while #many holds them. */
+  #one: Attempt | undefined;
+  #many: Attempt[] | undefined;
   #scheduled = false;
   #seq = 0;
 
   /** `coalesce: false` sends one call per operation (each still a script call, or SET NX). */
-  constructor(outlet: Outlet, chunkSize: number, coalesce: boolean) {
+  constructor(outlet: Outlet, flusher: Flusher, chunkSize: number, coalesce: boolean) {
     this.#outlet = outlet;
+    this.#flusher = flusher;
     this.#chunkSize = chunkSize;
     this.#coalesce = coalesce;
   }
@@ -59,23 +72,43 @@ export class Coalescer {
   }
 
   enqueue(op: Attempt): void {
-    this.#pending.push(op);
+    if (this.#many !== undefined) this.#many.push(op);
+    else if (this.#one === undefined) this.#one = op;
+    else {
+      this.#many = [this.#one, op];
+      this.#one = undefined;
+    }
     if (this.#scheduled) return;
     this.#scheduled = true;
-    if (this.#outlet.inflight === 0) queueMicrotask(this.#flush);
-    else setImmediate(this.#flush);
+    if (this.#outlet.inflight <= kGatherAbove) this.#flusher.soon(this);
+    else this.#flusher.later(this);
   }
 
-  readonly #flush = (): void => {
+  flush(): void {
     this.#scheduled = false;
-    const pending = this.#pending;
-    this.#pending = [];
+    const one = this.#one;
+    if (one !== undefined) {
+      this.#one = undefined;
+      // Its clock (budget and validity) starts as its commands go out; the other masters'
+      // flushes of the tick find it started.
+      if (one.unsent) one.sent(performance.now());
+      this.#outlet.send([this.#batch([one], 0, 1)]);
+      return;
+    }
+    const pending = this.#many;
+    if (pending === undefined) return;
+    this.#many = undefined;
     // Each operation's clock (its budget and its validity) starts as its commands go out: a burst
     // can keep the client busy for longer than a budget between making an attempt and sending it.
-    const now = performance.now();
-    for (let i = 0; i < pending.length; i++) pending[i]!.sent(now);
+    let now = -1;
+    for (let i = 0; i < pending.length; i++) {
+      const op = pending[i]!;
+      if (!op.unsent) continue;
+      if (now === -1) now = performance.now();
+      op.sent(now);
+    }
     this.#outlet.send(this.cut(pending));
-  };
+  }
 
   /** The calls for the operations of one flush, in their order. */
   cut(pending: Attempt[]): Batch[] {
@@ -106,12 +139,16 @@ export class Coalescer {
     // A lone single-key acquisition needs no script: SET NX PX is the cheapest call Redis has for it.
     // Not so for many: one plain SET each costs the client a promise and a queue entry per command
     // in @redis/client, more than the masters save (docs/decisions/0001-script-shapes.md).
+    // A lone operation's words are the same on every master: made once, for the first.
     if (to - from === 1 && first.opcode === OP_ACQUIRE && first.keys.length === 1) {
-      return { seq: this.#seq++, deadline: first.deadline, ops: [first], args: setNxArgs(first.keys[0]!, first.token, first.ttlArg), setNx: true, replayed: false, connection: 0 };
+      return { seq: this.#seq++, deadline: first.deadline, ops: pending.length === 1 ? pending : [first], args: first.alone ??= setNxArgs(first.keys[0]!, first.token, first.ttlArg), setNx: true, replayed: false, connection: 0, slot: -1 };
+    }
+    if (to - from === 1) {
+      return { seq: this.#seq++, deadline: first.deadline, ops: pending.length === 1 ? pending : [first], args: first.alone ??= callArgs(pending, from, to), setNx: false, replayed: false, connection: 0, slot: -1 };
     }
     const ops = from === 0 && to === pending.length ? pending : pending.slice(from, to);
     let deadline = Infinity;
     for (const op of ops) if (op.deadline < deadline) deadline = op.deadline;
-    return { seq: this.#seq++, deadline, ops, args: callArgs(ops, 0, ops.length), setNx: false, replayed: false, connection: 0 };
+    return { seq: this.#seq++, deadline, ops, args: callArgs(ops, 0, ops.length), setNx: false, replayed: false, connection: 0, slot: -1 };
   }
 }

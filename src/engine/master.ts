@@ -2,6 +2,7 @@ import { Attempt, PENDING } from './attempt.js';
 import type { MasterClient } from '../clients.js';
 import { Coalescer, type Batch, type Outlet } from './coalescer.js';
 import type { Deadlines } from './deadlines.js';
+import type { Flusher } from './flusher.js';
 import { NodeStalledError, NodeUnavailableError, UnexpectedReplyError } from '../errors.js';
 import { answerAt, isCallReply } from '../protocol/calls.js';
 import { loadScripts, ScriptReplay, type ReplayTarget } from './script-replay.js';
@@ -13,6 +14,13 @@ import { nodeCallStart, publishNodeCall, publishNodeCallError } from './channels
 
 /** Releases kept for a stalled master (see Node.#defer): past this many, their keys expire with their TTL. */
 const kMaxDeferred = 4096;
+
+/** What every master of a set shares: the one deadline timer, the stall count, the one flush scheduler. */
+export interface MastersShared {
+  readonly deadlines: Deadlines;
+  readonly stalls: Stalls;
+  readonly flusher: Flusher;
+}
 
 /** Told about every master-level failure (the master set turns it into events and diagnostics). */
 export type NodeErrorListener = (node: Master, error: Error) => void;
@@ -28,6 +36,7 @@ export class Master implements Outlet, ReplayTarget {
   readonly client: MasterClient;
   /** The last failure seen on this master (for `Redlock.ready()` and health reports). */
   lastError: Error | undefined;
+  /** Operations sent in calls not yet answered. */
   inflight = 0;
   readonly #coalescer: Coalescer;
   readonly #unanswered: Unanswered;
@@ -59,18 +68,16 @@ export class Master implements Outlet, ReplayTarget {
   constructor(
     readonly index: number,
     transport: Transport,
-    client: MasterClient,
+    /** pipelock opened the connection (from a URL or seeds) and closes it. */
     readonly owned: boolean,
-    chunkSize: number,
-    coalesce: boolean,
+    settings: { readonly chunkSize: number; readonly coalesce: boolean },
     onError: NodeErrorListener,
-    deadlines: Deadlines,
-    stalls: Stalls,
+    shared: MastersShared,
   ) {
     this.transport = transport;
-    this.client = client;
-    this.#coalescer = new Coalescer(this, chunkSize, coalesce);
-    this.#unanswered = new Unanswered(index, deadlines, stalls);
+    this.client = transport.client;
+    this.#coalescer = new Coalescer(this, shared.flusher, settings.chunkSize, settings.coalesce);
+    this.#unanswered = new Unanswered(index, shared.deadlines, shared.stalls);
     this.#replay = new ScriptReplay(this);
     this.#onError = onError;
     this.#everReady = transport.isReady;
@@ -190,17 +197,17 @@ export class Master implements Outlet, ReplayTarget {
   }
 
   dispatch(batch: Batch): void {
-    this.inflight++;
+    this.inflight += batch.ops.length;
     const sent = nodeCallStart();
     const transport = this.transport;
     (transport.sendBatch === undefined ? transport.send(batch.args) : transport.sendBatch(batch)).then(
       (reply) => {
-        this.inflight--;
+        this.inflight -= batch.ops.length;
         publishNodeCall(this.index, this.name, sent, batch.ops.length);
         this.#onReply(batch, reply);
       },
       (error: unknown) => {
-        this.inflight--;
+        this.inflight -= batch.ops.length;
         publishNodeCallError(this.index, this.name, sent, batch.ops.length, error);
         const failure = asError(error);
         if (this.#replay.recover(batch, failure)) return;

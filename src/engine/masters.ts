@@ -8,6 +8,7 @@ import { kMaxTimerMs } from '../util/alarm.js';
 import { AGAINST, Attempt, FOR, PENDING, type Vote } from './attempt.js';
 import { publishNodeError } from './channels.js';
 import { Deadlines } from './deadlines.js';
+import { Flusher } from './flusher.js';
 import { Master } from './master.js';
 import { Stalls } from './unanswered.js';
 import { quorumSize } from './quorum.js';
@@ -69,13 +70,13 @@ export class MasterSet {
     this.#reports = reports;
     const nodes: Master[] = [];
     this.#deadlines = new Deadlines(nodes);
-    const stalls = new Stalls(entries.length, quorumSize(entries.length));
+    const shared = { deadlines: this.#deadlines, stalls: new Stalls(entries.length, quorumSize(entries.length)), flusher: new Flusher() };
     for (const [index, entry] of entries.entries()) {
       const transport = openTransport(entry, index, clientOptions, (error) => {
         this.#onNodeError(nodes[index]!, error);
       });
       const kind = memberKind(entry);
-      nodes.push(new Master(index, transport, transport.client, kind === 'url' || kind === 'seeds', settings.chunkSize, settings.coalesce, this.#onNodeError, this.#deadlines, stalls));
+      nodes.push(new Master(index, transport, kind === 'url' || kind === 'seeds', settings, this.#onNodeError, shared));
     }
     this.nodes = nodes;
     this.keyPrefix = nodes[0]!.transport.keyPrefix;

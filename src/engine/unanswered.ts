@@ -31,7 +31,8 @@ export class Unanswered implements Expiring {
   readonly #index: number;
   readonly #deadlines: Deadlines;
   readonly #stalls: Stalls;
-  readonly #open = new Set<Batch>();
+  /** Unordered, each batch knowing its place (Batch.slot): a Set re-hashed and shrank as it went from one batch to none at every call of a lone lock. */
+  readonly #open: Batch[] = [];
   #stalled = false;
   /**
    * The one operation sent to a stalled master that is written off, until its call is answered or
@@ -92,14 +93,15 @@ export class Unanswered implements Expiring {
   }
 
   add(batch: Batch): void {
-    this.#open.add(batch);
+    batch.slot = this.#open.length;
+    this.#open.push(batch);
     this.#deadlines.watch(batch.deadline);
     if (this.#tokens !== undefined) for (const op of batch.ops) this.#tokens.add(op.token);
   }
 
   /** The master answered `batch`: forget it; an answer some operation still waited for ends a stall (answers true). */
   answered(batch: Batch): boolean {
-    this.#open.delete(batch);
+    this.#remove(batch);
     if (!this.#stalled) return false;
     for (const op of batch.ops) {
       if (op.votes[this.#index] === PENDING) {
@@ -114,8 +116,18 @@ export class Unanswered implements Expiring {
 
   /** The batch failed (its operations are settled with the error): forget it. */
   failed(batch: Batch): void {
-    this.#open.delete(batch);
+    this.#remove(batch);
     if (this.#probe !== undefined && batch.ops.includes(this.#probe)) this.#probe = undefined;
+  }
+
+  #remove(batch: Batch): void {
+    const slot = batch.slot;
+    if (slot < 0) return;
+    batch.slot = -1;
+    const last = this.#open.pop()!;
+    if (last === batch) return;
+    this.#open[slot] = last;
+    last.slot = slot;
   }
 
   #flag(stalled: boolean): void {

@@ -120,9 +120,10 @@ export class Acquirer implements KindHost {
     const signal = call.signal;
     const attempts: Attempt[] = [];
     const ttlArg = String(duration);
-    // Bound, not an arrow: an arrow capturing `this` and `attempts` moves them into a heap context
-    // kept for the whole wait (docs/decisions/0002-acquire-memory.md).
-    const stats: () => ReadonlyArray<Promise<ExecutionStats>> = masters.stats.bind(masters, attempts);
+    // node-redlock's stats of the attempts, for what waits and for errors: made when first needed
+    // (most calls win their first attempt), and bound, not an arrow: an arrow capturing `this` and
+    // `attempts` moves them into a heap context kept for the whole wait (docs/decisions/0002-acquire-memory.md).
+    let stats: (() => ReadonlyArray<Promise<ExecutionStats>>) | undefined;
     const waitKeys = kind?.waitKeys ?? resources;
     const mode = kind?.waiting ?? 'line';
     // Made when the call first has to wait (with its handover terms): most calls win their first attempt.
@@ -137,7 +138,7 @@ export class Acquirer implements KindHost {
             admitted = false;
             window.cancel(keys.length);
           }
-          await wait.pause(signal, stats);
+          await wait.pause(signal, stats ??= masters.stats.bind(masters, attempts));
         }
       }
       for (;;) {
@@ -154,7 +155,7 @@ export class Acquirer implements KindHost {
           // Given up (or closed) as it came: it goes on as any release would, to the next waiter or the masters.
           await this.releases.release(lock, s);
           masters.assertOpen();
-          if (isAborted(signal)) throw new LockAbortedError(signal!.reason, stats);
+          if (isAborted(signal)) throw new LockAbortedError(signal!.reason, stats ??= masters.stats.bind(masters, attempts));
           continue;
         }
         // Each attempt waits for its turn in the client (src/admission/window.ts) and fails there,
@@ -162,7 +163,7 @@ export class Acquirer implements KindHost {
         if (admitted) {
           admitted = false;
         } else if (handed === undefined && !window.tryEnter(keys.length)) {
-          await window.enter(keys.length, deadline, signal, stats);
+          await window.enter(keys.length, deadline, signal, stats ??= masters.stats.bind(masters, attempts));
           masters.assertOpen();
         }
         // The attempt's clock (its budget and its validity) starts when the coalescer sends it
@@ -197,6 +198,7 @@ export class Acquirer implements KindHost {
           expired = until <= now;
         }
         masters.reportRefusals(attempt);
+        stats ??= masters.stats.bind(masters, attempts);
         if (wait === undefined) {
           wait = new Wait(this.waiters, waitKeys, s, deadline, mode, handoverTerms(kind, counters, duration, ttlArg, s.nodeTimeout, s.driftFactor), false);
           wait.decided(attempt);

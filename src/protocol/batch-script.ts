@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { argvStepLua, OPS, type OpArgs } from './opcodes.js';
+import { argsOf, argvStepLua, type OpArgs } from './opcodes.js';
 
 /**
  * Fencing counters live this long after their last use (7 days): they cannot grow without bound,
@@ -277,7 +277,7 @@ export function batchArgs(sha: string, ops: readonly OpArgs[], from: number, to:
   for (let i = from; i < to; i++) {
     const op = ops[i]!;
     keyCount += op.keys.length;
-    argCount += OPS[op.opcode].args;
+    argCount += argsOf(op.opcode);
   }
   const args = new Array<string>(3 + keyCount + argCount);
   args[0] = 'EVALSHA';
@@ -291,7 +291,7 @@ export function batchArgs(sha: string, ops: readonly OpArgs[], from: number, to:
     for (let j = 0; j < keys.length; j++) args[k++] = keys[j]!;
     args[a++] = keys.length === 1 ? op.opcode : op.opcode + String(keys.length);
     args[a++] = op.token;
-    const count = OPS[op.opcode].args;
+    const count = argsOf(op.opcode);
     if (count > 2) args[a++] = op.ttlArg;
     if (count > 3) args[a++] = op.extra;
   }

@@ -1,6 +1,7 @@
 import { LEAN_SCRIPT, LEAN_SHA, leanArgs } from './lean-script.js';
 import { BATCH_SCRIPT, BATCH_SHA, batchArgs } from './batch-script.js';
-import type { OpArgs } from './opcodes.js';
+import { OP_RELEASE, type OpArgs } from './opcodes.js';
+import { RELEASE_SCRIPT, RELEASE_SHA, releaseArgs } from './release-script.js';
 
 /** A Lua script pipelock runs with EVALSHA. */
 export interface Script {
@@ -12,6 +13,7 @@ export interface Script {
 export const SCRIPTS: readonly Script[] = [
   { source: LEAN_SCRIPT, sha: LEAN_SHA },
   { source: BATCH_SCRIPT, sha: BATCH_SHA },
+  { source: RELEASE_SCRIPT, sha: RELEASE_SHA },
 ];
 
 export function scriptBySha(sha: string | undefined): Script | undefined {
@@ -28,29 +30,36 @@ export function scriptLoadArgs(script: Script): string[] {
 }
 
 /**
- * The words of one script call for ops[from, to): LEAN_SCRIPT when they fit it (single-key
- * acquire, extend and release sharing a ttl: what nearly every call carries), BATCH_SCRIPT otherwise.
+ * The words of one script call for ops[from, to): RELEASE_SCRIPT for a lone single-key release,
+ * LEAN_SCRIPT when they fit it (single-key acquire, extend and release sharing a ttl: what nearly
+ * every call carries), BATCH_SCRIPT otherwise.
  */
 export function callArgs(ops: readonly OpArgs[], from: number, to: number): string[] {
+  if (to - from === 1) {
+    const op = ops[from]!;
+    if (op.opcode === OP_RELEASE && op.keys.length === 1) return releaseArgs(op.keys[0]!, op.token);
+  }
   return leanArgs(ops, from, to) ?? batchArgs(BATCH_SHA, ops, from, to);
 }
 
 /**
  * Whether `reply` answers a call of `count` operations: one integer per operation, or — LEAN_SCRIPT
- * when every operation answered 1 — the integer `count` itself.
+ * when every operation answered 1 — the integer `count` itself; a lone operation's call may answer
+ * its integer alone (RELEASE_SCRIPT: 1 or 0).
  */
 export function isCallReply(reply: unknown, count: number): boolean {
-  return reply === count || (Array.isArray(reply) && reply.length === count);
+  return reply === count || (count === 1 && reply === 0) || (Array.isArray(reply) && reply.length === count);
 }
 
 /** What operation `i` of a call of `count` operations answered, from a reply isCallReply accepted. */
 export function answerAt(reply: unknown, count: number, i: number): unknown {
-  return reply === count ? 1 : (reply as readonly unknown[])[i];
+  return typeof reply === 'number' ? (reply === count ? 1 : reply) : (reply as readonly unknown[])[i];
 }
 
 /** One answer per operation (for a transport that merges the replies of several calls); undefined when `reply` does not answer `count` operations. */
 export function answersOf(reply: unknown, count: number): unknown[] | undefined {
   if (reply === count) return new Array<number>(count).fill(1);
+  if (count === 1 && reply === 0) return [0];
   return Array.isArray(reply) && reply.length === count ? reply as unknown[] : undefined;
 }
 

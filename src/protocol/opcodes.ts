@@ -105,9 +105,32 @@ export const OPS: { readonly [C in OpCode]: OpRow } = Object.freeze({
   H: { args: 4, vote: VOTE_ALL_KEYS, release: false, undo: releaseAll },
 });
 
+// The table read by code point: the hot path (every reply of every operation) asks these per
+// operation, and a keyed load on the table's string keys was a megamorphic lookup each time.
+const kArgs = new Uint8Array(128);
+const kVote = new Uint8Array(128);
+const kRelease = new Uint8Array(128);
+for (const code of Object.keys(OPS) as OpCode[]) {
+  const row = OPS[code];
+  const at = code.charCodeAt(0);
+  kArgs[at] = row.args;
+  kVote[at] = row.vote;
+  kRelease[at] = row.release ? 1 : 0;
+}
+
+/** How many ARGV the operation takes (its row's `args`). */
+export function argsOf(opcode: OpCode): number {
+  return kArgs[opcode.charCodeAt(0)]!;
+}
+
+/** How a reply to the operation counts (its row's `vote`). */
+export function voteOf(opcode: OpCode): VoteRule {
+  return kVote[opcode.charCodeAt(0)] as VoteRule;
+}
+
 /** Operations whose quorum is decided as a release's. */
 export function isRelease(opcode: OpCode): boolean {
-  return OPS[opcode].release;
+  return kRelease[opcode.charCodeAt(0)] === 1;
 }
 
 /**

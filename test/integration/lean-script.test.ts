@@ -8,6 +8,7 @@ import { LEAN_SHA, leanArgs } from '../../src/protocol/lean-script.js';
 import { SCRIPTS, scriptLoadArgs } from '../../src/protocol/calls.js';
 import { OP_ACQUIRE, OP_EXTEND, OP_RELEASE, type OpCode } from '../../src/protocol/opcodes.js';
 import { BATCH_SHA } from '../../src/protocol/batch-script.js';
+import { RELEASE_SHA, releaseArgs } from '../../src/protocol/release-script.js';
 import { type OpArgs } from '../../src/protocol/opcodes.js';
 
 // LEAN_SCRIPT against real masters: its reply contract and owner checks called directly on master 0,
@@ -120,6 +121,35 @@ test('SCRIPT FLUSH, then BATCH_SCRIPT calls (multi-key locks): recovered', timed
       const results = await Promise.all(locks.map(async (lock) => (await lock.release()).complete()));
       assert.equal(results.map((r) => r.released), [3, 3]);
     });
+  } finally {
+    await redlock.quit();
+  }
+}));
+
+test('a lone release (RELEASE_SCRIPT): 1 and the key gone when it holds the token; 0 and untouched for another token, a missing key or a key of another type', timed(5000, async () => {
+  await probes[0]!.sendCommand(scriptLoadArgs(SCRIPTS.find((script) => script.sha === RELEASE_SHA)!));
+  await probes[0]!.sendCommand(['SET', 'solo', 'mine', 'PX', '5000']);
+  assert.is(await probes[0]!.sendCommand(releaseArgs('solo', 'theirs')), 0);
+  assert.is(await get('solo'), 'mine');
+  assert.is(await probes[0]!.sendCommand(releaseArgs('solo', 'mine')), 1);
+  assert.is(await get('solo'), null);
+  assert.is(await probes[0]!.sendCommand(releaseArgs('solo', 'mine')), 0);
+  await probes[0]!.sendCommand(['HSET', 'solo-hash', 'f', 'mine']);
+  assert.is(await probes[0]!.sendCommand(releaseArgs('solo-hash', 'mine')), 0, 'a key of another type is not ours, and no error');
+  assert.is(await probes[0]!.sendCommand(['TYPE', 'solo-hash']), 'hash');
+}));
+
+test('a lock taken and released one at a time goes out as SET NX PX and RELEASE_SCRIPT, and its release counts', timed(5000, async ({ masters }) => {
+  const redlock = new Redlock(masters.urls);
+  try {
+    const before = await Promise.all(probes.map((probe) => probe.info('commandstats')));
+    const lock = await redlock.acquire(['one-at-a-time'], 5000);
+    const result = await (await lock.release()).complete();
+    assert.is(result.released, 3);
+    assert.equal(await Promise.all(probes.map((probe) => probe.get('one-at-a-time'))), [null, null, null]);
+    const after = await Promise.all(probes.map((probe) => probe.info('commandstats')));
+    const calls = (info: string, name: string): number => Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
+    for (const [i, info] of after.entries()) assert.is(calls(info, 'evalsha') - calls(before[i]!, 'evalsha'), 1, 'one script call per master: the release');
   } finally {
     await redlock.quit();
   }

@@ -2,13 +2,14 @@ import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { AGAINST, Attempt, FAILED, FOR } from '../../src/engine/attempt.js';
-import type { RedisClient } from '../../src/clients.js';
 import { Deadlines } from '../../src/engine/deadlines.js';
 import { Master } from '../../src/engine/master.js';
+import { Flusher } from '../../src/engine/flusher.js';
 import { WON } from '../../src/engine/quorum.js';
 import { Stalls } from '../../src/engine/unanswered.js';
 import { UnexpectedReplyError } from '../../src/errors.js';
 import { LEAN_SHA } from '../../src/protocol/lean-script.js';
+import { RELEASE_SHA } from '../../src/protocol/release-script.js';
 import { OP_ACQUIRE, OP_EXTEND, OP_RELEASE, type OpCode } from '../../src/protocol/opcodes.js';
 import { BATCH_SHA } from '../../src/protocol/batch-script.js';
 import type { Transport } from '../../src/transport/transport.js';
@@ -44,6 +45,7 @@ class FakeTransport implements Transport {
   get calls(): string[] {
     return this.sent.map(({ args }) => {
       if (args[0] === 'SET') return 'SET';
+      if (args[1] === RELEASE_SHA) return 'release';
       const n = Number(args[2]);
       if (args[1] === LEAN_SHA) return `lean ${n}:${args[3 + 2 * n]!}`;
       return `${n}:${args.slice(3 + n).filter((a) => /^[A-Z]\d*$/.test(a)).join(',')}`;
@@ -55,7 +57,7 @@ const test = suite('coalescer');
 
 function master(chunkSize = 256, coalesce = true): { node: Master; transport: FakeTransport } {
   const transport = new FakeTransport();
-  const node = new Master(0, transport, {} as RedisClient, false, chunkSize, coalesce, () => undefined, new Deadlines([]), new Stalls(1, 1));
+  const node = new Master(0, transport, false, { chunkSize, coalesce }, () => undefined, { deadlines: new Deadlines([]), stalls: new Stalls(1, 1), flusher: new Flusher() });
   return { node, transport };
 }
 
@@ -84,12 +86,12 @@ test('chunks of at most chunkSize keys; an operation is never split, one larger 
   node.enqueue(op(OP_EXTEND, ['g', 'h', 'i', 'j'])); // larger than a chunk: alone
   node.enqueue(op(OP_RELEASE, ['k']));
   await tick();
-  assert.equal(transport.calls, ['3:E2,E', '3:E,E2', '4:E4', 'lean 1:R']);
+  assert.equal(transport.calls, ['3:E2,E', '3:E,E2', '4:E4', 'release']);
   transport.sent.length = 0;
   node.enqueue(op(OP_EXTEND, ['g', 'h', 'i', 'j'])); // first in its queue
   node.enqueue(op(OP_RELEASE, ['k']));
   await tick();
-  assert.equal(transport.calls, ['4:E4', 'lean 1:R'], 'no empty call before an oversized first operation');
+  assert.equal(transport.calls, ['4:E4', 'release'], 'no empty call before an oversized first operation');
 });
 
 test('a lone single-key acquisition is a plain SET NX PX; any company, a second key or another operation makes it a script call', async () => {
@@ -184,18 +186,24 @@ test('nothing in flight: flushed in a microtask, before the event loop turns', a
   assert.is(transport.sent.length, 1);
 });
 
-test('calls in flight: the flush waits for setImmediate and gathers what the microtasks of this phase queue', async () => {
+test('a few operations in flight: still a microtask; more than kGatherAbove (4): the flush waits for setImmediate and gathers what the microtasks of this phase queue', async () => {
   const { node, transport } = master();
   node.enqueue(op(OP_ACQUIRE, ['a']));
   await Promise.resolve();
   assert.is(node.inflight, 1);
   node.enqueue(op(OP_EXTEND, ['b']));
   await Promise.resolve();
-  node.enqueue(op(OP_EXTEND, ['c'])); // a continuation one microtask later
+  assert.is(transport.sent.length, 2, 'one operation out: flushed in a microtask');
+  for (const key of ['c', 'd', 'e', 'f']) node.enqueue(op(OP_EXTEND, [key]));
   await Promise.resolve();
-  assert.is(transport.sent.length, 1, 'not flushed in a microtask while a call is in flight');
+  assert.is(node.inflight, 6);
+  node.enqueue(op(OP_EXTEND, ['g']));
+  await Promise.resolve();
+  node.enqueue(op(OP_EXTEND, ['h'])); // a continuation one microtask later
+  await Promise.resolve();
+  assert.is(transport.sent.length, 3, 'not flushed in a microtask while six operations are out');
   await tick();
-  assert.equal(transport.calls, ['SET', 'lean 2:E']);
+  assert.equal(transport.calls, ['SET', 'lean 1:E', 'lean 4:E', 'lean 2:E']);
 });
 
 test.run();

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LEAN_SCRIPT, LEAN_SHA, leanArgs } from '../../src/protocol/lean-script.js';
+import { RELEASE_SHA } from '../../src/protocol/release-script.js';
 import { answerAt, answersOf, callArgs, isCallReply, SCRIPTS, scriptBySha, scriptBySource, scriptLoadArgs } from '../../src/protocol/calls.js';
 import { OP_ACQUIRE, OP_EXTEND, OP_FENCED_ACQUIRE, OP_IS_DONE, OP_PERMIT_RELEASE, OP_READ_RELEASE, OP_RELEASE, type OpCode } from '../../src/protocol/opcodes.js';
 import { BATCH_SCRIPT, BATCH_SHA } from '../../src/protocol/batch-script.js';
@@ -15,7 +16,7 @@ function op(opcode: OpCode, keys: readonly string[], token: string, ttlArg: stri
 }
 
 test('every script: its SHA is the sha1 of its body, found by SHA and by body; SCRIPT LOAD of the body', () => {
-  assert.equal(SCRIPTS.map((s) => s.sha), [LEAN_SHA, BATCH_SHA]);
+  assert.equal(SCRIPTS.map((s) => s.sha), [LEAN_SHA, BATCH_SHA, RELEASE_SHA]);
   for (const script of SCRIPTS) {
     assert.is(script.sha, createHash('sha1').update(script.source).digest('hex'));
     assert.is(scriptBySha(script.sha), script);

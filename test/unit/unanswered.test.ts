@@ -3,10 +3,10 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Attempt, FAILED, FOR, PENDING, TIMEOUT } from '../../src/engine/attempt.js';
 import type { Batch } from '../../src/engine/coalescer.js';
-import type { RedisClient } from '../../src/clients.js';
 import { Deadlines } from '../../src/engine/deadlines.js';
 import { NodeStalledError } from '../../src/errors.js';
 import { Master } from '../../src/engine/master.js';
+import { Flusher } from '../../src/engine/flusher.js';
 import { mayWriteOff } from '../../src/engine/quorum.js';
 import { OP_ACQUIRE, OP_RELEASE } from '../../src/protocol/opcodes.js';
 import type { Transport } from '../../src/transport/transport.js';
@@ -21,7 +21,7 @@ let seq = 0;
 function batch(...ops: Attempt[]): Batch {
   let deadline = Infinity;
   for (const o of ops) deadline = Math.min(deadline, o.deadline);
-  return { seq: seq++, deadline, ops, args: [], setNx: false, replayed: false, connection: 0 };
+  return { seq: seq++, deadline, ops, args: [], setNx: false, replayed: false, connection: 0, slot: -1 };
 }
 
 /** Master 2 of five, its batch `first` sent and left unanswered past its budget: stalled. */
@@ -141,7 +141,7 @@ function silentMaster(): { node: Master; transport: SilentTransport; deadlines: 
   const deadlines = new Deadlines(members);
   const transport = new SilentTransport();
   const reported: Error[] = [];
-  const node = new Master(0, transport, {} as RedisClient, false, 256, true, (_, error) => reported.push(error), deadlines, new Stalls(5, 3));
+  const node = new Master(0, transport, false, { chunkSize: 256, coalesce: true }, (_, error) => reported.push(error), { deadlines, stalls: new Stalls(5, 3), flusher: new Flusher() });
   members.push(node);
   return { node, transport, deadlines, reported };
 }
