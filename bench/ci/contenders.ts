@@ -12,14 +12,15 @@ import type { RedisClient } from '../../src/clients.js';
  * with other jobs a master can go unanswered for longer than 250 ms, and a gate must not fail on
  * that; the hot path is the same whatever the timeout.
  */
-export async function openPipelock(urls: readonly string[]): Promise<DrainableContender> {
+export async function openPipelock(urls: readonly string[]): Promise<DrainableContender & { readonly clients: readonly RedisClient[] }> {
   const { Redlock } = await import('../../src/index.js');
   const redlock = new Redlock(urls, { retryCount: 0, nodeTimeout: 5_000 });
+  // The clients pipelock opened from the URLs: @redis/client, so sendCommand is there.
+  const clients = [...redlock.clients].filter((client): client is RedisClient => 'sendCommand' in client && !('masters' in client));
   return {
     ...await pipelockContender(redlock),
+    clients,
     async drain() {
-      // The clients pipelock opened from the URLs: @redis/client, so sendCommand is there.
-      const clients = [...redlock.clients].filter((client): client is RedisClient => 'sendCommand' in client && !('masters' in client));
       await Promise.all(clients.map((client) => client.sendCommand(['PING'], { timeout: 0 })));
     },
   };

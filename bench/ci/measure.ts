@@ -82,21 +82,21 @@ function minorGc(): void {
  * `waves` waves of each, alternating, pipelock first. The median of per-wave ratios rather than the
  * ratio of sums: a wave that a neighbour's burst lands on moves a sum, not a median.
  */
-export async function measureCpu(pipelock: DrainableContender, ceiling: DrainableContender, concurrency: number, waves: number): Promise<CpuFigures> {
+export async function measureCpu(pipelock: DrainableContender, ceiling: DrainableContender, concurrency: number, waves: number, waveCycles = concurrency): Promise<CpuFigures> {
   const ratios: number[] = [];
   const sums = { pipelock: { cpuUs: 0, ms: 0 }, ceiling: { cpuUs: 0, ms: 0 } };
   for (let wave = 0; wave < waves; wave++) {
     minorGc();
-    const a = await runCycles(pipelock, concurrency, concurrency);
+    const a = await runCycles(pipelock, concurrency, waveCycles);
     minorGc();
-    const b = await runCycles(ceiling, concurrency, concurrency);
+    const b = await runCycles(ceiling, concurrency, waveCycles);
     ratios.push(a.cpuUs / b.cpuUs);
     sums.pipelock.cpuUs += a.cpuUs;
     sums.pipelock.ms += a.ms;
     sums.ceiling.cpuUs += b.cpuUs;
     sums.ceiling.ms += b.ms;
   }
-  const cycles = waves * concurrency;
+  const cycles = waves * waveCycles;
   return {
     waves,
     ratio: quantile(ratios, 0.5),
@@ -107,4 +107,53 @@ export async function measureCpu(pipelock: DrainableContender, ceiling: Drainabl
     pipelockCyclesPerSec: (cycles / sums.pipelock.ms) * 1000,
     ceilingCyclesPerSec: (cycles / sums.ceiling.ms) * 1000,
   };
+}
+
+/** What one cycle of a lock taken alone costs in calls and scheduled callbacks: fixed by the code, not the machine. */
+export interface AloneFigures {
+  /** Calls pipelock handed its clients per cycle, over all masters (SET NX and script calls): 2 per master at best. */
+  readonly callsPerCycle: number;
+  /**
+   * Timers armed (setTimeout) and microtasks queued (queueMicrotask) per cycle in the client, its
+   * client library's included: 2 at best, one flush per operation. setImmediate is left out:
+   * @redis/client schedules one per write, and how many writes share one moves with the masters'
+   * timing on a loaded machine, as does a flush deferred past replies still out.
+   */
+  readonly scheduledPerCycle: number;
+  /** Information only: setImmediate per cycle. */
+  readonly immediatesPerCycle: number;
+}
+
+type Scheduler = 'setTimeout' | 'setImmediate' | 'queueMicrotask';
+
+/**
+ * Cycles at concurrency 1 with the process's schedulers and the clients' `sendCommand` counted.
+ * The counters wrap the globals for the run only; the timings of this run are not used.
+ */
+export async function measureAlone(contender: DrainableContender, clients: readonly { sendCommand: (...args: never[]) => unknown }[], cycles: number): Promise<AloneFigures> {
+  const counts = { scheduled: 0, immediates: 0, calls: 0 };
+  const globals = globalThis as unknown as Record<Scheduler, (...args: unknown[]) => unknown>;
+  const originals = (['setTimeout', 'setImmediate', 'queueMicrotask'] as const).map((name) => [name, globals[name]] as const);
+  const sends = clients.map((client) => [client, client.sendCommand] as const);
+  for (const [name, original] of originals) {
+    globals[name] = (...args: unknown[]) => {
+      if (name === 'setImmediate') counts.immediates++;
+      else counts.scheduled++;
+      return original(...args);
+    };
+  }
+  for (const [client, send] of sends) {
+    (client as { sendCommand: (...args: unknown[]) => unknown }).sendCommand = function (this: unknown, ...args: unknown[]) {
+      counts.calls++;
+      return (send as (...a: unknown[]) => unknown).apply(this, args);
+    };
+  }
+  try {
+    await runCycles(contender, 1, cycles);
+  } finally {
+    for (const [name, original] of originals) globals[name] = original;
+    for (const [client, send] of sends) (client as { sendCommand: unknown }).sendCommand = send;
+  }
+  // The drain's PINGs (one per master) are not the cycles'.
+  return { callsPerCycle: (counts.calls - clients.length) / cycles, scheduledPerCycle: counts.scheduled / cycles, immediatesPerCycle: counts.immediates / cycles };
 }

@@ -22,12 +22,37 @@ export type Figures = Readonly<Record<string, number>>;
 /** configuration → metric → value: one run's measurements. */
 export type Run = Readonly<Record<string, Figures>>;
 
+/** configuration → metric → its baseline and how it is judged. */
+export type BaselineFigures = Readonly<Record<string, Readonly<Record<string, BaselineFigure>>>>;
+
 /** bench/baseline.json. */
 export interface Baseline {
-  /** configuration → metric → its baseline and how it is judged. */
-  readonly figures: Readonly<Record<string, Readonly<Record<string, BaselineFigure>>>>;
+  /** The figures that do not depend on the CPU model (calls, bytes, allocations, scheduling). */
+  readonly figures: BaselineFigures;
+  /**
+   * Per CPU model (the start of os.cpus()[0].model), the figures that do (client CPU ratios): the
+   * same code read cpuRatio 0.71 at c64 on an AMD EPYC and 0.48–0.66 on an Intel Xeon of the same
+   * machine kind, so one baseline for both let a 15% slower client pass on one of them.
+   */
+  readonly cpuModels?: Readonly<Record<string, { readonly figures: BaselineFigures; readonly measured?: string }>>;
   readonly measured?: string;
   readonly refresh?: string;
+}
+
+/** The CPU model entry of `baseline` for `cpu` (a host's os.cpus()[0].model), if one was recorded. */
+export function cpuModelOf(baseline: Baseline, cpu: string): string | undefined {
+  return Object.keys(baseline.cpuModels ?? {}).find((model) => cpu.startsWith(model));
+}
+
+/** The figures judged on a host with `cpu`: the model-independent ones and that model's, if recorded. */
+export function figuresFor(baseline: Baseline, cpu: string): BaselineFigures {
+  const model = cpuModelOf(baseline, cpu);
+  const own = model === undefined ? {} : baseline.cpuModels![model]!.figures;
+  const out: Record<string, Record<string, BaselineFigure>> = {};
+  for (const source of [baseline.figures, own]) {
+    for (const [config, figures] of Object.entries(source)) out[config] = { ...out[config], ...figures };
+  }
+  return out;
 }
 
 export interface BaselineRow extends BaselineFigure {
@@ -60,9 +85,9 @@ export function limitOf(figure: BaselineFigure): number {
  * but absent from the baseline are not judged. A missing or non-finite measurement fails, and so
  * does a baseline that names nothing.
  */
-export function compareToBaseline(measured: Run, baseline: Baseline): BaselineVerdict {
+export function compareToBaseline(measured: Run, baseline: Baseline, cpu = ''): BaselineVerdict {
   const rows: BaselineRow[] = [];
-  for (const [config, figures] of Object.entries(baseline.figures)) {
+  for (const [config, figures] of Object.entries(figuresFor(baseline, cpu))) {
     for (const [metric, figure] of Object.entries(figures)) {
       checkRule(`${config} ${metric}`, figure);
       const value = measured[config]?.[metric];

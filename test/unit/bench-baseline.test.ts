@@ -1,7 +1,7 @@
 import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { baselineFigures, bestOf, compareToBaseline, formatVerdict, type Baseline, type Rule } from '../../bench/lib/baseline.js';
+import { baselineFigures, bestOf, compareToBaseline, cpuModelOf, figuresFor, formatVerdict, type Baseline, type Rule } from '../../bench/lib/baseline.js';
 import { parseInfo, subtract } from '../../bench/ci/counters.js';
 import { median, pairedRatio, quantile, spread } from '../../bench/lib/stats.js';
 
@@ -124,6 +124,28 @@ test('median, quantile, spread and paired ratios', () => {
   // Per-repetition ratios 2, 3, 1 → median 2; a failed repetition (NaN) is left out.
   assert.is(pairedRatio([20, 30, 10, NaN], [10, 10, 10, 10]), 2);
   assert.ok(Number.isNaN(pairedRatio([1], [0])));
+});
+
+
+test('client CPU ratios are judged against the baseline of the host\'s CPU model, by the start of its name; other figures on every model', () => {
+  const baseline: Baseline = {
+    figures: { c64: { bytesPerCycle: { baseline: 488, bound: 'max', tolerance: 0.02 } } },
+    cpuModels: {
+      'AMD EPYC': { figures: { c64: { cpuRatio: { baseline: 0.71, bound: 'max', tolerance: 0.1 } } } },
+      'Intel(R) Xeon(R)': { figures: { c64: { cpuRatio: { baseline: 0.55, bound: 'max', tolerance: 0.1 } } } },
+    },
+  };
+  assert.is(cpuModelOf(baseline, 'Intel(R) Xeon(R) Processor'), 'Intel(R) Xeon(R)');
+  assert.is(cpuModelOf(baseline, 'AMD EPYC 9B14'), 'AMD EPYC');
+  assert.is(cpuModelOf(baseline, 'Apple M4'), undefined);
+  // 0.65 is within the EPYC's limit (0.781) and over the Xeon's (0.605): a 15% slower client on the Xeon fails there.
+  const run = { c64: { bytesPerCycle: 488, cpuRatio: 0.65 } };
+  assert.ok(compareToBaseline(run, baseline, 'AMD EPYC 9B14').ok);
+  assert.not.ok(compareToBaseline(run, baseline, 'Intel(R) Xeon(R) Processor').ok);
+  // An unknown model: the CPU ratio is not judged, the rest is.
+  assert.ok(compareToBaseline(run, baseline, 'Apple M4').ok);
+  assert.not.ok(compareToBaseline({ c64: { bytesPerCycle: 600, cpuRatio: 0.1 } }, baseline, 'Apple M4').ok);
+  assert.equal(Object.keys(figuresFor(baseline, 'Apple M4').c64!), ['bytesPerCycle']);
 });
 
 test.run();
