@@ -15,56 +15,16 @@ import { ratio, summarize, type ContenderSummary, type Summary } from './lib/sum
 import type { Spread } from './lib/stats.js';
 import type { MicroResult } from './micro/run.js';
 import { MISSED_TARGET_NOTES } from './notes.js';
-import { CONFIGS, contenderInfo, PEERS, QUORUM_CEILING } from './peers/contender.js';
+import { judgeTargets } from './lib/targets.js';
+import { CONFIGS, contenderInfo, PEERS, QUORUM_CEILING, repsOf } from './peers/contender.js';
 import type { PeersResult } from './peers/harness.js';
+import { fmtInt, fmtX, fmtMs, fmtUs } from './lib/format.js';
 
-export interface Target {
-  readonly id: string;
-  readonly text: string;
-  readonly figure: string;
-  readonly met: boolean | undefined;
-}
 
-const fmtInt = (v: number): string => (Number.isFinite(v) ? Math.round(v).toLocaleString('en-US') : '–');
-const fmtX = (v: number): string => (Number.isFinite(v) ? `${v.toFixed(2)}×` : '–');
-const fmtMs = (us: number): string => (Number.isFinite(us) ? (us / 1000).toFixed(us < 10_000 ? 2 : 1) : '–');
-const fmtUs = (v: number): string => (Number.isFinite(v) ? v.toFixed(1) : '–');
 const spreadInt = (s: Spread): string => `${fmtInt(s.median)} (${fmtInt(s.min)}–${fmtInt(s.max)})`;
 
 function get(summary: Summary, config: string, contender: string): ContenderSummary | undefined {
   return summary[config]?.[contender];
-}
-
-/** The issue's targets for pipelock, judged from the summary. */
-export function judgeTargets(summary: Summary): Target[] {
-  const targets: Target[] = [];
-  const peerRatios = PEERS.map((peer) => ({ peer, r: ratio(summary, 'c1', 'pipelock', peer) }));
-  const worst = peerRatios.reduce((a, b) => (b.r < a.r || Number.isNaN(b.r) ? b : a), peerRatios[0]!);
-  targets.push({
-    id: 'c1-peers',
-    text: 'concurrency 1: more cycles/s than every peer',
-    figure: peerRatios.map(({ peer, r }) => `${fmtX(r)} ${contenderInfo(peer).label}`).join(', '),
-    met: peerRatios.every(({ r }) => Number.isFinite(r)) ? worst.r > 1 : undefined,
-  });
-  const hot = ratio(summary, 'hot64', 'pipelock', QUORUM_CEILING);
-  targets.push({ id: 'hot-ceiling', text: 'hot key: successes/s ≥ the quorum ceiling', figure: `${fmtX(hot)} the quorum ceiling's successes/s`, met: Number.isFinite(hot) ? hot >= 1 : undefined });
-  for (const [config, goal] of [['c512', 2.5], ['c64', 1.8]] as const) {
-    const r = ratio(summary, config, 'pipelock', QUORUM_CEILING);
-    targets.push({ id: `${config}-coalescing`, text: `concurrency ${config.slice(1)}: ≥ ${goal}× the quorum ceiling's cycles/s`, figure: fmtX(r), met: Number.isFinite(r) ? r >= goal : undefined });
-  }
-  const p = get(summary, 'c1', 'pipelock');
-  const c = get(summary, 'c1', QUORUM_CEILING);
-  if (p !== undefined && c !== undefined) {
-    const pl = p.acquireP50.median + p.releaseP50.median;
-    const cl = c.acquireP50.median + c.releaseP50.median;
-    targets.push({
-      id: 'c1-latency',
-      text: 'concurrency 1: latency (acquire p50 + release p50) no worse than the quorum ceiling',
-      figure: `${fmtMs(pl)} ms vs ${fmtMs(cl)} ms (${fmtX(pl / cl)})`,
-      met: pl <= cl,
-    });
-  }
-  return targets;
 }
 
 function configTable(summary: Summary, config: string, contenders: readonly string[]): string {
@@ -76,7 +36,7 @@ function configTable(summary: Summary, config: string, contenders: readonly stri
   const head = [
     'contender', hot ? 'successes/s median (min–max)' : 'cycles/s median (min–max)', ...(hot ? ['refused/s'] : []),
     '× quorum ceiling', ...peers.map((peer) => `× ${contenderInfo(peer).label}`),
-    'acquire p50 / p99 / p99.9 ms', 'release p50 / p99 / p99.9 ms', `client CPU µs/${hot ? 'attempt' : 'cycle'} (kernel)`, `Redis CPU µs/${hot ? 'attempt' : 'cycle'}`,
+    'acquire p50 / p99 / p99.9 ms', 'release p50 / p99 / p99.9 ms', `client CPU µs/${hot ? 'attempt' : 'cycle'} (kernel)`, `Redis CPU µs/${hot ? 'attempt' : 'cycle'}`, `Redis commands/${hot ? 'attempt' : 'cycle'}`,
     ...(cluster ? ['script calls/cycle', 'script calls per shard per tick (ops/tick)'] : []),
   ];
   const rows = [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`];
@@ -96,6 +56,7 @@ function configTable(summary: Summary, config: string, contenders: readonly stri
       `${fmtMs(s.releaseP50.median)} / ${fmtMs(s.releaseP99.median)} / ${fmtMs(s.releaseP999.median)}`,
       Number.isFinite(s.clientSystemCpuUsPerCycle.median) ? `${fmtUs(s.clientCpuUsPerCycle.median)} (${fmtUs(s.clientSystemCpuUsPerCycle.median)})` : fmtUs(s.clientCpuUsPerCycle.median),
       fmtUs(s.redisCpuUsPerCycle.median),
+      Number.isFinite(s.redisCommandsPerCycle.median) ? s.redisCommandsPerCycle.median.toFixed(2) : '–',
       ...(cluster ? [fmtUs(s.scriptCallsPerCycle.median), Number.isFinite(s.scriptCallsPerShardPerTick.median) ? `${fmtUs(s.scriptCallsPerShardPerTick.median)} (${fmtUs(s.opsPerTick.median)})` : '–'] : []),
     ].join(' | ')} |`);
   }
@@ -126,10 +87,10 @@ export function renderMarkdown(peers: PeersResult, micro: MicroResult | undefine
   out.push(
     `- ${plan.masters} local \`redis-server\` masters (\`startMasters\`), shared by the client and the servers on the same host; FLUSHALL before every measurement.`,
     `- Every measurement is a fresh child process (\`bench/peers/run-one.ts\`) running one contender: a closed loop of *concurrency* workers, each \`acquire([key], ${plan.ttlMs} ms)\` → \`release()\` → next, no think time; keys drawn uniformly from 1M, or one hot key.`,
-    `- ${fmtInt(plan.warmupMs)} ms warm-up, then ${fmtInt(plan.durationMs)} ms measured; ${plan.reps} repetitions, interleaved (every contender once per configuration, then all again, starting contender rotated). Figures are medians with min–max over the repetitions.`,
+    `- ${fmtInt(plan.warmupMs)} ms warm-up, then ${fmtInt(plan.durationMs)} ms measured; ${repsLine(plan)}, interleaved (every contender once per configuration, then all again, starting contender rotated). Figures are medians with min–max over the repetitions.`,
     '- Ratios (`× …`) are the median of per-repetition ratios of cycles/s: each pair ran back to back, which cancels most of what a busy machine does to both.',
     '- Latencies from HdrHistogram (µs resolution) over the measured window; acquire covers every attempt (won or refused), release every completed cycle.',
-    '- Client CPU: `process.cpuUsage()` over the window ÷ cycles. Redis CPU: `used_cpu_sys + used_cpu_user` from `INFO cpu`, summed over the masters, before/after the window ÷ cycles. On the hot key both are per attempt.',
+    '- Client CPU: `process.cpuUsage()` over the window ÷ cycles, its kernel part (`system`) in brackets. Redis CPU: `used_cpu_sys + used_cpu_user` from `INFO cpu`, summed over the masters, before/after the window ÷ cycles; Redis commands: every `INFO commandstats` call the same way (a script\'s own `SET`/`DEL` counted besides the script call, INFO left out). On the hot key all are per attempt.',
     '- Every contender makes one attempt per acquisition (no retries) and no automatic extension. Peers run on ioredis with its defaults (no per-command timeout).',
     '- The ceilings have no lock logic: @redis/client, `SET key token NX PX ttl` to every master, then an `EVALSHA` compare-and-delete to every master, either waiting for all replies or returning at the quorum; the coalesced ceiling gathers the same commands per master per tick into one `EVALSHA` (pipelock\'s flush rule). Like pipelock, the ceilings send every command with `{ timeout: 0 }`: @redis/client 6.x otherwise arms a 5 s `AbortSignal.timeout` per command, which costs a lot of throughput and would make the yardstick slower than what it measures.',
     '- A failed acquisition (the hot key) undoes itself with an owner-checked delete on the masters that may have taken it, in every contender.',
@@ -164,6 +125,13 @@ export function renderMarkdown(peers: PeersResult, micro: MicroResult | undefine
     out.push('');
   }
   return out.join('\n');
+}
+
+/** "5 repetitions" or, where configurations ask for more than --reps, both counts. */
+function repsLine(plan: PeersResult['plan']): string {
+  const more = CONFIGS.filter((c) => plan.configs.includes(c.id) && repsOf(c, plan.reps) > plan.reps);
+  if (more.length === 0) return `${plan.reps} repetitions`;
+  return `${plan.reps} repetitions (${repsOf(more[0]!, plan.reps)} at ${more.map((c) => `concurrency ${c.concurrency}`).join(', ')}: a cycle there is a few hundred µs, and the paired ratios need more pairs)`;
 }
 
 /** How the cluster configuration differs from the others, and which contenders run in it. */

@@ -15,6 +15,8 @@ export interface ContenderSummary {
   /** The kernel's part of it (absent in runs recorded before it was). */
   readonly clientSystemCpuUsPerCycle: Spread;
   readonly redisCpuUsPerCycle: Spread;
+  /** Commands the masters executed per cycle (per attempt on the hot key), a script's own calls included. */
+  readonly redisCommandsPerCycle: Spread;
   /** Cluster configurations: EVALSHA + EVAL over every shard ÷ cycles. */
   readonly scriptCallsPerCycle: Spread;
   /** Cluster configurations, pipelock: script calls per shard per coalesced tick of its member. */
@@ -56,6 +58,7 @@ export function summarize(runs: readonly RunRecord[]): Summary {
       clientCpuUsPerCycle: pick((r) => r.clientCpuUsPerCycle),
       clientSystemCpuUsPerCycle: pick((r) => r.clientSystemCpuUsPerCycle),
       redisCpuUsPerCycle: pick((r) => r.redisCpuUsPerCycle),
+      redisCommandsPerCycle: pick((r) => r.redisCommandsPerCycle),
       scriptCallsPerCycle: pick((r) => r.cluster === undefined || r.cycles === undefined || r.cycles === 0 ? undefined : r.cluster.scriptCalls / r.cycles),
       // Summed over members, so per member: calls ÷ (shards per member) ÷ (ticks per member).
       scriptCallsPerShardPerTick: pick((r) => r.cluster === undefined || r.cluster.ticks === 0 ? undefined : (r.cluster.scriptCalls * r.cluster.members) / (r.cluster.shards * r.cluster.ticks)),

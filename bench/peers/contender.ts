@@ -57,10 +57,18 @@ export interface WorkloadConfig {
   readonly keys: number;
   /** Run on `members` local Redis Clusters of `shards` masters each instead of the standalone masters. */
   readonly cluster?: { readonly members: number; readonly shards: number };
+  /**
+   * Repetitions at least, whatever `--reps` says: at low concurrency a cycle is a few hundred µs
+   * and a busy neighbour's second moves one repetition by several percent, so the paired ratios
+   * need more pairs to settle.
+   */
+  readonly minReps?: number;
 }
 
 export const CONFIGS: readonly WorkloadConfig[] = [
-  { id: 'c1', label: 'concurrency 1, 1M keys', concurrency: 1, keys: 1_000_000 },
+  { id: 'c1', label: 'concurrency 1, 1M keys', concurrency: 1, keys: 1_000_000, minReps: 5 },
+  { id: 'c4', label: 'concurrency 4, 1M keys', concurrency: 4, keys: 1_000_000, minReps: 5 },
+  { id: 'c16', label: 'concurrency 16, 1M keys', concurrency: 16, keys: 1_000_000, minReps: 5 },
   { id: 'c64', label: 'concurrency 64, 1M keys', concurrency: 64, keys: 1_000_000 },
   { id: 'c512', label: 'concurrency 512, 1M keys', concurrency: 512, keys: 1_000_000 },
   { id: 'hot64', label: 'concurrency 64, one hot key', concurrency: 64, keys: 1 },
@@ -70,6 +78,11 @@ export const CONFIGS: readonly WorkloadConfig[] = [
 /** The contenders of `contenders` that run in `config` (on cluster members, only those that can). */
 export function contendersOf(config: WorkloadConfig, contenders: readonly string[]): string[] {
   return config.cluster === undefined ? [...contenders] : contenders.filter((id) => contenderInfo(id).onCluster !== undefined);
+}
+
+/** How many repetitions `config` runs when `--reps` asks for `reps`. */
+export function repsOf(config: WorkloadConfig, reps: number): number {
+  return Math.max(reps, config.minReps ?? 0);
 }
 
 export function configById(id: string): WorkloadConfig {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { startClusters, type LocalClusters } from '../../src/testing/clusters.js';
 import { startMasters } from '../../src/testing/masters.js';
 import { hostInfo, ROOT, type Host } from '../lib/host.js';
-import { configById, contenderInfo, contendersOf, TTL_MS, type WorkloadConfig } from './contender.js';
+import { configById, contenderInfo, contendersOf, repsOf, TTL_MS, type WorkloadConfig } from './contender.js';
 import type { RunResult } from './run-one.js';
 
 export interface PeersPlan {
@@ -67,10 +67,13 @@ export async function runPeers(plan: PeersPlan, log: (line: string) => void): Pr
   let clusters: LocalClusters | undefined;
   const runs: RunRecord[] = [];
   try {
-    const total = plan.reps * plan.configs.reduce((sum, id) => sum + contendersOf(configById(id), plan.contenders).length, 0);
-    for (let rep = 0; rep < plan.reps; rep++) {
+    const total = plannedRuns(plan);
+    const reps = Math.max(...plan.configs.map((id) => repsOf(configById(id), plan.reps)));
+    for (let rep = 0; rep < reps; rep++) {
       for (const config of plan.configs) {
         const workload = configById(config);
+        // A configuration with more repetitions than --reps (minReps) runs its extra ones interleaved with the others' last.
+        if (rep >= repsOf(workload, plan.reps)) continue;
         const contenders = contendersOf(workload, plan.contenders);
         if (workload.cluster !== undefined) clusters ??= await startClusters({ clusters: workload.cluster.members, shards: workload.cluster.shards });
         const servers = workload.cluster === undefined ? local : clusters!.masters;
@@ -98,6 +101,14 @@ export async function runPeers(plan: PeersPlan, log: (line: string) => void): Pr
     await clusters?.close();
   }
   return { kind: 'pipelock-bench-peers', host, plan: { ...plan, ttlMs: TTL_MS }, runs, finished: new Date().toISOString(), loadavgEnd: (await import('node:os')).loadavg()[0] ?? 0 };
+}
+
+/** Measurements the plan makes: per configuration its repetitions × the contenders that run in it. */
+export function plannedRuns(plan: Pick<PeersPlan, 'configs' | 'contenders' | 'reps'>): number {
+  return plan.configs.reduce((sum, id) => {
+    const config = configById(id);
+    return sum + repsOf(config, plan.reps) * contendersOf(config, plan.contenders).length;
+  }, 0);
 }
 
 /** run-one's `--urls`: the standalone masters, or per cluster member its shards (members split by `;`). */

@@ -8,6 +8,31 @@ export function parseInfoCpu(info: string): number {
   return Number(sys[1]) + Number(user[1]);
 }
 
+/** What the masters executed, summed: CPU seconds, commands (a script's own calls included) and script calls. */
+export interface RedisSample {
+  readonly seconds: number;
+  readonly commands: number;
+  readonly scriptCalls: number;
+}
+
+/**
+ * Commands and script calls from an `INFO commandstats` reply. Redis counts the commands a script
+ * runs under their own names as well, so `commands` is everything executed; INFO, which this
+ * reader sends itself, is left out.
+ */
+export function parseCommandStats(info: string): { commands: number; scriptCalls: number } {
+  let commands = 0;
+  let scriptCalls = 0;
+  for (const m of info.matchAll(/^cmdstat_([\w|]+):calls=(\d+)/gm)) {
+    const name = m[1]!;
+    if (name === 'info') continue;
+    const calls = Number(m[2]);
+    commands += calls;
+    if (name === 'evalsha' || name === 'eval' || name === 'fcall' || name === 'evalsha_ro' || name === 'eval_ro') scriptCalls += calls;
+  }
+  return { commands, scriptCalls };
+}
+
 /** A plain connection to a master for reading INFO beside a benchmark, never on its hot path. */
 export interface InfoClient {
   connect(): Promise<unknown>;
@@ -25,7 +50,7 @@ export async function openInfoClients(urls: readonly string[]): Promise<InfoClie
   return clients;
 }
 
-/** Reads the masters' CPU time (seconds, summed over all of them) on connections of its own. */
+/** Reads the masters' CPU time and command counts (summed over all of them) on connections of its own. */
 export class RedisCpu {
   readonly #clients: InfoClient[];
 
@@ -37,11 +62,18 @@ export class RedisCpu {
     return new RedisCpu(await openInfoClients(urls));
   }
 
-  async seconds(): Promise<number> {
-    const infos = await Promise.all(this.#clients.map((client) => client.sendCommand(['INFO', 'cpu'])));
-    let total = 0;
-    for (const info of infos) total += parseInfoCpu(String(info));
-    return total;
+  async sample(): Promise<RedisSample> {
+    const infos = await Promise.all(this.#clients.map((client) => client.sendCommand(['INFO', 'cpu', 'commandstats'])));
+    let seconds = 0;
+    let commands = 0;
+    let scriptCalls = 0;
+    for (const info of infos) {
+      seconds += parseInfoCpu(String(info));
+      const stats = parseCommandStats(String(info));
+      commands += stats.commands;
+      scriptCalls += stats.scriptCalls;
+    }
+    return { seconds, commands, scriptCalls };
   }
 
   close(): void {

@@ -2,7 +2,7 @@
  * The peer benchmark: every contender, every configuration, interleaved repetitions; writes
  * bench/results/peers.json (BENCHMARKS.md is generated from it by bench/report.ts).
  *
- *   node --import tsx bench/peers/run.ts [--reps 3] [--duration-ms 5000] [--warmup-ms 1000]
+ *   node --import tsx bench/peers/run.ts [--reps 3 (5 at least at concurrency 1, 4, 16)] [--duration-ms 5000] [--warmup-ms 1000]
  *     [--contenders a,b] [--configs c1,c64,cluster64] [--out bench/results/peers.json]
  *
  * cluster64 runs pipelock and the contenders that can (contender.ts `onCluster`) on three local
@@ -12,8 +12,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ROOT } from '../lib/host.js';
-import { CONFIGS, CONTENDERS, configById, contenderInfo, contendersOf } from './contender.js';
-import { runPeers } from './harness.js';
+import { CONFIGS, CONTENDERS, configById, contenderInfo } from './contender.js';
+import { plannedRuns, runPeers } from './harness.js';
 
 const { values } = parseArgs({
   options: {
@@ -45,7 +45,7 @@ const plan = {
   command,
 };
 // On a cluster configuration only the contenders that run on cluster members are measured.
-const runs = plan.reps * configs.reduce((sum, id) => sum + contendersOf(configById(id), contenders).length, 0);
+const runs = plannedRuns(plan);
 console.log(`peers: ${runs} measurements of ${plan.warmupMs} + ${plan.durationMs} ms (≈ ${Math.ceil((runs * (plan.warmupMs + plan.durationMs + 700)) / 60_000)} min)`);
 const result = await runPeers(plan, (line) => { console.log(line); });
 await mkdir(dirname(values.out), { recursive: true });

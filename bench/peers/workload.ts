@@ -34,6 +34,10 @@ export interface Measurement {
   readonly clientSystemCpuUsPerCycle: number;
   /** Every master's used_cpu_sys + used_cpu_user over the window, summed, ÷ cycles (attempts on the hot key), µs. */
   readonly redisCpuUsPerCycle: number;
+  /** Commands the masters executed (a script's own calls included) ÷ cycles (attempts on the hot key). */
+  readonly redisCommandsPerCycle: number;
+  /** Of which script calls (EVALSHA, EVAL, FCALL). */
+  readonly redisScriptCallsPerCycle: number;
 }
 
 export interface WorkloadTiming {
@@ -114,7 +118,7 @@ export async function runWorkload(contender: Contender, config: WorkloadConfig, 
   for (let i = 0; i < config.concurrency; i++) loops.push(loop());
 
   await new Promise((resolve) => setTimeout(resolve, timing.warmupMs));
-  const [redis0] = await Promise.all([redisCpu.seconds(), probe?.start()]);
+  const [redis0] = await Promise.all([redisCpu.sample(), probe?.start()]);
   const cpu0 = process.cpuUsage();
   const start = performance.now();
   measuring = true;
@@ -122,7 +126,7 @@ export async function runWorkload(contender: Contender, config: WorkloadConfig, 
   measuring = false;
   const seconds = (performance.now() - start) / 1000;
   const cpu = process.cpuUsage(cpu0);
-  const [redis1] = await Promise.all([redisCpu.seconds(), probe?.end()]);
+  const [redis1] = await Promise.all([redisCpu.sample(), probe?.end()]);
   stopping = true;
   await Promise.all(loops);
 
@@ -139,6 +143,8 @@ export async function runWorkload(contender: Contender, config: WorkloadConfig, 
     release: percentiles(releaseHist),
     clientCpuUsPerCycle: per > 0 ? (cpu.user + cpu.system) / per : NaN,
     clientSystemCpuUsPerCycle: per > 0 ? cpu.system / per : NaN,
-    redisCpuUsPerCycle: per > 0 ? ((redis1 - redis0) * 1e6) / per : NaN,
+    redisCpuUsPerCycle: per > 0 ? ((redis1.seconds - redis0.seconds) * 1e6) / per : NaN,
+    redisCommandsPerCycle: per > 0 ? (redis1.commands - redis0.commands) / per : NaN,
+    redisScriptCallsPerCycle: per > 0 ? (redis1.scriptCalls - redis0.scriptCalls) / per : NaN,
   };
 }

@@ -18,6 +18,7 @@ import { kChain, kOps, Lock, type CallSettings, type LockOwner } from './lock.js
 import { misconfigured } from './misconfigured.js';
 import { QueuedAcquisition } from './queued.js';
 import type { Releases } from './release.js';
+import { ForeignKeys } from './foreign.js';
 import type { Renewals } from './renewal.js';
 import { drift, validUntil } from './validity.js';
 import { validateDuration } from '../settings.js';
@@ -44,6 +45,9 @@ export class Acquirer implements KindHost {
     readonly plain: ResolvedCall,
     readonly report: (error: unknown) => void,
   ) {}
+
+  /** Reads what holds a refused mutex's keys when they may not be locks (rationed: src/lifecycle/foreign.ts). */
+  readonly #foreign = new ForeignKeys();
 
   get settings(): ResolvedCall['settings'] {
     return this.plain.settings;
@@ -233,7 +237,7 @@ export class Acquirer implements KindHost {
         await undone;
         if (isAborted(signal)) throw new LockAbortedError(signal?.reason, stats);
         if (expired) throw new LockExpiredError(`the quorum answered after the lock's validity ran out (${duration} ms, driftFactor ${s.driftFactor})`, stats, masters.outcomes(attempt));
-        throw await acquireError(masters, `could not acquire ${describeResources(resources)} after ${attempts.length} attempt(s)`, attempt, resources, kind === undefined, s.nodeTimeout, stats);
+        throw await acquireError(masters, `could not acquire ${describeResources(resources)} after ${attempts.length} attempt(s)`, attempt, resources, kind === undefined ? this.#foreign : undefined, s.nodeTimeout, stats);
       }
     } finally {
       wait?.leave();

@@ -3,7 +3,7 @@ import type { MasterSet } from '../engine/masters.js';
 import { quorumUnreachable } from '../engine/quorum.js';
 import { describeOutcomes } from '../engine/records.js';
 import { QuorumUnreachableError, ResourceLockedError, type ExecutionError, type ExecutionStats } from '../errors.js';
-import { foreignHolder } from './foreign.js';
+import type { ForeignKeys } from './foreign.js';
 
 type Stats = () => ReadonlyArray<Promise<ExecutionStats>>;
 
@@ -23,12 +23,12 @@ export function quorumError(masters: MasterSet, message: string, attempt: Attemp
 
 /**
  * An acquisition's final error. A refusal of a mutex by keys that are not locks says what holds
- * them (src/lifecycle/foreign.ts): read once, now that the call has failed.
+ * them (src/lifecycle/foreign.ts): read now that the call has failed, at most once a second.
  */
-export async function acquireError(masters: MasterSet, message: string, attempt: Attempt, resources: readonly string[], mutex: boolean, budget: number, stats: Stats): Promise<ExecutionError> {
+export async function acquireError(masters: MasterSet, message: string, attempt: Attempt, resources: readonly string[], foreign: ForeignKeys | undefined, budget: number, stats: Stats): Promise<ExecutionError> {
   const error = quorumError(masters, message, attempt, stats);
-  if (!(error instanceof ResourceLockedError) || !mutex) return error;
-  const foreign = await foreignHolder(masters.nodes, attempt, attempt.keys.slice(0, resources.length), budget);
-  if (foreign === undefined) return error;
-  return new ResourceLockedError(error.message.replace('(held by another lock)', `(not a lock: ${foreign}; pipelock's locks are strings that expire, so this is the application's data or another library's key, and waiting cannot help)`), stats, error.nodes);
+  if (!(error instanceof ResourceLockedError) || foreign === undefined) return error;
+  const holder = await foreign.holder(masters.nodes, attempt, attempt.keys.slice(0, resources.length), budget);
+  if (holder === undefined) return error;
+  return new ResourceLockedError(error.message.replace('(held by another lock)', `(not a lock: ${holder}; pipelock's locks are strings that expire, so this is the application's data or another library's key, and waiting cannot help)`), stats, error.nodes);
 }

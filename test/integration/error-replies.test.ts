@@ -245,18 +245,30 @@ test('NOPERM on a minority: the call keeps its schedule (the others may still fr
   });
 }));
 
-test('a resource that is not a lock says what holds it', timed(15000, async ({ masters }) => {
+test('a resource that is not a lock says what holds it; the keys are read at most once a second', timed(15000, async ({ masters }) => {
   await withRedlock(masters.urls, async (redlock) => {
     for (const probe of probes.slice(0, 5)) {
       await probe.hSet('user:1', 'name', 'x');
       await probe.set('config', 'x');
+      await probe.set('held', 'other', { PX: 10_000 });
+      await probe.sendCommand(['CONFIG', 'RESETSTAT']);
     }
     const hash = await measure(() => redlock.acquire(['user:1'], 1000, { retryCount: 0 }));
     assert.match(String(hash.error), /not a lock: "user:1" holds a hash \(5 of 5 masters\)/);
+    // Within the second: a finding is repeated without reading; other keys are not read.
+    const again = await measure(() => redlock.acquire(['user:1'], 1000, { retryCount: 0 }));
+    assert.match(String(again.error), /not a lock: "user:1" holds a hash/);
+    const early = await measure(() => redlock.acquire(['config'], 1000, { retryCount: 0 }));
+    assert.match(String(early.error), /held by another lock/);
+    // A contended lock refuses many attempts: none of them reads anything more in that second.
+    for (let i = 0; i < 50; i++) assert.instance((await measure(() => redlock.acquire(['held'], 1000, { retryCount: 0 }))).error, ResourceLockedError);
+    const types = await Promise.all(probes.slice(0, 5).map(async (probe) => /cmdstat_type:calls=(\d+)/.exec(await probe.sendCommand<string>(['INFO', 'commandstats']))?.[1]));
+    assert.equal(types, ['1', '1', '1', '1', '1'], 'one TYPE per master, for the first refusal only');
+    await new Promise((resolve) => setTimeout(resolve, 1100));
     const forever = await measure(() => redlock.acquire(['config'], 1000, { retryCount: 0 }));
     assert.match(String(forever.error), /not a lock: "config" is a string with no TTL/);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
     // A lock held by another lock reads as one.
-    for (const probe of probes.slice(0, 5)) await probe.set('held', 'other', { PX: 5000 });
     const held = await measure(() => redlock.acquire(['held'], 1000, { retryCount: 0 }));
     assert.match(String(held.error), /held by another lock/);
   });
