@@ -201,6 +201,21 @@ export class NodeUnavailableError extends PipelockError {
   }
 }
 
+/**
+ * A master cannot carry this operation: it runs no scripts for this user (an ACL without
+ * @scripting, or a proxy without them), and the operation needs one there (`feature`). Settled as
+ * that master's vote without sending anything; when it leaves no quorum possible the call fails
+ * with MisconfigurationError (reason 'noscripting') naming the feature, the master and the fix.
+ */
+export class NoScriptingError extends PipelockError {
+  /** What needed a script ('a lock on several resources', 'fencing tokens', …). */
+  readonly feature: string;
+  constructor(name: string, feature: string, cause: Error | undefined) {
+    super(`master ${name} runs no scripts for this user${cause === undefined ? '' : ` (${cause.message})`}, and ${feature} needs one`, 'ERR_PIPELOCK_NO_SCRIPTING', cause === undefined ? undefined : { cause });
+    this.feature = feature;
+  }
+}
+
 /** A master did not answer within the per-node time budget of the attempt. */
 export class NodeTimeoutError extends PipelockError {
   constructor(name: string, budget: number) {

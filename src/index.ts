@@ -14,7 +14,9 @@ export {
   LockExpiredError, LockLostError, ExtensionLimitError, LockAbortedError, NodeUnavailableError, NodeTimeoutError,
   UnexpectedReplyError, OverloadedError, ReentrancyError, type ExecutionStats, type NodeOutcome,
 } from './errors.js';
-export { NodeStalledError } from './errors.js';
+export { NodeStalledError, NoScriptingError } from './errors.js';
+export type { MemberCapabilities } from './lifecycle/capabilities.js';
+export { CAPABILITY_CHANNEL } from './engine/channels.js';
 export { NODE_ERROR_CHANNEL, LOCK_LOST_CHANNEL } from './engine/channels.js';
 export { runOnce, type RunOnceOptions, type RunOnceOutcome } from './recipes/run-once.js';
 export { fencedWrite, FENCED_WRITE_SCRIPT } from './recipes/fenced-write.js';

@@ -17,6 +17,7 @@ import { ReadWriteLock } from './kinds/rwlock.js';
 import { Semaphore } from './kinds/semaphore.js';
 import { resolveSettings, validateDuration, validateResources, type ResolvedSettings, type Settings } from './settings.js';
 import { checkClients } from './transport/members.js';
+import { memberCapabilities, type MemberCapabilities } from './lifecycle/capabilities.js';
 import { asError, isObject } from './util/checks.js';
 import { Waiters } from './waiting/waiters.js';
 import { WatchHub } from './watch/hub.js';
@@ -56,6 +57,7 @@ export class Redlock extends EventEmitter implements LockOwner {
   readonly #reports: Reports = {
     wanted: () => this.listenerCount('error') > 0,
     report: (error) => { if (this.listenerCount('error') > 0) this.emit('error', error); },
+    capability: (change) => { if (this.listenerCount('capability') > 0) this.emit('capability', memberCapabilities(change.node, change.name, change.capabilities, true, change)); },
   };
 
   static {
@@ -72,7 +74,7 @@ export class Redlock extends EventEmitter implements LockOwner {
     const masters = this.#masters = new MasterSet(checkClients(clients), this.settings, clientOptions, this.#reports);
     this.#plain = plainCall(this.settings);
     this.#hub = new WatchHub(masters.nodes.map((node) => node.transport));
-    this.#waiters = this.settings.wakeups && this.#hub.watchable ? new Waiters(this.#hub, masters.quorum, masters.nodes.map((node) => node.name)) : undefined;
+    this.#waiters = this.settings.wakeups && this.#hub.watchable ? new Waiters(this.#hub, masters.quorum, masters.nodes.map((node) => node.name), () => masters.scripting) : undefined;
     this.#releases = new Releases(masters, this.#window, this.#waiters);
     this.#renewals = new Renewals(masters, this.settings.renewalWindow, this.#hub);
     this.#acquirer = new Acquirer(this, masters, this.#window, this.#waiters, this.#renewals, this.#releases, this.#plain, this.#reports.report);
@@ -86,6 +88,15 @@ export class Redlock extends EventEmitter implements LockOwner {
   /** How many auto-extended locks the renewal scheduler keeps alive. */
   get autoExtended(): number {
     return this.#renewals.size;
+  }
+
+  /**
+   * What each member accepts and so which commands its single-key operations use (native
+   * compare-and-set/delete or Lua scripts), as its last probe said; the 'capability' event tells
+   * each change.
+   */
+  capabilities(): MemberCapabilities[] {
+    return this.#masters.nodes.map((node) => memberCapabilities(node.index, node.name, node.capabilities, node.probed));
   }
 
   /** floor(N/2)+1. */

@@ -58,6 +58,16 @@ export interface Settings {
    * ioredis masters are not watched. @default false
    */
   readonly watchHeld: boolean;
+  /**
+   * The commands of single-key owner-checked operations. 'auto': the native compare-and-set and
+   * compare-and-delete (`SET … IFEQ`, `DELIFEQ`, `DELEX`) on members that have them (Valkey 8.1+/9.0+,
+   * Redis 8.4+; probed at every connect), Lua scripts elsewhere and for what only a script can do.
+   * 'native': as auto, and acquisitions too go as one `SET NX PX` each in ticks of many. 'scripts':
+   * scripts only (a lone acquisition is a `SET NX PX` in every mode), as on servers without the
+   * commands. A member that runs no scripts for this user gets native commands whatever this says.
+   * See the README's "Servers and commands". @default 'auto'
+   */
+  readonly commands: 'auto' | 'native' | 'scripts';
 }
 
 export type ResolvedSettings = Readonly<Settings>;
@@ -77,6 +87,7 @@ export const kDefaults: ResolvedSettings = Object.freeze({
   coalesce: true,
   wakeups: true,
   watchHeld: false,
+  commands: 'auto',
 });
 
 type Check = (name: string, value: unknown) => void;
@@ -124,6 +135,9 @@ const RULES: { readonly [K in keyof Settings]: Check } = {
   },
   watchHeld: (name, value) => {
     if (typeof value !== 'boolean') throw new InvalidArgumentError(name, 'must be a boolean', value);
+  },
+  commands: (name, value) => {
+    if (value !== 'auto' && value !== 'native' && value !== 'scripts') throw new InvalidArgumentError(name, "must be 'auto', 'native' or 'scripts'", value);
   },
 };
 

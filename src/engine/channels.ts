@@ -1,4 +1,5 @@
 import { channel } from 'node:diagnostics_channel';
+import type { CapabilityChange } from './capability.js';
 
 /**
  * pipelock's lifecycle events on node:diagnostics_channel, the channel Node's own HTTP client
@@ -17,6 +18,12 @@ export const ACQUIRE_RETRY_CHANNEL = 'pipelock:acquire:retry';
 /** One script call to a master was answered or failed: `{ node, name, durationMs, operations, error? }`. */
 export const NODE_CALL_CHANNEL = 'pipelock:node-call';
 
+/**
+ * A member's capabilities changed: its probe answered at connect, or a native command failed and it
+ * fell back to scripts (a CapabilityChange: `{ node, name, capabilities, previous, reason, error? }`).
+ */
+export const CAPABILITY_CHANNEL = 'pipelock:capability';
+
 export interface NodeErrorMessage { readonly node: number; readonly name: string; readonly error: Error }
 export interface LockLostMessage { readonly resources: readonly string[]; readonly error: Error }
 export interface AcquireRetryMessage { readonly resources: readonly string[]; readonly attempt: number }
@@ -34,6 +41,12 @@ const nodeError = channel(NODE_ERROR_CHANNEL);
 const lockLost = channel(LOCK_LOST_CHANNEL);
 const acquireRetry = channel(ACQUIRE_RETRY_CHANNEL);
 const nodeCall = channel(NODE_CALL_CHANNEL);
+const capability = channel(CAPABILITY_CHANNEL);
+
+/** Published at each probe that changes what a member accepts, and at each fallback. */
+export function publishCapability(change: CapabilityChange): void {
+  if (capability.hasSubscribers) capability.publish(change);
+}
 
 export function publishNodeError(node: number, name: string, error: Error): void {
   if (nodeError.hasSubscribers) nodeError.publish({ node, name, error } satisfies NodeErrorMessage);

@@ -1,8 +1,8 @@
 import type { Attempt } from './attempt.js';
 import type { Flushable, Flusher } from './flusher.js';
 import { callArgs } from '../protocol/calls.js';
-import { OP_ACQUIRE } from '../protocol/opcodes.js';
-import { setNxArgs } from '../protocol/calls.js';
+import { OP_ACQUIRE, OP_RELEASE } from '../protocol/opcodes.js';
+import { nativeArgs, setNxArgs, type Capabilities, type CommandsMode } from '../protocol/native.js';
 
 /**
  * While no more operations than this are out on the master, a flush goes in a microtask: gathering
@@ -19,8 +19,11 @@ export interface Batch {
   deadline: number;
   readonly ops: readonly Attempt[];
   readonly args: readonly string[];
-  /** A lone single-key acquisition sent as SET NX PX: the reply is 'OK' or null. */
-  readonly setNx: boolean;
+  /**
+   * One operation sent as a native command (SET NX PX, SET IFEQ, DELIFEQ, DELEX: src/protocol/native.ts):
+   * the reply is 'OK', 1, 0 or nil, not a script's.
+   */
+  readonly native: boolean;
   /** Already resent once after NOSCRIPT: a second NOSCRIPT is an error. */
   replayed: boolean;
   /** The master's connection (counted in reconnects) when the batch was handed to it. */
@@ -33,6 +36,8 @@ export interface Batch {
 export interface Outlet {
   /** Operations sent in calls not yet answered: while many are, flushing waits for the I/O phase. */
   readonly inflight: number;
+  /** What the master accepts now (src/engine/capability.ts). */
+  readonly capabilities: Capabilities;
   /** The batches of one flush, in order. */
   send(batches: readonly Batch[]): void;
 }
@@ -52,18 +57,20 @@ export class Coalescer implements Flushable {
   readonly #flusher: Flusher;
   readonly #chunkSize: number;
   readonly #coalesce: boolean;
+  readonly #mode: CommandsMode;
   /** The one operation waiting (most flushes carry one), or undefined while #many holds them. */
   #one: Attempt | undefined;
   #many: Attempt[] | undefined;
   #scheduled = false;
   #seq = 0;
 
-  /** `coalesce: false` sends one call per operation (each still a script call, or SET NX). */
-  constructor(outlet: Outlet, flusher: Flusher, chunkSize: number, coalesce: boolean) {
+  /** `coalesce: false` sends one call per operation (each still a script call, or a native command). */
+  constructor(outlet: Outlet, flusher: Flusher, chunkSize: number, coalesce: boolean, mode: CommandsMode) {
     this.#outlet = outlet;
     this.#flusher = flusher;
     this.#chunkSize = chunkSize;
     this.#coalesce = coalesce;
+    this.#mode = mode;
   }
 
   /** Nothing waits to be sent. */
@@ -92,7 +99,8 @@ export class Coalescer implements Flushable {
       // Its clock (budget and validity) starts as its commands go out; the other masters'
       // flushes of the tick find it started.
       if (one.unsent) one.sent(performance.now());
-      this.#outlet.send([this.#batch([one], 0, 1)]);
+      const native = this.#native(one, this.#outlet.capabilities, false);
+      this.#outlet.send([native === undefined ? this.#scripted([one], 0, 1) : this.#single(one, native, true)]);
       return;
     }
     const pending = this.#many;
@@ -110,45 +118,84 @@ export class Coalescer implements Flushable {
     this.#outlet.send(this.cut(pending));
   }
 
-  /** The calls for the operations of one flush, in their order. */
+  /**
+   * The calls for the operations of one flush, in their order: runs of operations that go by script
+   * as chunks of at most chunkSize keys, each operation that goes natively (#native) as a call of its
+   * own. Order is kept across the two, so a master runs one key's operations in the order they came.
+   */
   cut(pending: Attempt[]): Batch[] {
     const batches: Batch[] = [];
-    if (!this.#coalesce) {
-      for (let i = 0; i < pending.length; i++) batches.push(this.#batch(pending, i, i + 1));
-      return batches;
-    }
-    const limit = this.#chunkSize;
+    const caps = this.#outlet.capabilities;
+    // Uncoalesced, each operation is a call of its own: a lone one.
+    const many = this.#coalesce && pending.length > 1;
+    const limit = this.#coalesce ? this.#chunkSize : 1;
     let from = 0;
     let keys = 0;
     for (let i = 0; i < pending.length; i++) {
-      const n = pending[i]!.keys.length;
+      const op = pending[i]!;
+      const native = this.#native(op, caps, many);
+      if (native !== undefined) {
+        if (i > from) batches.push(this.#scripted(pending, from, i));
+        batches.push(this.#single(op, native, true));
+        from = i + 1;
+        keys = 0;
+        continue;
+      }
+      const n = op.keys.length;
       // An operation is never split: one with more keys than a chunk goes alone.
       if (keys + n > limit && i > from) {
-        batches.push(this.#batch(pending, from, i));
+        batches.push(this.#scripted(pending, from, i));
         from = i;
         keys = 0;
       }
       keys += n;
     }
-    batches.push(this.#batch(pending, from, pending.length));
+    if (from < pending.length) batches.push(this.#scripted(pending, from, pending.length));
     return batches;
   }
 
-  #batch(pending: Attempt[], from: number, to: number): Batch {
-    const first = pending[from]!;
-    // A lone single-key acquisition needs no script: SET NX PX is the cheapest call Redis has for it.
-    // Not so for many: one plain SET each costs the client a promise and a queue entry per command
-    // in @redis/client, more than the masters save (docs/decisions/0001-script-shapes.md).
-    // A lone operation's words are the same on every master: made once, for the first.
-    if (to - from === 1 && first.opcode === OP_ACQUIRE && first.keys.length === 1) {
-      return { seq: this.#seq++, deadline: first.deadline, ops: pending.length === 1 ? pending : [first], args: first.alone ??= setNxArgs(first.keys[0]!, first.token, first.ttlArg), setNx: true, replayed: false, connection: 0, slot: -1 };
+  /**
+   * `op`'s native words on this master, or undefined when it goes by script. A lone single-key
+   * acquisition is SET NX PX everywhere, as it always was; in a tick of many, acquisitions ride
+   * the script unless the mode asks otherwise (one plain SET each costs the client a promise and a
+   * queue entry per command in @redis/client, more than the masters save on Redis 7:
+   * docs/decisions/0001-script-shapes.md). Extends and releases go natively where the member has
+   * the commands, unless the mode is 'scripts'; a member that runs no scripts gets every
+   * operation it has native words for natively, whatever the mode.
+   */
+  #native(op: Attempt, caps: Capabilities, many: boolean): readonly string[] | undefined {
+    if (op.keys.length !== 1) return undefined;
+    const opcode = op.opcode;
+    const mode = this.#mode;
+    if (caps.scripting) {
+      if (opcode === OP_ACQUIRE ? many && mode !== 'native' : mode === 'scripts') return undefined;
     }
+    if (many) return nativeArgs(op, caps);
+    // A lone operation's words are the same on every master with the same commands: made once.
+    const alone = op.alone;
+    const word = opcode === OP_ACQUIRE ? 'SET' : opcode === OP_RELEASE ? caps.deleteIfEq : caps.setIfEq ? 'SET' : undefined;
+    if (word === undefined) return undefined;
+    if (alone !== undefined && alone[0] === word) return alone;
+    const args = opcode === OP_ACQUIRE ? setNxArgs(op.keys[0]!, op.token, op.ttlArg) : nativeArgs(op, caps);
+    if (args !== undefined) op.alone = args;
+    return args;
+  }
+
+  #single(op: Attempt, args: readonly string[], native: boolean): Batch {
+    return { seq: this.#seq++, deadline: op.deadline, ops: [op], args, native, replayed: false, connection: 0, slot: -1 };
+  }
+
+  /** One script call for pending[from, to). */
+  #scripted(pending: Attempt[], from: number, to: number): Batch {
+    const first = pending[from]!;
     if (to - from === 1) {
-      return { seq: this.#seq++, deadline: first.deadline, ops: pending.length === 1 ? pending : [first], args: first.alone ??= callArgs(pending, from, to), setNx: false, replayed: false, connection: 0, slot: -1 };
+      // A lone operation's words are the same on every master: made once, for the first.
+      const alone = first.alone;
+      return this.#single(first, alone !== undefined && alone[0] === 'EVALSHA' ? alone : (first.alone = callArgs(pending, from, to)), false);
     }
     const ops = from === 0 && to === pending.length ? pending : pending.slice(from, to);
     let deadline = Infinity;
     for (const op of ops) if (op.deadline < deadline) deadline = op.deadline;
-    return { seq: this.#seq++, deadline, ops, args: callArgs(ops, 0, ops.length), setNx: false, replayed: false, connection: 0, slot: -1 };
+    return { seq: this.#seq++, deadline, ops, args: callArgs(ops, 0, ops.length), native: false, replayed: false, connection: 0, slot: -1 };
   }
 }

@@ -1,5 +1,5 @@
 import type { OpCode } from '../protocol/opcodes.js';
-import { OP_FENCED_ACQUIRE, OP_GATED, OP_INCR, OP_IS_DONE, OP_MARK_DONE, OP_PERMIT, OP_PERMIT_EXTEND, OP_PERMIT_RELEASE, OP_RAISE, OP_READ, OP_READ_EXTEND, OP_READ_RELEASE, OP_WRITE } from '../protocol/opcodes.js';
+import { OP_ACQUIRE, OP_EXTEND, OP_FENCED_ACQUIRE, OP_GATED, OP_HANDOVER, OP_RELEASE, OP_INCR, OP_IS_DONE, OP_MARK_DONE, OP_PERMIT, OP_PERMIT_EXTEND, OP_PERMIT_RELEASE, OP_RAISE, OP_READ, OP_READ_EXTEND, OP_READ_RELEASE, OP_WRITE } from '../protocol/opcodes.js';
 
 /**
  * What a master's error reply means for a lock, by its leading word (Redis's error prefix). Those
@@ -8,7 +8,7 @@ import { OP_FENCED_ACQUIRE, OP_GATED, OP_INCR, OP_IS_DONE, OP_MARK_DONE, OP_PERM
  */
 export type MasterErrorKind =
   | 'readonly' | 'loading' | 'busy' | 'oom' | 'clusterdown' | 'tryagain' | 'masterdown' | 'noscript'
-  | 'noperm' | 'wrongtype' | 'unknown-command' | 'moved' | 'auth'
+  | 'noperm' | 'noscripting' | 'wrongtype' | 'unknown-command' | 'moved' | 'auth'
   | 'unavailable' | 'timeout' | 'other';
 
 const PREFIXES: ReadonlyMap<string, MasterErrorKind> = new Map([
@@ -19,12 +19,13 @@ const PREFIXES: ReadonlyMap<string, MasterErrorKind> = new Map([
 ]);
 
 /** The kinds no retry can heal: the call fails at once once they leave no quorum possible. */
-const PERMANENT: ReadonlySet<MasterErrorKind> = new Set(['noperm', 'wrongtype', 'unknown-command', 'moved', 'auth']);
+const PERMANENT: ReadonlySet<MasterErrorKind> = new Set(['noperm', 'noscripting', 'wrongtype', 'unknown-command', 'moved', 'auth']);
 
 export function errorKind(error: Error): MasterErrorKind {
   const code = (error as { code?: unknown }).code;
   if (code === 'ERR_PIPELOCK_NODE_UNAVAILABLE' || code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'EPIPE') return 'unavailable';
   if (code === 'ERR_PIPELOCK_NODE_TIMEOUT' || code === 'ERR_PIPELOCK_NODE_STALLED') return 'timeout';
+  if (code === 'ERR_PIPELOCK_NO_SCRIPTING') return 'noscripting';
   const message = error.message;
   const space = message.indexOf(' ');
   const word = space === -1 ? message : message.slice(0, space);
@@ -69,6 +70,43 @@ export function purposeOf(opcode: OpCode): string {
   }
 }
 
+/**
+ * What needs a script in an operation a member without scripting was asked for: the lock
+ * feature, as the caller would name it.
+ */
+export function featureOf(opcode: OpCode, keys: readonly string[]): string {
+  switch (opcode) {
+    case OP_ACQUIRE:
+      return keys.length > 1 ? 'a lock on several resources (all of their keys or none)' : 'a lock';
+    case OP_EXTEND:
+      return keys.length > 1 ? 'extending a lock on several resources' : 'extending a lock without SET … IFEQ (Valkey 8.1+, Redis 8.4+)';
+    case OP_RELEASE:
+      return keys.length > 1 ? 'releasing a lock on several resources' : 'releasing a lock without DELIFEQ (Valkey 9.0+) or DELEX (Redis 8.4+, Valkey 9.2+)';
+    case OP_FENCED_ACQUIRE:
+    case OP_RAISE:
+      return 'fencing tokens (fencing: true)';
+    case OP_INCR:
+    case OP_MARK_DONE:
+    case OP_IS_DONE:
+      return 'runOnce';
+    case OP_PERMIT:
+    case OP_PERMIT_EXTEND:
+    case OP_PERMIT_RELEASE:
+      return 'a semaphore';
+    case OP_READ:
+    case OP_READ_EXTEND:
+    case OP_READ_RELEASE:
+    case OP_WRITE:
+      return 'a read/write lock';
+    case OP_GATED:
+      return 'waiting in line at the gate';
+    case OP_HANDOVER:
+      return 'the handover to a waiter';
+    default:
+      return 'this operation';
+  }
+}
+
 /** What a refusal of `kind` means and what to change, for MisconfigurationError. */
 export function explain(kind: MasterErrorKind, error: Error, master: string, opcode: OpCode, keys: readonly string[]): { message: string; fix: string } {
   const purpose = purposeOf(opcode);
@@ -88,6 +126,14 @@ export function explain(kind: MasterErrorKind, error: Error, master: string, opc
       return {
         message: `master ${master} does not let this ACL user access ${purpose}: ${listed} (${error.message})`,
         fix: 'allow those keys in the user\'s key patterns (ACL SETUSER <user> ~<pattern> …); pipelock\'s own keys all start with "pipelock:" (~pipelock:*), the others are named after your resources (README, "Keys and ACLs")',
+      };
+    }
+    case 'noscripting': {
+      const feature = (error as { feature?: string }).feature ?? 'this operation';
+      const cause = error.cause instanceof Error ? ` (${error.cause.message})` : '';
+      return {
+        message: `master ${master} runs no scripts for this user${cause}, and ${feature} needs a Lua script`,
+        fix: 'grant scripting to the user (ACL SETUSER <user> +@scripting, or +evalsha +script|load), or keep to what runs without scripts: single-key locks without fencing, on servers with SET … IFEQ and DELIFEQ or DELEX (Valkey 9.0+, Redis 8.4+; README, "Servers and commands")',
       };
     }
     case 'wrongtype':

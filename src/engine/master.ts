@@ -1,19 +1,21 @@
-import { Attempt, PENDING } from './attempt.js';
+import type { Attempt } from './attempt.js';
 import type { MasterClient } from '../clients.js';
 import { Coalescer, type Batch, type Outlet } from './coalescer.js';
 import type { Deadlines } from './deadlines.js';
 import type { Flusher } from './flusher.js';
-import { NodeStalledError, NodeUnavailableError, UnexpectedReplyError } from '../errors.js';
+import { NodeStalledError, NodeUnavailableError, NoScriptingError, UnexpectedReplyError } from '../errors.js';
 import { answerAt, isCallReply } from '../protocol/calls.js';
-import { loadScripts, ScriptReplay, type ReplayTarget } from './script-replay.js';
+import { isScriptingDenied, nativeCommandOf, nativeReply, probeVerdict, type Capabilities } from '../protocol/native.js';
+import { Capability, type CapabilityChange, type CommandsMode } from './capability.js';
+import { featureOf } from './master-errors.js';
+import { ScriptReplay, type ReplayTarget } from './script-replay.js';
+import { Leftovers } from './leftovers.js';
 import { asError } from '../util/checks.js';
-import { isRelease, undoOf, type OpCode } from '../protocol/opcodes.js';
+import { isRelease } from '../protocol/opcodes.js';
 import type { Transport } from '../transport/transport.js';
 import { Unanswered, type Stalls } from './unanswered.js';
 import { nodeCallStart, publishNodeCall, publishNodeCallError } from './channels.js';
 
-/** Releases kept for a stalled master (see Node.#defer): past this many, their keys expire with their TTL. */
-const kMaxDeferred = 4096;
 
 /** What every master of a set shares: the one deadline timer, the stall count, the one flush scheduler. */
 export interface MastersShared {
@@ -24,6 +26,13 @@ export interface MastersShared {
 
 /** Told about every master-level failure (the master set turns it into events and diagnostics). */
 export type NodeErrorListener = (node: Master, error: Error) => void;
+
+/** The settings a master runs with. */
+export interface MasterOptions {
+  readonly chunkSize: number;
+  readonly coalesce: boolean;
+  readonly commands: CommandsMode;
+}
 
 /**
  * One master (a Redlock member): its connection (through a Transport), its coalescer, and how its replies become
@@ -39,6 +48,7 @@ export class Master implements Outlet, ReplayTarget {
   /** Operations sent in calls not yet answered. */
   inflight = 0;
   readonly #coalescer: Coalescer;
+  readonly #capability: Capability;
   readonly #unanswered: Unanswered;
   readonly #replay: ScriptReplay;
   readonly #onError: NodeErrorListener;
@@ -48,35 +58,36 @@ export class Master implements Outlet, ReplayTarget {
   #everReady: boolean;
   /**
    * Counts the connection's errors (a dropped socket is one): a batch handed over before one and
-   * answered after it was written on a later connection. See #late.
+   * answered after it was written on a later connection. See Leftovers.late.
    */
   #connection = 0;
   /**
    * The transport splits batches itself (a Redis Cluster member, src/transport/cluster/transport.ts): its
    * calls can be resent after a redirection, so a cleanup may overtake the acquisition it undoes;
-   * every reply is then checked for acquisitions that succeeded too late (#late).
+   * every reply is then checked for acquisitions that succeeded too late (Leftovers.late).
    */
   readonly #routed: boolean;
-  /** Deletes of late keys (#late) waiting for the connection to be ready. */
-  #afterReady: Attempt[] | undefined;
   /** What the operations not sent to this stalled master are settled with, one per stall (`episode`). */
   #stall: NodeStalledError | undefined;
   #stallEpisode = 0;
-  /** Releases not sent to this stalled master, to be sent once it answers in time or reconnects. */
-  #deferred: Attempt[] | undefined;
+  /** Undos of what this master granted too late, and releases it was not sent while stalled (src/engine/leftovers.ts). */
+  readonly #leftovers: Leftovers;
 
   constructor(
     readonly index: number,
     transport: Transport,
     /** pipelock opened the connection (from a URL or seeds) and closes it. */
     readonly owned: boolean,
-    settings: { readonly chunkSize: number; readonly coalesce: boolean },
+    settings: MasterOptions,
     onError: NodeErrorListener,
     shared: MastersShared,
+    onCapability: (change: CapabilityChange) => void,
   ) {
     this.transport = transport;
     this.client = transport.client;
-    this.#coalescer = new Coalescer(this, shared.flusher, settings.chunkSize, settings.coalesce);
+    this.#capability = new Capability(index, transport, onCapability, (error) => { this.report(error); });
+    this.#coalescer = new Coalescer(this, shared.flusher, settings.chunkSize, settings.coalesce, settings.commands);
+    this.#leftovers = new Leftovers(index, transport, this.#coalescer);
     this.#unanswered = new Unanswered(index, shared.deadlines, shared.stalls);
     this.#replay = new ScriptReplay(this);
     this.#onError = onError;
@@ -95,6 +106,21 @@ export class Master implements Outlet, ReplayTarget {
     return this.transport.name;
   }
 
+  /** What this member accepts now: native commands and scripting (src/engine/capability.ts). */
+  get capabilities(): Capabilities {
+    return this.#capability.current;
+  }
+
+  /** Whether a probe has answered since pipelock connected to it. */
+  get probed(): boolean {
+    return this.#capability.known;
+  }
+
+  /** Resolves once the probe under way (if any) has answered. */
+  probing(): Promise<void> {
+    return this.#capability.settled();
+  }
+
   detach(): void {
     this.#unsubscribe();
     this.#unsubscribeDrops();
@@ -111,7 +137,7 @@ export class Master implements Outlet, ReplayTarget {
       // Not sent: its vote is missing at once, as a disconnected master's is.
       if (!unanswered.admits(op)) {
         op.settle(this.index, this.#stallError());
-        if (isRelease(op.opcode)) this.#defer(op);
+        if (isRelease(op.opcode)) this.#leftovers.defer(op);
         return;
       }
       op.discount(this.index);
@@ -130,35 +156,6 @@ export class Master implements Outlet, ReplayTarget {
     return this.#stall;
   }
 
-  /**
-   * A release not sent to this stalled master may be of keys it holds (it granted them in time
-   * before it stalled again): its owner-checked delete is sent here once the stall is over, rather
-   * than leave them to their TTL. Bounded: a stall of the main job sheds thousands a second.
-   */
-  #defer(op: Attempt): void {
-    const deferred = (this.#deferred ??= []);
-    if (deferred.length < kMaxDeferred) deferred.push(op);
-  }
-
-  #sendDeferred(): void {
-    const deferred = this.#deferred;
-    this.#deferred = undefined;
-    if (deferred === undefined) return;
-    for (const op of deferred) {
-      const undo = this.#undo(op.opcode, op.keys, op);
-      undo.target = op.target;
-      undo.extra = op.extra;
-      this.#coalescer.enqueue(undo);
-    }
-  }
-
-  /** `opcode` over `keys` under `op`'s token, on this master only: nobody waits for its decision. */
-  #undo(opcode: OpCode, keys: readonly string[], op: Attempt): Attempt {
-    const undo = new Attempt(opcode, keys, op.token, '0', 1, performance.now(), op.budget, true, op.votes.length);
-    for (let node = 0; node < op.votes.length; node++) if (node !== this.index) undo.skip(node);
-    return undo;
-  }
-
   /** Deadline scan of this master's unanswered calls (see Unanswered.expire). */
   expire(now: number): number {
     return this.#unanswered.expire(now);
@@ -168,15 +165,17 @@ export class Master implements Outlet, ReplayTarget {
     this.#everReady = true;
     this.#unanswered.reconnected();
     this.#preload();
-    this.#sendDeferred();
-    const later = this.#afterReady;
-    this.#afterReady = undefined;
-    if (later !== undefined) for (const op of later) this.enqueue(op);
+    this.#leftovers.sendDeferred();
+    for (const op of this.#leftovers.takeAfterReady()) this.enqueue(op);
   };
 
-  /** SCRIPT LOAD at connect and at every reconnect, so EVALSHA rarely meets NOSCRIPT. */
+  /**
+   * At connect and at every reconnect: which commands the member has and whether it runs scripts
+   * (src/engine/capability.ts), and the SCRIPT LOAD of every script with it, so EVALSHA rarely
+   * meets NOSCRIPT.
+   */
   #preload(): void {
-    loadScripts(this.transport).catch((error: unknown) => { this.report(asError(error)); });
+    void this.#capability.probe();
   }
 
   /** The coalescer's flush. */
@@ -189,11 +188,22 @@ export class Master implements Outlet, ReplayTarget {
       for (const batch of batches) for (const op of batch.ops) op.settle(this.index, error);
       return;
     }
+    const scripting = this.#capability.current.scripting;
     for (const batch of batches) {
+      // A member that runs no scripts is not sent one: what only a script can do fails here, named.
+      if (!batch.native && !scripting) {
+        this.#noScripting(batch);
+        continue;
+      }
       batch.connection = this.#connection;
       this.#unanswered.add(batch);
       if (!this.#replay.hold(batch)) this.dispatch(batch);
     }
+  }
+
+  #noScripting(batch: Batch): void {
+    const cause = this.#capability.scriptingError;
+    for (const op of batch.ops) op.settle(this.index, new NoScriptingError(this.name, featureOf(op.opcode, op.keys), cause));
   }
 
   dispatch(batch: Batch): void {
@@ -210,11 +220,36 @@ export class Master implements Outlet, ReplayTarget {
         this.inflight -= batch.ops.length;
         publishNodeCallError(this.index, this.name, sent, batch.ops.length, error);
         const failure = asError(error);
-        if (this.#replay.recover(batch, failure)) return;
+        if (this.#replay.recover(batch, failure) || this.#fallBack(batch, failure)) return;
         this.report(failure);
         this.fail(batch, failure);
       },
     );
+  }
+
+  /**
+   * A call refused for a capability the member no longer has (a native command it does not know,
+   * or scripts its user may no longer run): the member loses it (said once, as a capability change),
+   * and the call's operations are cut again for what it has now and resent at once, so none is
+   * lost. Once only: a resent call that fails again fails its operations. The resent calls go
+   * behind what was sent since; none of those can be one of their own operations' undo, which waits for
+   * this master's vote, and a grant answered after its attempt was decided is undone (Leftovers.late).
+   */
+  #fallBack(batch: Batch, error: Error): boolean {
+    if (batch.replayed) return false;
+    if (batch.native) {
+      const command = nativeCommandOf(batch.args);
+      if (command === undefined || probeVerdict({ error }) !== 'no') return false;
+      this.#capability.lost(command, error);
+    } else {
+      if (!isScriptingDenied(error)) return false;
+      this.#capability.scriptingDenied(error);
+    }
+    this.#unanswered.answered(batch);
+    const again = this.#coalescer.cut(batch.ops as Attempt[]);
+    for (const next of again) next.replayed = true;
+    this.send(again);
+    return true;
   }
 
   fail(batch: Batch, error: Error): void {
@@ -229,11 +264,11 @@ export class Master implements Outlet, ReplayTarget {
   #onReply(batch: Batch, reply: unknown): void {
     // Read before the answer can end the stall: the batch's other operations may have timed out.
     const stalled = this.#unanswered.stalled;
-    if (this.#unanswered.answered(batch)) this.#sendDeferred();
-    if (stalled || batch.connection !== this.#connection || this.#routed) this.#late(batch, reply);
+    if (this.#unanswered.answered(batch)) this.#leftovers.sendDeferred();
+    if (stalled || batch.connection !== this.#connection || this.#routed || batch.replayed) this.#leftovers.late(batch, reply);
     const ops = batch.ops;
-    if (batch.setNx) {
-      ops[0]!.settle(this.index, reply === 'OK' ? 1 : reply === null ? 0 : this.#unexpected(reply));
+    if (batch.native) {
+      ops[0]!.settle(this.index, nativeReply(reply) ?? this.#unexpected(reply));
       return;
     }
     if (!isCallReply(reply, ops.length)) {
@@ -254,35 +289,6 @@ export class Master implements Outlet, ReplayTarget {
       } else {
         ops[i]!.settle(this.index, this.#unexpected(value));
       }
-    }
-  }
-
-  /**
-   * A batch handed over before a connection error and answered after it: @redis/client keeps a command
-   * it had not yet written when the socket dropped and writes it on the next connection (only the
-   * replies it awaited are failed). An acquisition written that late, after its attempt had timed
-   * this master out and its cleanup had failed here at once (the master was down), set a key
-   * nobody would release. Such a key was never counted in any quorum: deleting it (owner-checked,
-   * on this master only) is safe whatever became of the attempt; an error that dropped nothing
-   * only costs a redundant delete of such keys; aborting those commands instead
-   * cost more than it saves (docs/decisions/0003-late-replies.md).
-   * So too a batch a stalled master answers past its budget: the release of a lock it granted that
-   * late may have been settled here without being sent (NodeStalledError). These undos go out even
-   * while it is still flagged: it has just answered, and there are no more of them than calls it was sent.
-   */
-  #late(batch: Batch, reply: unknown): void {
-    const ops = batch.ops;
-    for (let i = 0; i < ops.length; i++) {
-      const op = ops[i]!;
-      if (op.votes[this.index] === PENDING) continue;
-      const value = batch.setNx ? (reply === 'OK' ? 1 : 0) : isCallReply(reply, ops.length) ? answerAt(reply, ops.length, i) : 0;
-      if (typeof value !== 'number' || value <= 0) continue;
-      const what = undoOf(op.opcode, op.keys, op.target, value);
-      if (what === undefined) continue;
-      const undo = this.#undo(what.opcode, what.keys, op);
-      // The reply can come before 'ready' (see the constructor), when sends still fail at once.
-      if (this.transport.isReady) this.#coalescer.enqueue(undo);
-      else (this.#afterReady ??= []).push(undo);
     }
   }
 

@@ -6,10 +6,11 @@ import { ClusterTransport } from '../transport/cluster/transport.js';
 import { memberKind, openTransport } from '../transport/members.js';
 import { kMaxTimerMs } from '../util/alarm.js';
 import { AGAINST, Attempt, FOR, PENDING, type Vote } from './attempt.js';
-import { publishNodeError } from './channels.js';
+import { publishCapability, publishNodeError } from './channels.js';
 import { Deadlines } from './deadlines.js';
 import { Flusher } from './flusher.js';
-import { Master } from './master.js';
+import { capable, type CapabilityChange } from './capability.js';
+import { Master, type MasterOptions } from './master.js';
 import { Stalls } from './unanswered.js';
 import { quorumSize } from './quorum.js';
 import { describeOutcomes, mayHold, outcomesOf, statsOf, type Voted } from './records.js';
@@ -35,13 +36,13 @@ class Retry extends Attempt {
 export interface Reports {
   readonly wanted: () => boolean;
   readonly report: (error: unknown) => void;
+  /** A member's capabilities changed (its probe answered, or it fell back to scripts): the facade's 'capability' event. */
+  readonly capability?: (change: CapabilityChange) => void;
 }
 
 /** The settings the masters run with (a ResolvedSettings fits). */
-export interface MasterSettings {
+export interface MasterSettings extends MasterOptions {
   readonly nodeTimeout: number;
-  readonly chunkSize: number;
-  readonly coalesce: boolean;
 }
 
 /**
@@ -76,13 +77,25 @@ export class MasterSet {
         this.#onNodeError(nodes[index]!, error);
       });
       const kind = memberKind(entry);
-      nodes.push(new Master(index, transport, kind === 'url' || kind === 'seeds', settings, this.#onNodeError, shared));
+      nodes.push(new Master(index, transport, kind === 'url' || kind === 'seeds', settings, this.#onNodeError, shared, this.#onCapability));
     }
     this.nodes = nodes;
     this.keyPrefix = nodes[0]!.transport.keyPrefix;
     this.clients = new Set(nodes.map((node) => node.client));
     this.clustered = nodes.some((node) => node.transport instanceof ClusterTransport);
     this.quorum = quorumSize(nodes.length);
+  }
+
+  readonly #onCapability = (change: CapabilityChange): void => {
+    publishCapability(change);
+    this.#reports.capability?.(change);
+  };
+
+  /** Every master runs scripts for this user (what the gate and the handover need). */
+  get scripting(): boolean {
+    const nodes = this.nodes;
+    for (let i = 0; i < nodes.length; i++) if (!nodes[i]!.capabilities.scripting) return false;
+    return true;
   }
 
   /** Whether quit() began (a call, not a getter: read again after an await, where the compiler would keep a property's earlier value). */
@@ -103,7 +116,7 @@ export class MasterSet {
       // Closed connections never become ready: say so rather than wait out the timeout.
       this.assertOpen();
       const ready = nodes.filter((node) => node.transport.isReady).length;
-      if (ready >= this.quorum) return;
+      if (ready >= this.quorum) return capable(nodes, this.quorum, deadline);
       if (performance.now() >= deadline) {
         const outcomes = nodes.map((n): NodeOutcome => ({ node: n.index, name: n.name, vote: n.transport.isReady ? 'for' : 'error', ...(n.lastError ? { error: n.lastError } : {}) }));
         throw new QuorumUnreachableError(`only ${ready} of ${nodes.length} masters connected within ${timeoutMs} ms: ${describeOutcomes(outcomes)}`, [], outcomes);

@@ -69,6 +69,8 @@ export function heirOf(waiters: Waiters | undefined, lock: Lock, expires: number
   if (waiters === undefined || lock[kOps] !== MUTEX_OPS) return undefined;
   const head = waiters.headOf(lock.resources);
   if (head === undefined || head.terms === undefined || head.reserved || !head.sleeping || expires <= Date.now()) return undefined;
+  // The handover with a write is a script: where a member runs none, only a lock passed as it stands is handed.
+  if (!waiters.scripting() && !passable(lock, head)) return undefined;
   // A lock taken from the masters starts a chain with this, its first handover.
   const chain = lock[kChain] === 0 ? performance.now() : lock[kChain];
   if (head.joined >= chain) return undefined;

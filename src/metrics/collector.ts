@@ -1,6 +1,8 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import type { CapabilityChange } from '../engine/capability.js';
+import { memberCapabilities } from '../lifecycle/capabilities.js';
 import {
-  ACQUIRE_RETRY_CHANNEL, LOCK_LOST_CHANNEL, NODE_CALL_CHANNEL, NODE_ERROR_CHANNEL,
+  ACQUIRE_RETRY_CHANNEL, CAPABILITY_CHANNEL, LOCK_LOST_CHANNEL, NODE_CALL_CHANNEL, NODE_ERROR_CHANNEL,
   type AcquireRetryMessage, type LockLostMessage, type NodeCallMessage, type NodeErrorMessage,
 } from '../engine/channels.js';
 import { ACQUIRE_CHANNEL, EXTEND_CHANNEL, RELEASE_CHANNEL, RENEWAL_CHANNEL, type OperationContext, type RenewalMessage } from '../lifecycle/channels.js';
@@ -19,6 +21,8 @@ export interface MetricsSink {
   lockLost(code: string, resource: string | undefined): void;
   masterError(master: string, code: string): void;
   masterCall(master: string, seconds: number, failed: boolean): void;
+  /** A member's commands changed (its probe answered, or it fell back to scripts): what its single-key extend and release send now. */
+  capability(master: string, reason: 'probe' | 'fallback', extend: string, release: string): void;
 }
 
 /** Maps a lock's resources to one label value; opt-in, since every distinct value is a time series. */
@@ -65,6 +69,10 @@ export class Collector {
     });
     this.#on(NODE_CALL_CHANNEL, (m: NodeCallMessage) => {
       sink.masterCall(m.name, m.durationMs / 1000, m.error !== undefined);
+    });
+    this.#on(CAPABILITY_CHANNEL, (m: CapabilityChange) => {
+      const paths = memberCapabilities(m.node, m.name, m.capabilities, true);
+      sink.capability(m.name, m.reason, paths.extend, paths.release);
     });
   }
 

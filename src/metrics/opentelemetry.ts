@@ -34,6 +34,7 @@ export const OPENTELEMETRY_METRICS = Object.freeze({
   lost: 'pipelock.lock.lost',
   masterErrors: 'pipelock.master.errors',
   masterCall: 'pipelock.master.call.duration',
+  capabilityChanges: 'pipelock.master.capability.changes',
 });
 
 /**
@@ -53,6 +54,7 @@ export function openTelemetryMetrics(options: OpenTelemetryMetricsOptions = {}):
   const retries = meter.createCounter(n.acquireRetries, { unit: '{attempt}', description: 'Acquire attempts lost and retried after a wait' });
   const renewals = meter.createCounter(n.renewals, { unit: '{renewal}', description: 'Renewals of auto-extended locks (pipelock.renewal.result renewed or failed)' });
   const lost = meter.createCounter(n.lost, { unit: '{lock}', description: 'Auto-extended locks lost' });
+  const changes = meter.createCounter(n.capabilityChanges, { unit: '{change}', description: 'A master\'s commands changed (probe at connect, or fallback to scripts), with what its single-key extend and release send since' });
   const masterErrors = meter.createCounter(n.masterErrors, { unit: '{error}', description: 'Failures of one master (connection, script, reply)' });
   const masterCall = meter.createHistogram(n.masterCall, { unit: 's', description: 'Round trip of one coalesced script call to a master', advice: { explicitBucketBoundaries: [...CALL_BUCKETS] } });
   const held = meter.createObservableUpDownCounter(n.held, { unit: '{lock}', description: 'Locks this process holds (acquired, not yet released, lost or expired)' });
@@ -83,6 +85,9 @@ export function openTelemetryMetrics(options: OpenTelemetryMetricsOptions = {}):
     },
     masterCall(master, seconds, failed) {
       masterCall.record(seconds, failed ? { 'pipelock.master': master, 'error.type': 'error' } : { 'pipelock.master': master });
+    },
+    capability(master, reason, extend, release) {
+      changes.add(1, { 'pipelock.master': master, 'pipelock.capability.reason': reason, 'pipelock.extend': extend, 'pipelock.release': release });
     },
   };
   const collector = new Collector(sink, label);

@@ -39,6 +39,8 @@ export const PROMETHEUS_METRICS = Object.freeze({
   lost: 'pipelock_locks_lost_total',
   masterErrors: 'pipelock_master_errors_total',
   masterCall: 'pipelock_master_call_duration_seconds',
+  capabilityChanges: 'pipelock_master_capability_changes_total',
+  scriptFree: 'pipelock_master_script_free',
 });
 
 /**
@@ -69,6 +71,8 @@ export function prometheusMetrics(options: PrometheusMetricsOptions = {}): Metri
   const retries = new prom.Counter({ name: m.acquireRetries, help: 'Acquire attempts lost and retried after a wait', labelNames: [...r], registers });
   const renewals = new prom.Counter({ name: m.renewals, help: 'Renewals of auto-extended locks by result (renewed, failed: retried until the lock is lost)', labelNames: ['result'], registers });
   const lost = new prom.Counter({ name: m.lost, help: 'Auto-extended locks lost, by error code', labelNames: ['code', ...r], registers });
+  const changes = new prom.Counter({ name: m.capabilityChanges, help: 'A master\'s commands changed: its probe at connect answered, or a native command failed and it fell back to scripts (reason), with what its single-key extend and release send since', labelNames: ['master', 'reason', 'extend', 'release'], registers });
+  const scriptFree = new prom.Gauge({ name: m.scriptFree, help: 'Whether a master\'s single-key extend and release run without scripts now (SET IFEQ, DELIFEQ or DELEX): 1, or 0 for Lua scripts', labelNames: ['master', 'operation'], registers });
   const masterErrors = new prom.Counter({ name: m.masterErrors, help: 'Failures of one master (connection, script, reply), by master and error code', labelNames: ['master', 'code'], registers });
   const masterCall = new prom.Histogram({
     name: m.masterCall, help: 'Round trip of one coalesced script call to a master, in seconds',
@@ -116,6 +120,11 @@ export function prometheusMetrics(options: PrometheusMetricsOptions = {}): Metri
     },
     masterCall(master, seconds, failed) {
       masterCall.observe({ master, result: failed ? 'error' : 'ok' }, seconds);
+    },
+    capability(master, reason, extend, release) {
+      changes.inc({ master, reason, extend, release });
+      scriptFree.set({ master, operation: 'extend' }, extend === 'SET IFEQ' ? 1 : 0);
+      scriptFree.set({ master, operation: 'release' }, release === 'DELIFEQ' || release === 'DELEX' ? 1 : 0);
     },
   };
   collector = new Collector(sink, label);

@@ -63,11 +63,5 @@ export function answersOf(reply: unknown, count: number): unknown[] | undefined 
   return Array.isArray(reply) && reply.length === count ? reply as unknown[] : undefined;
 }
 
-/**
- * A lone single-key acquisition goes out as the plain `SET key token NX PX ttl`: at low
- * concurrency there is nothing to coalesce, and SET is cheaper for Redis than a script call.
- */
-export function setNxArgs(key: string, token: string, ttlArg: string): string[] {
-  return ['SET', key, token, 'NX', 'PX', ttlArg];
-}
-
+/** A lone single-key acquisition's words (src/protocol/native.ts); here too, where the other calls' words are. */
+export { setNxArgs } from './native.js';

@@ -35,8 +35,11 @@ export interface LocalMaster {
   pause(): void;
   /** SIGCONT. */
   resume(): void;
-  /** Stops if running, waits `delayMs`, starts again on the same port, empty, and waits for PING. */
-  restart(options?: { delayMs?: number }): Promise<void>;
+  /**
+   * Stops if running, waits `delayMs`, starts again on the same port, empty, and waits for PING;
+   * with `redisServer`, that binary from then on (a failover onto an older or newer server).
+   */
+  restart(options?: { delayMs?: number; redisServer?: string }): Promise<void>;
   /** FLUSHALL. */
   flush(): Promise<void>;
 }
@@ -96,7 +99,7 @@ class Master implements LocalMaster {
   readonly host: string;
   readonly port: number;
   readonly url: string;
-  readonly #config: ResolvedMastersOptions;
+  #config: ResolvedMastersOptions;
   readonly #dir: string;
   #server: Launched | undefined;
   #paused = false;
@@ -178,11 +181,11 @@ class Master implements LocalMaster {
 
   // async, so that a bad option rejects like every other failure here instead of throwing; all
   // before the first await still runs synchronously, so two restarts cannot both begin.
-  async restart(options?: { delayMs?: number }): Promise<void> {
-    const delayMs = resolveRestartOptions(options);
+  async restart(options?: { delayMs?: number; redisServer?: string }): Promise<void> {
+    const { delayMs, redisServer } = resolveRestartOptions(options);
     if (this.#closed) throw this.#stateError('restart', 'its masters are closed');
     if (this.#restarting) throw this.#stateError('restart', 'a restart is already in progress');
-    const restarting = this.#restart(delayMs).finally(() => {
+    const restarting = this.#restart(delayMs, redisServer).finally(() => {
       this.#restarting = undefined;
     });
     this.#restarting = restarting;
@@ -217,10 +220,11 @@ class Master implements LocalMaster {
     await rm(this.#dir, { recursive: true, force: true });
   }
 
-  async #restart(delayMs: number): Promise<void> {
+  async #restart(delayMs: number, redisServer: string | undefined): Promise<void> {
     await this.stop();
     if (delayMs > 0) await delay(delayMs);
     if (this.#closed) throw this.#stateError('restart', 'its masters were closed during the restart');
+    if (redisServer !== undefined) this.#config = { ...this.#config, redisServer };
     this.#attach(await launchServer({ ...this.#config, port: this.port, dir: this.#dir }));
   }
 

@@ -74,10 +74,11 @@ export function resolveDelayMs(delayMs: number | undefined): number {
 }
 
 /** Validates `restart(options)`: an object whose only option is delayMs. */
-export function resolveRestartOptions(options: unknown): number {
-  if (options === undefined) return 0;
-  checkObject('options', options, ['delayMs']);
-  return resolveDelayMs((options as { delayMs?: number }).delayMs);
+export function resolveRestartOptions(options: unknown): { delayMs: number; redisServer: string | undefined } {
+  if (options === undefined) return { delayMs: 0, redisServer: undefined };
+  checkObject('options', options, ['delayMs', 'redisServer']);
+  const given = options as { delayMs?: number; redisServer?: string };
+  return { delayMs: resolveDelayMs(given.delayMs), redisServer: given.redisServer === undefined ? undefined : nonEmptyString('redisServer', given.redisServer) };
 }
 
 /** JavaScript callers are not held to the types: a non-object or a misspelt option is named, not ignored. */

@@ -10,8 +10,8 @@ import type { MasterClient } from '../clients.js';
 export interface Call {
   readonly ops: readonly OpArgs[];
   readonly args: readonly string[];
-  /** A lone single-key acquisition sent as SET NX PX. */
-  readonly setNx: boolean;
+  /** One operation as a native command (SET NX PX, SET IFEQ, DELIFEQ, DELEX), not a script call. */
+  readonly native: boolean;
   /** The earliest deadline among its operations (performance.now()). */
   readonly deadline: number;
 }

@@ -40,7 +40,12 @@ export class Waiters implements Line, WatchListener {
   readonly #gates: readonly number[] | undefined;
 
   /** `names`: the masters' addresses, which order the gates alike in every process. */
-  constructor(hub: WatchHub, quorum: number, names: readonly string[] = []) {
+  /**
+   * `scripting`: whether every master runs scripts now. The gate's turns and the handover are scripts;
+   * where a member runs none (an ACL without @scripting), waiting keeps to what needs none: wake-ups
+   * and the local line.
+   */
+  constructor(hub: WatchHub, quorum: number, names: readonly string[] = [], readonly scripting: () => boolean = () => true) {
     const watches = hub.watches;
     this.quorum = quorum;
     this.watches = watches;
@@ -50,7 +55,7 @@ export class Waiters implements Line, WatchListener {
 
   /** The gate master of a wait on `keys` (src/waiting/gate.ts), or -1: none, or its watch is not connected. */
   gate(keys: readonly string[]): number {
-    if (this.#gates === undefined) return -1;
+    if (this.#gates === undefined || !this.scripting()) return -1;
     const gate = gateOf(this.#gates, keys[0]!);
     return this.watches[gate]?.readyFor(keys[0]!) === true ? gate : -1;
   }

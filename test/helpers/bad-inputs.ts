@@ -138,8 +138,9 @@ const SETTING_BAD: { readonly [K in keyof Settings]: readonly Bad[] } = {
   coalesce: [['wrong type', 1], ['wrong type', 'true'], ['wrong type', null]],
   wakeups: [['wrong type', 1], ['wrong type', 'true'], ['wrong type', null]],
   watchHeld: [['wrong type', 1], ['wrong type', 'yes'], ['wrong type', null]],
+  commands: [['wrong type', true], ['unknown', 'lua'], ['unknown', 'AUTO'], ['wrong type', null]],
 };
-const INSTANCE_ONLY = ['renewalWindow', 'chunkSize', 'coalesce'] as const;
+const INSTANCE_ONLY = ['renewalWindow', 'chunkSize', 'coalesce', 'commands'] as const;
 
 for (const [name, bads] of Object.entries(SETTING_BAD)) {
   for (const [category, value] of bads) {

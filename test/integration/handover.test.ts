@@ -16,6 +16,12 @@ const test = mastersSuite('handover', { count: 5, healEach: true, flushEach: tru
 
 const probes = probesEach(test);
 
+/** Deletes per master: DEL (inside a script, or alone) and the native compare-and-delete a Valkey 9 release sends. */
+async function deletes(): Promise<number[]> {
+  const [del, delIfEq] = await Promise.all([commandCalls(probes, 'del'), commandCalls(probes, 'delifeq')]);
+  return del.map((n, i) => n + delIfEq[i]!);
+}
+
 // Retries 10 s apart: a waiter that gets the lock sooner got it from a release, not its schedule.
 const kSlowRetries = { retryCount: 3, retryDelay: 10_000, retryJitter: 0 };
 
@@ -25,7 +31,7 @@ test('a release with a caller of the same Redlock waiting: the keys pass to its 
     const held = await redlock.acquire(['handed'], 5_000);
     const waiting = redlock.acquire(['handed'], 30_000);
     await delay(50);
-    const before = await commandCalls(probes, 'del');
+    const before = await deletes();
     const started = performance.now();
     const released = await (await held.release()).complete();
     const next = await waiting;
@@ -37,7 +43,7 @@ test('a release with a caller of the same Redlock waiting: the keys pass to its 
     assert.equal(await valuesOf(probes, 'handed'), masters.urls.map(() => next.value));
     const ttls = await Promise.all(probes.map((probe) => probe.pTTL('handed')));
     assert.ok(ttls.every((ttl) => ttl > 25_000), `ttls ${ttls.join(', ')}`);
-    assert.equal(await commandCalls(probes, 'del'), before, 'no DEL: the key was never free');
+    assert.equal(await deletes(), before, 'no DEL: the key was never free');
     await next.release();
     assert.equal(await valuesOf(probes, 'handed'), masters.urls.map(() => null));
   } finally {
@@ -51,23 +57,23 @@ test('a multi-resource lock hands over all its keys; a fenced waiter is not hand
     const both = await redlock.acquire(['m1', 'm2'], 5_000);
     const waiting = redlock.acquire(['m1', 'm2'], 30_000);
     await delay(50);
-    let before = await commandCalls(probes, 'del');
+    let before = await deletes();
     await both.release();
     const next = await waiting;
-    assert.equal(await commandCalls(probes, 'del'), before, 'handed over: nothing deleted');
+    assert.equal(await deletes(), before, 'handed over: nothing deleted');
     assert.equal([...await valuesOf(probes, 'm1'), ...await valuesOf(probes, 'm2')], [...masters.urls, ...masters.urls].map(() => next.value));
     await next.release();
 
     const plain = await redlock.acquire(['f'], 5_000);
     const fenced = redlock.acquire(['f'], 30_000, { fencing: true });
     await delay(50);
-    before = await commandCalls(probes, 'del');
+    before = await deletes();
     const started = performance.now();
     await plain.release();
     const lock = await fenced;
     assert.ok(performance.now() - started < 1_000, 'woken by the release');
     assert.ok(lock.fence !== undefined && lock.fence > 0, 'it has its fence');
-    assert.ok((await commandCalls(probes, 'del')).some((n, i) => n > before[i]!), 'released to the masters, not handed over');
+    assert.ok((await deletes()).some((n, i) => n > before[i]!), 'released to the masters, not handed over');
     await lock.release();
   } finally {
     await redlock.quit();

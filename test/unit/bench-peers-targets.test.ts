@@ -72,6 +72,20 @@ test('the hot key: successes and the cost of an attempt against the ceiling; unm
   assert.is(target(targets, 'c1-ceiling').met, undefined);
 });
 
+test('Valkey: the masters\' CPU against the script path and the ceiling, cycles/s against both', () => {
+  const cpu = (id: string, us: number, cyclesPerSec: number, config = 'valkey64'): RunRecord => ({ ...run(config, id, 0, { cyclesPerSec }), redisCpuUsPerCycle: us });
+  const runs = [cpu('pipelock', 12, 60_000), cpu('pipelock-scripts', 21, 50_000), cpu('raw-quorum', 30, 25_000)];
+  for (const config of ['valkey1', 'valkey512']) runs.push(cpu('pipelock', 1, 5000, config), cpu('pipelock-scripts', 1, 4900, config));
+  const targets = judgeTargets(summarize(runs));
+  assert.is(target(targets, 'valkey64-server-cpu').met, true, '12 ≤ 0.6 × 21 and ≤ 0.6 × 30');
+  assert.is(target(targets, 'valkey64-ceiling').met, true);
+  assert.is(target(targets, 'valkey-vs-scripts').met, true);
+  const worse = judgeTargets(summarize([cpu('pipelock', 13, 40_000), cpu('pipelock-scripts', 21, 50_000), cpu('raw-quorum', 30, 25_000)]));
+  assert.is(target(worse, 'valkey64-server-cpu').met, false, '13 > 0.6 × 21');
+  assert.is(target(worse, 'valkey64-ceiling').met, false);
+  assert.is(target(worse, 'valkey-vs-scripts').met, undefined, 'concurrency 1 and 512 not measured');
+});
+
 test('low concurrencies run at least 5 repetitions whatever --reps says; the plan counts them', () => {
   assert.is(repsOf(configById('c1'), 3), 5);
   assert.is(repsOf(configById('c16'), 7), 7);

@@ -9,55 +9,15 @@ import { WON } from '../../src/engine/quorum.js';
 import { Stalls } from '../../src/engine/unanswered.js';
 import { UnexpectedReplyError } from '../../src/errors.js';
 import { LEAN_SHA } from '../../src/protocol/lean-script.js';
-import { RELEASE_SHA } from '../../src/protocol/release-script.js';
 import { OP_ACQUIRE, OP_EXTEND, OP_RELEASE, type OpCode } from '../../src/protocol/opcodes.js';
 import { BATCH_SHA } from '../../src/protocol/batch-script.js';
-import type { Transport } from '../../src/transport/transport.js';
-
-/** A Transport that records what the master sends and answers when the test says so. */
-class FakeTransport implements Transport {
-  readonly name = 'fake:1';
-  readonly client = {} as never;
-  readonly keyPrefix = '';
-  readonly isOpen = true;
-  readonly isReady = true;
-  readonly sent: { args: readonly string[]; answer: (reply: unknown) => void }[] = [];
-
-  send(args: readonly string[]): Promise<unknown> {
-    // The SCRIPT LOAD a ready master sends at once answers nothing here: only the calls count.
-    if (args[0] === 'SCRIPT') return new Promise(() => undefined);
-    return new Promise((resolve) => this.sent.push({ args, answer: resolve }));
-  }
-
-  onReady(): () => void {
-    return () => undefined;
-  }
-
-  onError(): () => void {
-    return () => undefined;
-  }
-
-  close(): Promise<void> {
-    return Promise.resolve();
-  }
-
-  /** Words of each call so far: 'SET'; LEAN_SCRIPT's 'lean', key count and shape; or BATCH_SCRIPT's key count and operation codes. */
-  get calls(): string[] {
-    return this.sent.map(({ args }) => {
-      if (args[0] === 'SET') return 'SET';
-      if (args[1] === RELEASE_SHA) return 'release';
-      const n = Number(args[2]);
-      if (args[1] === LEAN_SHA) return `lean ${n}:${args[3 + 2 * n]!}`;
-      return `${n}:${args.slice(3 + n).filter((a) => /^[A-Z]\d*$/.test(a)).join(',')}`;
-    });
-  }
-}
+import { FakeTransport } from '../helpers/fake-transport.js';
 
 const test = suite('coalescer');
 
 function master(chunkSize = 256, coalesce = true): { node: Master; transport: FakeTransport } {
   const transport = new FakeTransport();
-  const node = new Master(0, transport, false, { chunkSize, coalesce }, () => undefined, { deadlines: new Deadlines([]), stalls: new Stalls(1, 1), flusher: new Flusher() });
+  const node = new Master(0, transport, false, { chunkSize, coalesce, commands: 'auto' }, () => undefined, { deadlines: new Deadlines([]), stalls: new Stalls(1, 1), flusher: new Flusher() }, () => undefined);
   return { node, transport };
 }
 

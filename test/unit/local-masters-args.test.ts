@@ -114,10 +114,11 @@ test('options objects: a non-object or an unknown option is named, not ignored',
   }
   // uvu's throws() takes a string as its failure message, not as the expected one: match with a RegExp.
   assert.throws(() => resolveMastersOptions({ cuont: 3 } as never), /^cuont must be a known option \(count, host, redisServer, extraArgs, env, startTimeoutMs, handleSignals\), got 3$/);
-  assert.throws(() => resolveRestartOptions({ delay: 5 }), /^delay must be a known option \(delayMs\), got 5$/);
+  assert.throws(() => resolveRestartOptions({ delay: 5 }), /^delay must be a known option \(delayMs, redisServer\), got 5$/);
+  assert.throws(() => resolveRestartOptions({ redisServer: '' }), /redisServer/);
   assert.is(resolveMastersOptions({ count: undefined, cuont: undefined } as never).count, 5);
-  assert.is(resolveRestartOptions(undefined), 0);
-  assert.is(resolveRestartOptions({ delayMs: 10 }), 10);
+  assert.equal(resolveRestartOptions(undefined), { delayMs: 0, redisServer: undefined });
+  assert.equal(resolveRestartOptions({ delayMs: 10, redisServer: 'valkey-server' }), { delayMs: 10, redisServer: 'valkey-server' });
 });
 
 test('errors: name, stable code and base class', () => {

@@ -9,7 +9,7 @@ import { Master } from '../../src/engine/master.js';
 import { Flusher } from '../../src/engine/flusher.js';
 import { mayWriteOff } from '../../src/engine/quorum.js';
 import { OP_ACQUIRE, OP_RELEASE } from '../../src/protocol/opcodes.js';
-import type { Transport } from '../../src/transport/transport.js';
+import { FakeTransport } from '../helpers/fake-transport.js';
 import { Stalls, Unanswered } from '../../src/engine/unanswered.js';
 
 const test = suite('unanswered: stalled masters');
@@ -21,7 +21,7 @@ let seq = 0;
 function batch(...ops: Attempt[]): Batch {
   let deadline = Infinity;
   for (const o of ops) deadline = Math.min(deadline, o.deadline);
-  return { seq: seq++, deadline, ops, args: [], setNx: false, replayed: false, connection: 0, slot: -1 };
+  return { seq: seq++, deadline, ops, args: [], native: false, replayed: false, connection: 0, slot: -1 };
 }
 
 /** Master 2 of five, its batch `first` sent and left unanswered past its budget: stalled. */
@@ -103,33 +103,12 @@ test('while a majority of masters is stalled (the client itself paused), every s
 });
 
 /** A transport whose master answers only when the test says so (stalled until then): it records each call. */
-class SilentTransport implements Transport {
-  readonly name = 'silent:1';
-  readonly client = {} as never;
-  readonly keyPrefix = '';
-  readonly isOpen = true;
-  readonly isReady = true;
-  readonly sent: { args: readonly string[]; answer: (reply: unknown) => void }[] = [];
+/** A master's connection that answers only when the test says so (the probes at connect never). */
+class SilentTransport extends FakeTransport {
+  override readonly name = 'silent:1';
 
-  get calls(): number {
+  get count(): number {
     return this.sent.length;
-  }
-
-  send(args: readonly string[]): Promise<unknown> {
-    if (args[0] === 'SCRIPT') return new Promise(() => undefined);
-    return new Promise((resolve) => this.sent.push({ args, answer: resolve }));
-  }
-
-  onReady(): () => void {
-    return () => undefined;
-  }
-
-  onError(): () => void {
-    return () => undefined;
-  }
-
-  close(): Promise<void> {
-    return Promise.resolve();
   }
 }
 
@@ -141,7 +120,7 @@ function silentMaster(): { node: Master; transport: SilentTransport; deadlines: 
   const deadlines = new Deadlines(members);
   const transport = new SilentTransport();
   const reported: Error[] = [];
-  const node = new Master(0, transport, false, { chunkSize: 256, coalesce: true }, (_, error) => reported.push(error), { deadlines, stalls: new Stalls(5, 3), flusher: new Flusher() });
+  const node = new Master(0, transport, false, { chunkSize: 256, coalesce: true, commands: 'auto' }, (_, error) => reported.push(error), { deadlines, stalls: new Stalls(5, 3), flusher: new Flusher() }, () => undefined);
   members.push(node);
   return { node, transport, deadlines, reported };
 }
@@ -151,13 +130,13 @@ test('a stalled master (a minority) is sent one probe; every other operation is 
   const first = op(performance.now());
   node.enqueue(first);
   await tick();
-  assert.is(transport.calls, 1);
+  assert.is(transport.count, 1);
   deadlines.run(first.deadline);
   assert.is(first.votes[0], TIMEOUT);
   const ops = Array.from({ length: 100 }, () => op(performance.now()));
   for (const o of ops) node.enqueue(o);
   await tick();
-  assert.is(transport.calls, 2, 'the first call and one probe, for 101 operations');
+  assert.is(transport.count, 2, 'the first call and one probe, for 101 operations');
   assert.is(ops[0]!.votes[0], PENDING, 'the probe waits for its answer');
   assert.is(ops[0]!.votesStalled, 1, 'without being waited for');
   const shed = ops.slice(1);

@@ -7,6 +7,9 @@ import { answersOf, callArgs, scriptBySha, scriptBySource } from '../../protocol
 import type { Call, Transport } from '../transport.js';
 import { slotOf } from './slots.js';
 
+/** The commands sent through `send` whose first argument is their one key. */
+const KEYED: ReadonlySet<string> = new Set(['SET', 'DELIFEQ', 'DELEX', 'TYPE', 'PTTL', 'GET']);
+
 /** How long to wait before resending a call refused with TRYAGAIN (a slot mid-migration). */
 const kTryAgainMs = 10;
 
@@ -55,6 +58,8 @@ export abstract class ClusterTransport implements Transport {
    * only if every master did; anything else is routed by no key.
    */
   async send(args: readonly string[]): Promise<unknown> {
+    // A command on one key (a capability probe, a foreign key's TYPE) goes to the shard owning it.
+    if (KEYED.has(args[0]!)) return this.route(args[1], args);
     if (args[0] !== 'SCRIPT') return this.route(undefined, args);
     const replies = await this.everyMaster(args);
     const sha = scriptBySource(args[2])?.sha;
@@ -62,12 +67,12 @@ export abstract class ClusterTransport implements Transport {
   }
 
   /**
-   * Sends a batch split by slot. Resolves with what the batch's reply would have been: for SET NX
-   * its reply; otherwise one entry per operation, a number or the Error of that operation's call.
+   * Sends a batch split by slot. Resolves with what the batch's reply would have been: for a native
+   * command its reply; otherwise one entry per operation, a number or the Error of that operation's call.
    */
   sendBatch(batch: Call): Promise<unknown> {
     const ops = batch.ops;
-    if (batch.setNx) return this.#call(ops[0]!.keys[0]!, batch.args, batch.deadline, true);
+    if (batch.native) return this.#call(ops[0]!.keys[0]!, batch.args, batch.deadline, true);
     const slots = new Array<number>(ops.length);
     let mixed = false;
     for (let i = 0; i < ops.length; i++) {

@@ -202,11 +202,21 @@ function perMaster(m: MasterFacts, options: Pick<DoctorOptions, 'nodeTimeoutMs'>
       });
     }
   }
+  const native = m.native;
+  const scriptFree = native !== undefined && native.setIfEq && native.deleteIfEq !== undefined;
+  if (native !== undefined) {
+    add(scriptFree
+      ? { severity: 'info', check: 'commands', master, message: `${master}: single-key extend and release run script-free (SET IFEQ, ${native.deleteIfEq})`, consequence: 'less CPU per lock on the master; multi-key locks, fencing and the lock kinds still run Lua scripts', fix: "none needed (commands: 'scripts' forces scripts)" }
+      : { severity: 'info', check: 'commands', master, message: `${master}: extend and release run as Lua scripts (no ${native.setIfEq ? '' : 'SET IFEQ, '}${native.deleteIfEq === undefined ? 'DELIFEQ or DELEX' : ''})`.replace(', )', ')'), consequence: 'the script path, as on every Redis 7', fix: 'none needed; Valkey 9.0+ or Redis 8.4+ runs them natively' });
+  }
   if (m.aclDenied !== undefined && m.aclDenied.length > 0) {
+    const scriptsOnly = m.aclDenied.every((c) => SCRIPT_ONLY.has(c));
     add({
-      severity: 'hazard', check: 'acl', master, message: `${master}: user ${m.aclUser ?? '?'} may not run ${m.aclDenied.join(', ')}`,
-      consequence: 'every lock operation on this master fails with NOPERM: it never votes',
-      fix: `grant them, e.g. ACL SETUSER ${m.aclUser ?? '<user>'} +${m.aclDenied.map((c) => c.toLowerCase().replace(' ', '|')).join(' +')} with a key pattern covering the lock keys`,
+      severity: scriptsOnly && scriptFree ? 'warning' : 'hazard', check: 'acl', master, message: `${master}: user ${m.aclUser ?? '?'} may not run ${m.aclDenied.join(', ')}`,
+      consequence: scriptsOnly && scriptFree
+        ? 'single-key locks still work here (native commands); multi-key locks, fencing, the lock kinds and runOnce fail on this master with MisconfigurationError (noscripting)'
+        : 'every lock operation on this master that needs them fails with NOPERM: it never votes',
+      fix: `grant them, e.g. ACL SETUSER ${m.aclUser ?? '<user>'} +${m.aclDenied.map((c) => c.toLowerCase().replace(' ifeq', '').replace(' ', '|')).join(' +')} with a key pattern covering the lock keys`,
     });
   } else if (m.aclNote !== undefined) {
     add({ severity: 'info', check: 'acl', master, message: `${master}: ${m.aclNote}`, consequence: 'a missing permission would show as NOPERM errors per master', fix: 'run doctor as an admin user to check all commands' });
@@ -222,6 +232,9 @@ function perMaster(m: MasterFacts, options: Pick<DoctorOptions, 'nodeTimeoutMs'>
     add({ severity: 'info', check: 'script', master, message: `${master}: pipelock's scripts are not all cached (no client connected since its last restart or SCRIPT FLUSH)`, consequence: 'none: pipelock loads them on connect and after NOSCRIPT', fix: 'none needed' });
   }
 }
+
+/** What pipelock only runs inside its scripts, or to load them: a user without them still has script-free single-key locks where the server has the native commands. */
+const SCRIPT_ONLY: ReadonlySet<string> = new Set(['EVALSHA', 'SCRIPT LOAD', 'EXISTS', 'DEL', 'PEXPIRE', 'INCR', 'TIME']);
 
 function clockFindings(clocks: readonly ClockReading[], driftFactor: number, add: (f: Finding) => void): void {
   for (const c of clocks) {

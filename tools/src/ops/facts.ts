@@ -2,7 +2,7 @@ import { BATCH_SHA, SCRIPTS } from 'pipelock/protocol';
 import { median } from '../shared/median.js';
 import { attempt, parseInfo, type Connection, type OpsClient } from './connect.js';
 
-/** What `pipelock doctor` learns of one master, read-only (INFO, CONFIG GET, PING, TIME, SCRIPT EXISTS, ACL DRYRUN). */
+/** What `pipelock doctor` learns of one master, read-only (INFO, CONFIG GET, PING, TIME, SCRIPT EXISTS, ACL DRYRUN, COMMAND INFO/DOCS). */
 export interface MasterFacts {
   readonly url: string;
   readonly reachable: boolean;
@@ -30,6 +30,18 @@ export interface MasterFacts {
   readonly aclUser?: string;
   readonly aclDenied?: readonly string[];
   readonly aclNote?: string;
+  /**
+   * The native compare-and-set/delete the server has (COMMAND INFO, COMMAND DOCS: read-only), so
+   * which commands pipelock's single-key extend and release use there.
+   */
+  readonly native?: NativeFacts;
+}
+
+export interface NativeFacts {
+  /** `SET … IFEQ` (Valkey 8.1+, Redis 8.4+). */
+  readonly setIfEq: boolean;
+  /** `DELIFEQ` (Valkey 9.0+) or `DELEX` (Redis 8.4+, Valkey 9.2+). */
+  readonly deleteIfEq: 'DELIFEQ' | 'DELEX' | undefined;
 }
 
 /** Two TIME readings of one master against this process's monotonic and wall clocks. */
@@ -73,7 +85,8 @@ export async function gatherFacts(connection: Connection, key: string): Promise<
   const cluster = parseInfo(await attempt(client, ['INFO', 'cluster']));
   const config = await readConfig(client);
   const cached = await attempt(client, ['SCRIPT', 'EXISTS', ...SCRIPTS.map((script) => script.sha)]);
-  const acl = await checkAcl(client, key);
+  const native = await nativeCommands(client);
+  const acl = await checkAcl(client, key, native);
   const role = replication.get('role');
   return {
     url,
@@ -92,7 +105,19 @@ export async function gatherFacts(connection: Connection, key: string): Promise<
     rttMs: await roundTrip(client),
     scriptCached: Array.isArray(cached) ? cached.every((one) => one === 1) : undefined,
     ...acl,
+    ...(native === undefined ? {} : { native }),
   };
+}
+
+/** Whether the server knows SET … IFEQ, DELIFEQ and DELEX, asked without running them; undefined when COMMAND is not allowed. */
+async function nativeCommands(client: OpsClient): Promise<NativeFacts | undefined> {
+  const info = await attempt(client, ['COMMAND', 'INFO', 'DELIFEQ', 'DELEX']);
+  const docs = await attempt(client, ['COMMAND', 'DOCS', 'SET']);
+  if (!Array.isArray(info) || docs instanceof Error) return undefined;
+  // An unknown command's entry is nil; SET's documented arguments name IFEQ where it has it.
+  const known = (i: number): boolean => info[i] !== null && info[i] !== undefined;
+  const flat = (v: unknown): unknown => (v instanceof Map ? Object.fromEntries(v as Map<unknown, unknown>) : v);
+  return { setIfEq: /"ifeq"/i.test(JSON.stringify(docs, (_, v: unknown) => flat(v))), deleteIfEq: known(0) ? 'DELIFEQ' : known(1) ? 'DELEX' : undefined };
 }
 
 async function readConfig(client: OpsClient): Promise<{ config?: Record<string, string>; configError?: string }> {
@@ -121,12 +146,17 @@ async function roundTrip(client: OpsClient): Promise<number> {
  * running it. Where DRYRUN itself is not allowed or not known, EVALSHA with no keys and no arguments
  * is tried instead: the script then does nothing, and NOPERM answers the question for EVALSHA.
  */
-async function checkAcl(client: OpsClient, key: string): Promise<{ aclUser?: string; aclDenied?: string[]; aclNote?: string }> {
+async function checkAcl(client: OpsClient, key: string, native: NativeFacts | undefined): Promise<{ aclUser?: string; aclDenied?: string[]; aclNote?: string }> {
   const who = await attempt(client, ['ACL', 'WHOAMI']);
   if (who instanceof Error) return { aclNote: `ACL WHOAMI failed (${who.message}): permissions not checked` };
   const user = String(who);
   const denied: string[] = [];
-  for (const command of neededCommands(key)) {
+  // The native commands too, where the server has them: pipelock's single-key extend and release use them there.
+  const nativeNeeded = [
+    ...(native?.setIfEq === true ? [['SET', key, 'x', 'IFEQ', 'x', 'PX', '1000']] : []),
+    ...(native?.deleteIfEq === 'DELIFEQ' ? [['DELIFEQ', key, 'x']] : native?.deleteIfEq === 'DELEX' ? [['DELEX', key, 'IFEQ', 'x']] : []),
+  ];
+  for (const command of [...neededCommands(key), ...nativeNeeded]) {
     const reply = await attempt(client, ['ACL', 'DRYRUN', user, ...command]);
     if (reply === 'OK') continue;
     if (reply instanceof Error) {
@@ -134,7 +164,7 @@ async function checkAcl(client: OpsClient, key: string): Promise<{ aclUser?: str
       if (probe instanceof Error && probe.message.startsWith('NOPERM')) return { aclUser: user, aclDenied: ['EVALSHA'], aclNote: `ACL DRYRUN unavailable (${reply.message}); only EVALSHA was checked` };
       return { aclUser: user, aclNote: `ACL DRYRUN unavailable (${reply.message}); only EVALSHA was checked, and it is allowed` };
     }
-    denied.push(command[0] === 'SCRIPT' ? 'SCRIPT LOAD' : command[0]!);
+    denied.push(command[0] === 'SCRIPT' ? 'SCRIPT LOAD' : command[3] === 'IFEQ' ? 'SET IFEQ' : command[0]!);
   }
   return { aclUser: user, aclDenied: denied };
 }

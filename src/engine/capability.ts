@@ -1,0 +1,156 @@
+import { isScriptingDenied, PROBES, probeVerdict, SCRIPTS_ONLY, type Capabilities, type DeleteCommand } from '../protocol/native.js';
+
+export type { CommandsMode } from '../protocol/native.js';
+import type { Transport } from '../transport/transport.js';
+import { asError } from '../util/checks.js';
+import { loadScripts } from './script-replay.js';
+import { MisconfigurationError } from '../errors.js';
+import { kMaxTimerMs } from '../util/alarm.js';
+
+
+/** What changed on a member, and why: its probe answered, or a native command failed and the member falls back to scripts. */
+export interface CapabilityChange {
+  readonly node: number;
+  readonly name: string;
+  readonly capabilities: Capabilities;
+  readonly previous: Capabilities;
+  readonly reason: 'probe' | 'fallback';
+  /** The failure that caused a fallback. */
+  readonly error?: Error;
+}
+
+/**
+ * One member's capabilities, learned from the commands themselves when its connection becomes ready
+ * and again at every reconnect (a failover can put an older server behind the same address): each
+ * probe is a command that changes nothing (src/protocol/native.ts PROBES), and the SCRIPT LOAD of
+ * every script says whether the user may run scripts. Until a probe answers, the last answer holds
+ * (SCRIPTS_ONLY at first: what pipelock always sent). A native command that fails later takes
+ * that command away at once (`lost`), and so does a script call refused for scripting.
+ */
+export class Capability {
+  #current: Capabilities = SCRIPTS_ONLY;
+  /** Some probe answered on this member (so `current` is what it said, not the assumption). */
+  #known = false;
+  /** Counts connections: a probe answered on an earlier one says nothing about this one. */
+  #epoch = 0;
+  #probing: Promise<void> | undefined;
+  /** The refusal that said this member runs no scripts for this user, for the errors that name it. */
+  scriptingError: Error | undefined;
+
+  constructor(
+    readonly node: number,
+    readonly transport: Transport,
+    readonly onChange: (change: CapabilityChange) => void,
+    readonly report: (error: Error) => void,
+  ) {}
+
+  get current(): Capabilities {
+    return this.#current;
+  }
+
+  get known(): boolean {
+    return this.#known;
+  }
+
+  /** The probe of the connection now ready (or the one still running for it). */
+  probe(): Promise<void> {
+    const epoch = ++this.#epoch;
+    const probing = this.#probe(epoch).finally(() => {
+      if (this.#probing === probing) this.#probing = undefined;
+    });
+    this.#probing = probing;
+    return probing;
+  }
+
+  /** Resolves once the probe under way, if any, has answered. */
+  settled(): Promise<void> {
+    return this.#probing ?? Promise.resolve();
+  }
+
+  async #probe(epoch: number): Promise<void> {
+    const transport = this.transport;
+    const ask = (args: readonly string[]): Promise<{ reply?: unknown; error?: Error }> =>
+      transport.send(args).then((reply) => ({ reply }), (error: unknown) => ({ error: asError(error) }));
+    // Probed whatever the mode: a member that runs no scripts takes native commands anyway, and
+    // Redlock.capabilities() tells what each member has.
+    const [setIfEq, delIfEq, delEx, scripts] = await Promise.all([
+      ask(PROBES.setIfEq),
+      ask(PROBES.DELIFEQ),
+      ask(PROBES.DELEX),
+      loadScripts(transport).then(() => undefined, (error: unknown) => asError(error)),
+    ]);
+    if (epoch !== this.#epoch) return;
+    const previous = this.#current;
+    const set = probeVerdict(setIfEq);
+    const del = probeVerdict(delIfEq);
+    const dex = probeVerdict(delEx);
+    let scripting = previous.scripting;
+    if (scripts === undefined) scripting = true;
+    else if (isScriptingDenied(scripts)) {
+      scripting = false;
+      this.scriptingError = scripts;
+    }
+    else this.report(scripts);
+    const deleteIfEq: DeleteCommand | undefined = del === 'yes' ? 'DELIFEQ' : dex === 'yes' ? 'DELEX' : del === 'unknown' || dex === 'unknown' ? previous.deleteIfEq : undefined;
+    const next: Capabilities = { setIfEq: set === 'unknown' ? previous.setIfEq : set === 'yes', deleteIfEq, scripting };
+    this.#known = true;
+    this.#set(next, 'probe');
+  }
+
+  /** A native command failed with an error that says the member lacks it now: scripts from here on. */
+  lost(command: 'SET IFEQ' | DeleteCommand, error: Error): void {
+    const current = this.#current;
+    if (command === 'SET IFEQ' ? !current.setIfEq : current.deleteIfEq !== command) return;
+    this.#set(command === 'SET IFEQ' ? { ...current, setIfEq: false } : { ...current, deleteIfEq: undefined }, 'fallback', error);
+  }
+
+  /** A script call was refused for scripting (an ACL change): native commands, where the member has them, from here on. */
+  scriptingDenied(error: Error): void {
+    if (!this.#current.scripting) return;
+    this.scriptingError = error;
+    this.#set({ ...this.#current, scripting: false }, 'fallback', error);
+  }
+
+  #set(next: Capabilities, reason: CapabilityChange['reason'], error?: Error): void {
+    const previous = this.#current;
+    if (previous.setIfEq === next.setIfEq && previous.deleteIfEq === next.deleteIfEq && previous.scripting === next.scripting) return;
+    this.#current = Object.freeze(next);
+    this.onChange({ node: this.node, name: this.transport.name, capabilities: this.#current, previous, reason, ...(error === undefined ? {} : { error }) });
+  }
+}
+
+/** What `capable` reads of a master (src/engine/master.ts fits). */
+export interface ProbedMember {
+  readonly name: string;
+  readonly transport: { readonly isReady: boolean };
+  readonly probed: boolean;
+  readonly capabilities: Capabilities;
+  probing(): Promise<void>;
+}
+
+/** A member on which a single-key lock can be taken, extended and released: by script, or natively. */
+function lockable(caps: Capabilities): boolean {
+  return caps.scripting || (caps.setIfEq && caps.deleteIfEq !== undefined);
+}
+
+/**
+ * Once the ready masters' probes have answered (or `deadline` came): fails with
+ * MisconfigurationError when so many members can neither run scripts nor compare-and-set/delete
+ * natively that no quorum can extend or release a lock.
+ */
+export async function capable(nodes: readonly ProbedMember[], quorum: number, deadline: number): Promise<void> {
+  const ready = nodes.filter((node) => node.transport.isReady);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise((resolve) => (timer = setTimeout(resolve, Math.max(0, Math.min(deadline - performance.now(), kMaxTimerMs)))));
+  await Promise.race([Promise.all(ready.map((node) => node.probing())), late]);
+  clearTimeout(timer);
+  const stuck = nodes.filter((node) => node.probed && !lockable(node.capabilities));
+  if (stuck.length <= nodes.length - quorum) return;
+  const first = stuck[0]!;
+  const others = stuck.length > 1 ? ` (and ${stuck.length - 1} other master${stuck.length > 2 ? 's' : ''}: ${stuck.slice(1).map((node) => node.name).join(', ')})` : '';
+  const cause = first.capabilities.scripting ? '' : ' runs no scripts for this user and';
+  throw new MisconfigurationError(
+    `master ${first.name}${others}${cause} has neither SET … IFEQ nor DELIFEQ/DELEX, so locks taken there could be neither extended nor released owner-checked, and ${stuck.length} of ${nodes.length} masters leave no quorum`,
+    { reason: 'noscripting', master: first.name, keys: [], fix: 'grant scripting to the user (ACL SETUSER <user> +@scripting, or +evalsha +script|load), or run a server with the native commands (Valkey 9.0+, Redis 8.4+)' },
+  );
+}

@@ -1,0 +1,91 @@
+import { Attempt, PENDING } from './attempt.js';
+import type { Batch } from './coalescer.js';
+import { answerAt, isCallReply } from '../protocol/calls.js';
+import { nativeReply } from '../protocol/native.js';
+import { undoOf, type OpCode } from '../protocol/opcodes.js';
+import type { Transport } from '../transport/transport.js';
+
+/** Releases kept for a stalled master (see defer): past this many, their keys expire with their TTL. */
+const kMaxDeferred = 4096;
+
+/**
+ * What one master owes the keyspace beyond the answers it gives: owner-checked deletes of what it
+ * granted after its vote stopped counting, and the releases it was not sent while stalled.
+ */
+export class Leftovers {
+  /** Deletes of late keys (late) waiting for the connection to be ready. */
+  #afterReady: Attempt[] | undefined;
+  /** Releases not sent to this stalled master, to be sent once it answers in time or reconnects. */
+  #deferred: Attempt[] | undefined;
+
+  constructor(
+    readonly index: number,
+    readonly transport: Transport,
+    readonly coalescer: { enqueue(op: Attempt): void },
+  ) {}
+
+  /** The late keys' deletes kept while the connection was not ready, now that it is. */
+  takeAfterReady(): readonly Attempt[] {
+    const later = this.#afterReady;
+    this.#afterReady = undefined;
+    return later ?? [];
+  }
+
+  /**
+   * A release not sent to this stalled master may be of keys it holds (it granted them in time
+   * before it stalled again): its owner-checked delete is sent here once the stall is over, rather
+   * than leave them to their TTL. Bounded: a stall of the main job sheds thousands a second.
+   */
+  defer(op: Attempt): void {
+    const deferred = (this.#deferred ??= []);
+    if (deferred.length < kMaxDeferred) deferred.push(op);
+  }
+
+  sendDeferred(): void {
+    const deferred = this.#deferred;
+    this.#deferred = undefined;
+    if (deferred === undefined) return;
+    for (const op of deferred) {
+      const undo = this.#undo(op.opcode, op.keys, op);
+      undo.target = op.target;
+      undo.extra = op.extra;
+      this.coalescer.enqueue(undo);
+    }
+  }
+
+  /** `opcode` over `keys` under `op`'s token, on this master only: nobody waits for its decision. */
+  #undo(opcode: OpCode, keys: readonly string[], op: Attempt): Attempt {
+    const undo = new Attempt(opcode, keys, op.token, '0', 1, performance.now(), op.budget, true, op.votes.length);
+    for (let node = 0; node < op.votes.length; node++) if (node !== this.index) undo.skip(node);
+    return undo;
+  }
+
+  /**
+   * A batch handed over before a connection error and answered after it: @redis/client keeps a command
+   * it had not yet written when the socket dropped and writes it on the next connection (only the
+   * replies it awaited are failed). An acquisition written that late, after its attempt had timed
+   * this master out and its cleanup had failed here at once (the master was down), set a key
+   * nobody would release. Such a key was never counted in any quorum: deleting it (owner-checked,
+   * on this master only) is safe whatever became of the attempt; an error that dropped nothing
+   * only costs a redundant delete of such keys; aborting those commands instead
+   * cost more than it saves (docs/decisions/0003-late-replies.md).
+   * So too a batch a stalled master answers past its budget: the release of a lock it granted that
+   * late may have been settled here without being sent (NodeStalledError). These undos go out even
+   * while it is still flagged: it has just answered, and there are no more of them than calls it was sent.
+   */
+  late(batch: Batch, reply: unknown): void {
+    const ops = batch.ops;
+    for (let i = 0; i < ops.length; i++) {
+      const op = ops[i]!;
+      if (op.votes[this.index] === PENDING) continue;
+      const value = batch.native ? nativeReply(reply) ?? 0 : isCallReply(reply, ops.length) ? answerAt(reply, ops.length, i) : 0;
+      if (typeof value !== 'number' || value <= 0) continue;
+      const what = undoOf(op.opcode, op.keys, op.target, value);
+      if (what === undefined) continue;
+      const undo = this.#undo(what.opcode, what.keys, op);
+      // The reply can come before 'ready' (see the constructor), when sends still fail at once.
+      if (this.transport.isReady) this.coalescer.enqueue(undo);
+      else (this.#afterReady ??= []).push(undo);
+    }
+  }
+}

@@ -1,0 +1,43 @@
+import type { CapabilityChange } from '../engine/capability.js';
+import type { Capabilities } from '../protocol/native.js';
+
+/**
+ * One member's capabilities as `Redlock.capabilities()` and the 'capability' event tell them: what
+ * it accepts, and so which commands its single-key operations use (README, "Servers and commands").
+ */
+export interface MemberCapabilities {
+  /** The member's place in the constructor's list. */
+  readonly member: number;
+  /** `host:port` (or the cluster's name). */
+  readonly name: string;
+  /** Whether a probe has answered since pipelock connected; until then, scripts as before. */
+  readonly probed: boolean;
+  /** `SET … IFEQ` (Valkey 8.1+, Redis 8.4+). */
+  readonly setIfEq: boolean;
+  /** `DELIFEQ` (Valkey 9.0+) or `DELEX … IFEQ` (Redis 8.4+, Valkey 9.2+), if either. */
+  readonly deleteIfEq: 'DELIFEQ' | 'DELEX' | undefined;
+  /** EVALSHA and SCRIPT LOAD allowed for this user. */
+  readonly scripting: boolean;
+  /** What a single-key extend sends there (with the default `commands: 'auto'`). */
+  readonly extend: 'SET IFEQ' | 'script' | 'unavailable';
+  /** What a single-key release sends there (with the default `commands: 'auto'`). */
+  readonly release: 'DELIFEQ' | 'DELEX' | 'script' | 'unavailable';
+  /** For the event: why it changed ('probe' at connect, 'fallback' after a native command or a script call failed) and, for a fallback, the error. */
+  readonly reason?: 'probe' | 'fallback';
+  readonly error?: Error;
+}
+
+export function memberCapabilities(member: number, name: string, caps: Capabilities, probed: boolean, change?: CapabilityChange): MemberCapabilities {
+  const scriptOr = caps.scripting ? 'script' : 'unavailable';
+  return {
+    member,
+    name,
+    probed,
+    setIfEq: caps.setIfEq,
+    deleteIfEq: caps.deleteIfEq,
+    scripting: caps.scripting,
+    extend: caps.setIfEq ? 'SET IFEQ' : scriptOr,
+    release: caps.deleteIfEq ?? scriptOr,
+    ...(change === undefined ? {} : { reason: change.reason, ...(change.error === undefined ? {} : { error: change.error }) }),
+  };
+}

@@ -1,0 +1,126 @@
+import { OP_ACQUIRE, OP_EXTEND, OP_RELEASE, type OpArgs } from './opcodes.js';
+
+/**
+ * The script-free forms of the single-key operations, for servers that compare and set or delete
+ * natively (docs/decisions/0007-native-commands.md):
+ *   acquire: SET key token NX PX ttl                       (every server; 'OK' or nil)
+ *   extend:  SET key token IFEQ token PX ttl                (Valkey 8.1+, Redis 8.4+; 'OK' or nil)
+ *   release: DELIFEQ key token                              (Valkey 9.0+; 1 or 0)
+ *            DELEX key IFEQ token                           (Redis 8.4+, Valkey 9.2+; 1 or 0)
+ * Each is one atomic command that only ever touches the caller's own value, as the scripts' GET
+ * then PEXPIRE/DEL do inside one script.
+ */
+
+/**
+ * Which commands the owner-checked single-key operations use: 'auto' the native ones where a member
+ * has them (docs/decisions/0007-native-commands.md), 'native' the same, 'scripts' always the Lua
+ * scripts, as on servers without them.
+ */
+export type CommandsMode = 'auto' | 'native' | 'scripts';
+
+/** The compare-and-delete command a server has, if any. */
+export type DeleteCommand = 'DELIFEQ' | 'DELEX';
+
+/** What a member accepts besides the commands every server has. */
+export interface Capabilities {
+  /** `SET … IFEQ`. */
+  readonly setIfEq: boolean;
+  /** The compare-and-delete command; undefined when it has neither. */
+  readonly deleteIfEq: DeleteCommand | undefined;
+  /** EVALSHA and SCRIPT LOAD are allowed (an ACL user without @scripting gets NOPERM). */
+  readonly scripting: boolean;
+}
+
+/** What a member is assumed to accept before its probe answers: what pipelock always sent. */
+export const SCRIPTS_ONLY: Capabilities = Object.freeze({ setIfEq: false, deleteIfEq: undefined, scripting: true });
+
+/** `SET key token NX PX ttl`: a single-key acquisition, on every server. */
+export function setNxArgs(key: string, token: string, ttlArg: string): string[] {
+  return ['SET', key, token, 'NX', 'PX', ttlArg];
+}
+
+/** `SET key token IFEQ token PX ttl`: re-arms the key only while it holds the token; never creates it. */
+export function setIfEqArgs(key: string, token: string, ttlArg: string): string[] {
+  return ['SET', key, token, 'IFEQ', token, 'PX', ttlArg];
+}
+
+/** The owner-checked delete in the command the member has. */
+export function deleteIfEqArgs(command: DeleteCommand, key: string, token: string): string[] {
+  return command === 'DELIFEQ' ? ['DELIFEQ', key, token] : ['DELEX', key, 'IFEQ', token];
+}
+
+/**
+ * The native words of `op` on a member with `caps`, or undefined when it needs a script there: a
+ * single-key acquire always has them; a single-key extend or release when the member has the
+ * command. Multi-key, fencing and every kind's operations keep their scripts (all-or-nothing over
+ * several keys, or a counter, cannot be said in one of these commands).
+ */
+export function nativeArgs(op: OpArgs, caps: Capabilities): string[] | undefined {
+  if (op.keys.length !== 1) return undefined;
+  switch (op.opcode) {
+    case OP_ACQUIRE:
+      return setNxArgs(op.keys[0]!, op.token, op.ttlArg);
+    case OP_EXTEND:
+      return caps.setIfEq ? setIfEqArgs(op.keys[0]!, op.token, op.ttlArg) : undefined;
+    case OP_RELEASE:
+      return caps.deleteIfEq === undefined ? undefined : deleteIfEqArgs(caps.deleteIfEq, op.keys[0]!, op.token);
+    default:
+      return undefined;
+  }
+}
+
+/** Whether `op` has native words on some server (a single-key acquire, extend or release). */
+export function hasNativeForm(op: OpArgs): boolean {
+  return op.keys.length === 1 && (op.opcode === OP_ACQUIRE || op.opcode === OP_EXTEND || op.opcode === OP_RELEASE);
+}
+
+/** A native command's reply as the script's integer for the operation ('OK' → 1, nil → 0), or undefined when it is neither. */
+export function nativeReply(reply: unknown): number | undefined {
+  if (reply === 'OK' || reply === 1) return 1;
+  if (reply === null || reply === 0) return 0;
+  return undefined;
+}
+
+/** Which native command `args` is, for messages and fallbacks: 'SET IFEQ', 'DELIFEQ' or 'DELEX'; undefined for SET NX. */
+export function nativeCommandOf(args: readonly string[]): 'SET IFEQ' | DeleteCommand | undefined {
+  const name = args[0];
+  if (name === 'DELIFEQ' || name === 'DELEX') return name;
+  return name === 'SET' && args[3] === 'IFEQ' ? 'SET IFEQ' : undefined;
+}
+
+/** The key the probes touch: never set by them (IFEQ never creates, the deletes find nothing). */
+export const PROBE_KEY = 'pipelock:probe';
+/** A value no key holds: the probes compare against it. */
+const kProbeValue = 'pipelock:probe:absent';
+
+/** The probes of a member's capabilities: each a command that changes nothing on any server that accepts it. */
+export const PROBES = {
+  setIfEq: ['SET', PROBE_KEY, kProbeValue, 'IFEQ', kProbeValue, 'PX', '1000'],
+  DELIFEQ: ['DELIFEQ', PROBE_KEY, kProbeValue],
+  DELEX: ['DELEX', PROBE_KEY, 'IFEQ', kProbeValue],
+} as const satisfies Record<string, readonly string[]>;
+
+/**
+ * What a probe's outcome says: 'yes' (answered, or refused for the key by an ACL key pattern, which
+ * the user's own lock keys may pass), 'no' (unknown command, a syntax error, or the command denied
+ * to the user), 'unknown' (the connection failed: ask again at the next connect).
+ */
+export function probeVerdict(outcome: { readonly reply?: unknown; readonly error?: Error }): 'yes' | 'no' | 'unknown' {
+  const error = outcome.error;
+  if (error === undefined) return 'yes';
+  const message = error.message;
+  if (message.startsWith('NOPERM')) return /run the '[^']+' command/.test(message) ? 'no' : 'yes';
+  if (message.startsWith('ERR')) return 'no';
+  return 'unknown';
+}
+
+/**
+ * Whether a script call's (or SCRIPT LOAD's) error says this member runs no scripts for this user:
+ * an ACL without @scripting (rather than a key the user may not touch), or a proxy that lacks the
+ * commands.
+ */
+export function isScriptingDenied(error: Error): boolean {
+  const message = error.message;
+  return /^NOPERM\b.*run the '(evalsha|eval|script\|load|script|evalsha_ro|eval_ro)' command/.test(message)
+    || /^ERR unknown command '(evalsha|eval|script)'/i.test(message);
+}
