@@ -32,7 +32,8 @@ function configTable(summary: Summary, config: string, contenders: readonly stri
   const hot = workload?.keys === 1;
   const cluster = workload?.cluster !== undefined;
   // A cluster configuration runs only the contenders that can: columns for the peers measured.
-  const peers = PEERS.filter((peer) => contenders.includes(peer) && get(summary, config, peer) !== undefined);
+  // Ratio columns: the measured peers, and on Valkey the script path.
+  const peers = [...PEERS, 'pipelock-scripts'].filter((peer) => contenders.includes(peer) && get(summary, config, peer) !== undefined && (peer !== 'pipelock-scripts' || workload?.valkey !== undefined));
   const head = [
     'contender', hot ? 'successes/s median (min–max)' : 'cycles/s median (min–max)', ...(hot ? ['refused/s'] : []),
     '× quorum ceiling', ...peers.map((peer) => `× ${contenderInfo(peer).label}`),

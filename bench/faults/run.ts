@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { defaultSettings } from '../../src/index.js';
 import { startMasters } from '../../src/testing/masters.js';
+import { valkeyServer } from '../../test/helpers/valkey.js';
 import { fencedLogKeys } from './safety/fenced-log.js';
 import type { SafetyData } from './safety/critical-section.js';
 import { Ledger, sharedNow } from './safety/ledger.js';
@@ -288,16 +289,17 @@ function runScript(file: string, short: boolean): boolean {
   return run.status === 0;
 }
 
-const USAGE = `usage: npm run faults -- [--short] [--only NAME,…] [--json FILE]
+const USAGE = `usage: npm run faults -- [--short] [--valkey] [--only NAME,…] [--json FILE]
 
   --short      CI's form: every fault ${kShortScale}× as long; writes no file unless --json
   --only       run these scenarios only (${[...SCENARIOS, ...kScripts].map((s) => s.name).join(', ')}); writes no file unless --json
+  --valkey     Valkey masters (scripts/ensure-valkey.sh) instead of redis-server: the script-free path
   --json FILE  where to write the results (default for a full run: bench/results/faults.json, and RELIABILITY.md)`;
 
 async function main(): Promise<number> {
   let values;
   try {
-    ({ values } = parseArgs({ options: { short: { type: 'boolean' }, only: { type: 'string' }, json: { type: 'string' }, help: { type: 'boolean' } } }));
+    ({ values } = parseArgs({ options: { short: { type: 'boolean' }, valkey: { type: 'boolean' }, only: { type: 'string' }, json: { type: 'string' }, help: { type: 'boolean' } } }));
   } catch (error) {
     console.error(`faults: ${(error as Error).message}\n\n${USAGE}`);
     return 2;
@@ -306,6 +308,8 @@ async function main(): Promise<number> {
     console.log(USAGE);
     return 0;
   }
+  // startMasters reads it at each start, and the workers inherit it.
+  if (values.valkey === true) process.env.PIPELOCK_REDIS_SERVER = valkeyServer();
   const names = values.only?.split(',') ?? [];
   const unknown = names.filter((name) => !kScripts.some((s) => s.name === name) && !SCENARIOS.some((s) => s.name === name));
   if (unknown.length > 0) {
@@ -314,8 +318,9 @@ async function main(): Promise<number> {
   }
   const chosen = names.length === 0 ? SCENARIOS : SCENARIOS.filter((s) => names.includes(s.name));
   const short = values.short === true;
-  const complete = !short && names.length === 0;
-  const host = hostInfo(['@redis/client', 'piscina'], `npm run faults${process.argv.slice(2).length > 0 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`);
+  // RELIABILITY.md is the Redis 7 run's: a Valkey run writes only the JSON it is given.
+  const complete = !short && names.length === 0 && values.valkey !== true;
+  const host = hostInfo(['@redis/client', 'piscina'], `npm run faults${process.argv.slice(2).length > 0 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`, values.valkey === true ? valkeyServer() : undefined);
   console.log(`faults: ${hostLine(host)}`);
 
   const results: ScenarioResult[] = [];

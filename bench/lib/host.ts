@@ -15,6 +15,8 @@ export interface Host {
   readonly os: string;
   readonly node: string;
   readonly redisServer: string;
+  /** valkey-server's version, in runs with Valkey masters. */
+  readonly valkeyServer?: string;
   readonly pipelock: string;
   readonly packages: Readonly<Record<string, string>>;
   /** 1-minute load average when the run started and ended: a busy machine shows here. */
@@ -39,7 +41,8 @@ export function packageVersion(name: string): string {
   }
 }
 
-export function hostInfo(packages: readonly string[], command: string): Host {
+/** `valkey`: the Valkey binary the run's Valkey masters are, whose version the host line records too. */
+export function hostInfo(packages: readonly string[], command: string, valkey?: string): Host {
   const own = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
   const commit = quiet('git', ['rev-parse', '--short', 'HEAD']);
   const dirty = quiet('git', ['status', '--porcelain', '--', 'src']) === '' ? '' : ' + uncommitted src changes';
@@ -52,6 +55,7 @@ export function hostInfo(packages: readonly string[], command: string): Host {
     os: `${platform()} ${release()}`,
     node: process.version,
     redisServer: redis?.[1] ?? 'unknown',
+    ...(valkey === undefined ? {} : { valkeyServer: /v=(\S+)/.exec(quiet(valkey, ['--version']))?.[1] ?? 'unknown' }),
     pipelock: `${own.version} (${commit}${dirty})`,
     packages: Object.fromEntries([...new Set(packages)].sort().map((name) => [name, packageVersion(name)])),
     loadavg: [loadavg()[0] ?? 0],
@@ -63,5 +67,5 @@ export function hostInfo(packages: readonly string[], command: string): Host {
 export function hostLine(host: Host): string {
   const pkgs = Object.entries(host.packages).map(([name, version]) => `${name} ${version}`).join(', ');
   const load = host.loadavg.map((l) => l.toFixed(2)).join(' → ');
-  return `${host.cpu}, ${host.cores} cores, ${host.memoryGiB} GiB, ${host.os}; Node ${host.node}; redis-server ${host.redisServer}; pipelock ${host.pipelock}; ${pkgs}; load avg ${load}; ${host.date}`;
+  return `${host.cpu}, ${host.cores} cores, ${host.memoryGiB} GiB, ${host.os}; Node ${host.node}; redis-server ${host.redisServer}${host.valkeyServer === undefined ? '' : `; valkey-server ${host.valkeyServer}`}; pipelock ${host.pipelock}; ${pkgs}; load avg ${load}; ${host.date}`;
 }

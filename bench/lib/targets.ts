@@ -64,5 +64,33 @@ export function judgeTargets(summary: Summary): Target[] {
       met: judged([pc, cc, pu, cu], pc <= cc && pu <= cu),
     });
   }
+  targets.push(...valkeyTargets(summary));
+  return targets;
+}
+
+/** On Valkey 9 (issue 31): the script-free path against the script path and the per-command ceiling, same masters, same run. */
+function valkeyTargets(summary: Summary): Target[] {
+  const targets: Target[] = [];
+  const auto = get(summary, 'valkey64', 'pipelock');
+  const scripts = get(summary, 'valkey64', 'pipelock-scripts');
+  const ceiling = get(summary, 'valkey64', QUORUM_CEILING);
+  if (auto !== undefined && scripts !== undefined && ceiling !== undefined) {
+    const [a, s, c] = [auto.redisCpuUsPerCycle.median, scripts.redisCpuUsPerCycle.median, ceiling.redisCpuUsPerCycle.median];
+    targets.push({
+      id: 'valkey64-server-cpu',
+      text: 'Valkey, concurrency 64: masters\' CPU per cycle ≤ 0.6× the script path\'s and ≤ 0.6× the per-command ceiling\'s',
+      figure: `${fmtUs(a)} µs vs ${fmtUs(s)} (${fmtX(a / s)}) and ${fmtUs(c)} (${fmtX(a / c)})`,
+      met: judged([a, s, c], a <= 0.6 * s && a <= 0.6 * c),
+    });
+  }
+  const r = ratio(summary, 'valkey64', 'pipelock', QUORUM_CEILING);
+  targets.push({ id: 'valkey64-ceiling', text: 'Valkey, concurrency 64: ≥ 2× the per-command ceiling\'s cycles/s', figure: fmtX(r), met: judged([r], r >= 2) });
+  const paths = (['valkey1', 'valkey64', 'valkey512'] as const).map((config) => ({ config, r: ratio(summary, config, 'pipelock', 'pipelock-scripts') }));
+  targets.push({
+    id: 'valkey-vs-scripts',
+    text: 'Valkey, concurrency 1, 64 and 512: cycles/s ≥ the script path\'s',
+    figure: paths.map(({ config, r: x }) => `${fmtX(x)} at ${config.slice(6)}`).join(', '),
+    met: judged(paths.map(({ r: x }) => x), paths.every(({ r: x }) => x >= 1)),
+  });
   return targets;
 }

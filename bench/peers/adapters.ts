@@ -11,6 +11,8 @@ export async function openContender(id: string, urls: readonly string[]): Promis
     case 'pipelock': return pipelock(urls, true);
     case 'pipelock-ioredis': return pipelock(await ioredisClients(urls), true);
     case 'pipelock-uncoalesced': return pipelock(urls, false);
+    case 'pipelock-scripts': return pipelock(urls, true, 'scripts');
+    case 'pipelock-native': return pipelock(urls, true, 'native');
     case 'raw-coalesced': return (await import('./raw.js')).rawCoalesced(urls, TTL_MS);
     case 'raw-quorum': return (await import('./raw.js')).rawPerCommand(urls, TTL_MS, false);
     case 'raw-all': return (await import('./raw.js')).rawPerCommand(urls, TTL_MS, true);
@@ -21,10 +23,10 @@ export async function openContender(id: string, urls: readonly string[]): Promis
   }
 }
 
-async function pipelock(clients: readonly string[] | readonly import('ioredis').Redis[], coalesce: boolean): Promise<Contender> {
+async function pipelock(clients: readonly string[] | readonly import('ioredis').Redis[], coalesce: boolean, commands: 'auto' | 'scripts' | 'native' = 'auto'): Promise<Contender> {
   const { Redlock } = await import('../../src/index.js');
   // quit() also quits the ioredis clients it was handed, as node-redlock v5 does.
-  return pipelockContender(new Redlock(clients, { retryCount: 0, coalesce }));
+  return pipelockContender(new Redlock(clients, { retryCount: 0, coalesce, commands }));
 }
 
 /** A Redlock as a contender, through its public API: a refusal is REFUSED, any other error throws. */

@@ -31,6 +31,8 @@ export const CONTENDERS: readonly ContenderInfo[] = [
   { id: 'pipelock', label: 'pipelock', packages: ['@redis/client'], kind: 'pipelock', note: 'public API, retryCount 0, coalescing on (default)', onCluster: '`{ cluster: [seed URLs] }` per member: an @redis/client cluster' },
   { id: 'pipelock-ioredis', label: 'pipelock over ioredis', packages: ['ioredis'], kind: 'pipelock', note: 'as pipelock, handed ioredis clients (a node-redlock v5 user\'s)', onCluster: 'an ioredis `Cluster` per member' },
   { id: 'pipelock-uncoalesced', label: 'pipelock (coalesce: false)', packages: ['@redis/client'], kind: 'pipelock', note: 'one script call per operation per master' },
+  { id: 'pipelock-scripts', label: "pipelock (commands: 'scripts')", packages: ['@redis/client'], kind: 'pipelock', note: 'Lua scripts for every owner-checked operation, as on servers without SET IFEQ / DELIFEQ' },
+  { id: 'pipelock-native', label: "pipelock (commands: 'native')", packages: ['@redis/client'], kind: 'pipelock', note: 'native commands for every single-key operation, acquisitions of a tick included (one SET NX PX each)' },
   { id: 'raw-coalesced', label: 'ceiling: coalesced, quorum', packages: ['@redis/client'], kind: 'ceiling', note: 'SET NX / compare-and-delete gathered per master per tick into one EVALSHA; returns at the quorum' },
   { id: 'raw-quorum', label: 'ceiling: per command, quorum', packages: ['@redis/client'], kind: 'ceiling', note: 'SET NX PX to all, EVALSHA compare-and-delete to all; returns at the quorum', onCluster: 'each command sent by an @redis/client cluster client to the key\'s shard' },
   { id: 'raw-all', label: 'ceiling: per command, all', packages: ['@redis/client'], kind: 'ceiling', note: 'as above, waits for all N replies' },
@@ -57,6 +59,8 @@ export interface WorkloadConfig {
   readonly keys: number;
   /** Run on `members` local Redis Clusters of `shards` masters each instead of the standalone masters. */
   readonly cluster?: { readonly members: number; readonly shards: number };
+  /** Run on Valkey masters (scripts/ensure-valkey.sh) instead of redis-server, with only these contenders. */
+  readonly valkey?: { readonly contenders: readonly string[] };
   /**
    * Repetitions at least, whatever `--reps` says: at low concurrency a cycle is a few hundred µs
    * and a busy neighbour's second moves one repetition by several percent, so the paired ratios
@@ -65,6 +69,9 @@ export interface WorkloadConfig {
   readonly minReps?: number;
 }
 
+/** On Valkey: pipelock's automatic choice, each path forced, and the per-command ceiling, on the same masters. */
+const VALKEY_CONTENDERS = ['pipelock', 'pipelock-scripts', 'pipelock-native', 'raw-quorum'];
+
 export const CONFIGS: readonly WorkloadConfig[] = [
   { id: 'c1', label: 'concurrency 1, 1M keys', concurrency: 1, keys: 1_000_000, minReps: 5 },
   { id: 'c4', label: 'concurrency 4, 1M keys', concurrency: 4, keys: 1_000_000, minReps: 5 },
@@ -72,11 +79,15 @@ export const CONFIGS: readonly WorkloadConfig[] = [
   { id: 'c64', label: 'concurrency 64, 1M keys', concurrency: 64, keys: 1_000_000 },
   { id: 'c512', label: 'concurrency 512, 1M keys', concurrency: 512, keys: 1_000_000 },
   { id: 'hot64', label: 'concurrency 64, one hot key', concurrency: 64, keys: 1 },
+  { id: 'valkey1', label: 'Valkey 9: concurrency 1, 1M keys', concurrency: 1, keys: 1_000_000, minReps: 5, valkey: { contenders: VALKEY_CONTENDERS } },
+  { id: 'valkey64', label: 'Valkey 9: concurrency 64, 1M keys', concurrency: 64, keys: 1_000_000, valkey: { contenders: VALKEY_CONTENDERS } },
+  { id: 'valkey512', label: 'Valkey 9: concurrency 512, 1M keys', concurrency: 512, keys: 1_000_000, valkey: { contenders: VALKEY_CONTENDERS } },
   { id: 'cluster64', label: 'Redis Cluster members: concurrency 64, 1M keys, 3 clusters × 3 shards', concurrency: 64, keys: 1_000_000, cluster: { members: 3, shards: 3 } },
 ];
 
-/** The contenders of `contenders` that run in `config` (on cluster members, only those that can). */
+/** The contenders of `contenders` that run in `config` (on cluster members, only those that can; on Valkey, its own list). */
 export function contendersOf(config: WorkloadConfig, contenders: readonly string[]): string[] {
+  if (config.valkey !== undefined) return contenders.filter((id) => config.valkey!.contenders.includes(id));
   return config.cluster === undefined ? [...contenders] : contenders.filter((id) => contenderInfo(id).onCluster !== undefined);
 }
 

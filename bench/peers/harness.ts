@@ -3,12 +3,14 @@
  * in a fresh child process (bench/peers/run-one.ts), one at a time, interleaved: every contender
  * once per configuration, then all again, with the starting contender rotating per repetition.
  * FLUSHALL between measurements. A cluster configuration runs the contenders that can on local
- * Redis Clusters (masters only), started once before its first measurement and kept to the end.
+ * Redis Clusters (masters only), a Valkey one its own contenders on 5 Valkey masters; each set of
+ * servers is started once before its first measurement and kept to the end.
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { startClusters, type LocalClusters } from '../../src/testing/clusters.js';
-import { startMasters } from '../../src/testing/masters.js';
+import { startMasters, type LocalMasters } from '../../src/testing/masters.js';
+import { valkeyServer } from '../../test/helpers/valkey.js';
 import { hostInfo, ROOT, type Host } from '../lib/host.js';
 import { configById, contenderInfo, contendersOf, repsOf, TTL_MS, type WorkloadConfig } from './contender.js';
 import type { RunResult } from './run-one.js';
@@ -62,9 +64,11 @@ function measure(args: readonly string[], limitMs: number): Promise<RunResult> {
 
 export async function runPeers(plan: PeersPlan, log: (line: string) => void): Promise<PeersResult> {
   const packages = plan.contenders.flatMap((id) => contenderInfo(id).packages);
-  const host = hostInfo(packages, plan.command);
+  const onValkey = plan.configs.some((id) => configById(id).valkey !== undefined);
+  const host = hostInfo(packages, plan.command, onValkey ? valkeyServer() : undefined);
   const local = await startMasters({ count: plan.masters });
   let clusters: LocalClusters | undefined;
+  let valkey: LocalMasters | undefined;
   const runs: RunRecord[] = [];
   try {
     const total = plannedRuns(plan);
@@ -76,8 +80,9 @@ export async function runPeers(plan: PeersPlan, log: (line: string) => void): Pr
         if (rep >= repsOf(workload, plan.reps)) continue;
         const contenders = contendersOf(workload, plan.contenders);
         if (workload.cluster !== undefined) clusters ??= await startClusters({ clusters: workload.cluster.members, shards: workload.cluster.shards });
-        const servers = workload.cluster === undefined ? local : clusters!.masters;
-        const urls = serverUrls(workload, local.urls, clusters);
+        if (workload.valkey !== undefined) valkey ??= await startMasters({ count: plan.masters, redisServer: valkeyServer() });
+        const servers = workload.cluster !== undefined ? clusters!.masters : workload.valkey !== undefined ? valkey! : local;
+        const urls = workload.valkey !== undefined ? valkey!.urls.join(',') : serverUrls(workload, local.urls, clusters);
         const n = contenders.length;
         for (let k = 0; k < n; k++) {
           const contender = contenders[(k + rep) % n]!;
@@ -99,6 +104,7 @@ export async function runPeers(plan: PeersPlan, log: (line: string) => void): Pr
   } finally {
     await local.close();
     await clusters?.close();
+    await valkey?.close();
   }
   return { kind: 'pipelock-bench-peers', host, plan: { ...plan, ttlMs: TTL_MS }, runs, finished: new Date().toISOString(), loadavgEnd: (await import('node:os')).loadavg()[0] ?? 0 };
 }
