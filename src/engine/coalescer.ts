@@ -11,6 +11,13 @@ import { nativeArgs, setNxArgs, type Capabilities, type CommandsMode } from '../
  */
 const kGatherAbove = 4;
 
+/**
+ * In mode 'auto', while more operations than this would be out on a member that runs scripts, a
+ * flush goes by script: past it, a native command per operation costs the client more than the
+ * masters save.
+ */
+export const kNativeAtMost = 256;
+
 /** One call to a master: the operations it carries and its words. */
 export interface Batch {
   /** Order of cutting on this master (NOSCRIPT replay resends in this order). */
@@ -128,12 +135,16 @@ export class Coalescer implements Flushable {
     const caps = this.#outlet.capabilities;
     // Uncoalesced, each operation is a call of its own: a lone one.
     const many = this.#coalesce && pending.length > 1;
+    // Under a backlog, operations go by script where the member runs scripts: one native command
+    // per operation costs the client a command's encoding, promise and reply each, and thousands
+    // of them out per master outlast a node timeout (docs/decisions/0007-native-commands.md).
+    const burst = this.#outlet.inflight + pending.length > kNativeAtMost && this.#mode === 'auto' && caps.scripting;
     const limit = this.#coalesce ? this.#chunkSize : 1;
     let from = 0;
     let keys = 0;
     for (let i = 0; i < pending.length; i++) {
       const op = pending[i]!;
-      const native = this.#native(op, caps, many);
+      const native = burst ? undefined : this.#native(op, caps, many);
       if (native !== undefined) {
         if (i > from) batches.push(this.#scripted(pending, from, i));
         batches.push(this.#single(op, native, true));

@@ -2,6 +2,7 @@ import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Attempt, FAILED } from '../../src/engine/attempt.js';
+import { kNativeAtMost } from '../../src/engine/coalescer.js';
 import type { CapabilityChange } from '../../src/engine/capability.js';
 import { Deadlines } from '../../src/engine/deadlines.js';
 import { Flusher } from '../../src/engine/flusher.js';
@@ -100,6 +101,32 @@ test('a tick of many: releases and extends natively, acquisitions in one script 
   node.enqueue(op(OP_EXTEND, ['e', 'f']));
   await tick();
   assert.equal(transport.calls, ['lean 2:A', 'DELIFEQ', '3:A,E2']);
+});
+
+test('a backlog (more than kNativeAtMost operations out and to go) rides scripts where the member runs them; without scripting, or in mode native, it stays native', async () => {
+  const burst = (node: Master): void => {
+    for (let i = 0; i <= kNativeAtMost; i++) node.enqueue(op(OP_RELEASE, [`k${i}`]));
+  };
+  const auto = await master(VALKEY_9);
+  burst(auto.node);
+  await tick();
+  assert.equal(auto.transport.calls, ['lean 256:R', 'release'], 'script calls of at most chunkSize (256) keys');
+  const atLimit = await master(VALKEY_9);
+  for (let i = 0; i < kNativeAtMost; i++) atLimit.node.enqueue(op(OP_RELEASE, [`k${i}`]));
+  await tick();
+  assert.is(atLimit.transport.calls.filter((call) => call === 'DELIFEQ').length, kNativeAtMost, 'up to the limit, native');
+  atLimit.node.enqueue(op(OP_RELEASE, ['x']));
+  atLimit.node.enqueue(op(OP_RELEASE, ['y']));
+  await tick();
+  assert.equal(atLimit.transport.calls.slice(kNativeAtMost), ['lean 2:R'], 'with kNativeAtMost out, the next flush by script');
+  const native = await master(VALKEY_9, 'native');
+  burst(native.node);
+  await tick();
+  assert.is(native.transport.calls.filter((call) => call === 'DELIFEQ').length, kNativeAtMost + 1);
+  const noScripting = await master({ ...VALKEY_9, noScripting: true });
+  burst(noScripting.node);
+  await tick();
+  assert.is(noScripting.transport.calls.filter((call) => call === 'DELIFEQ').length, kNativeAtMost + 1);
 });
 
 test("commands: 'scripts' keeps every owner-checked operation on scripts; 'native' sends acquisitions of a tick as SET NX each", async () => {
