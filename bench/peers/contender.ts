@@ -25,14 +25,16 @@ export interface ContenderInfo {
   readonly note: string;
   /** Also measured on Redis Cluster members (configurations with `cluster`), and how. */
   readonly onCluster?: string;
+  /** Measured only on Valkey configurations: on redis-server 7.0 it would run what `pipelock` runs. */
+  readonly valkeyOnly?: true;
 }
 
 export const CONTENDERS: readonly ContenderInfo[] = [
   { id: 'pipelock', label: 'pipelock', packages: ['@redis/client'], kind: 'pipelock', note: 'public API, retryCount 0, coalescing on (default)', onCluster: '`{ cluster: [seed URLs] }` per member: an @redis/client cluster' },
   { id: 'pipelock-ioredis', label: 'pipelock over ioredis', packages: ['ioredis'], kind: 'pipelock', note: 'as pipelock, handed ioredis clients (a node-redlock v5 user\'s)', onCluster: 'an ioredis `Cluster` per member' },
   { id: 'pipelock-uncoalesced', label: 'pipelock (coalesce: false)', packages: ['@redis/client'], kind: 'pipelock', note: 'one script call per operation per master' },
-  { id: 'pipelock-scripts', label: "pipelock (commands: 'scripts')", packages: ['@redis/client'], kind: 'pipelock', note: 'Lua scripts for every owner-checked operation, as on servers without SET IFEQ / DELIFEQ' },
-  { id: 'pipelock-native', label: "pipelock (commands: 'native')", packages: ['@redis/client'], kind: 'pipelock', note: 'native commands for every single-key operation, acquisitions of a tick included (one SET NX PX each)' },
+  { id: 'pipelock-scripts', label: "pipelock (commands: 'scripts')", packages: ['@redis/client'], kind: 'pipelock', note: 'Lua scripts for every owner-checked operation, as on servers without SET IFEQ / DELIFEQ', valkeyOnly: true },
+  { id: 'pipelock-native', label: "pipelock (commands: 'native')", packages: ['@redis/client'], kind: 'pipelock', note: 'native commands for every single-key operation, acquisitions of a tick included (one SET NX PX each)', valkeyOnly: true },
   { id: 'raw-coalesced', label: 'ceiling: coalesced, quorum', packages: ['@redis/client'], kind: 'ceiling', note: 'SET NX / compare-and-delete gathered per master per tick into one EVALSHA; returns at the quorum' },
   { id: 'raw-quorum', label: 'ceiling: per command, quorum', packages: ['@redis/client'], kind: 'ceiling', note: 'SET NX PX to all, EVALSHA compare-and-delete to all; returns at the quorum', onCluster: 'each command sent by an @redis/client cluster client to the key\'s shard' },
   { id: 'raw-all', label: 'ceiling: per command, all', packages: ['@redis/client'], kind: 'ceiling', note: 'as above, waits for all N replies' },
@@ -88,7 +90,8 @@ export const CONFIGS: readonly WorkloadConfig[] = [
 /** The contenders of `contenders` that run in `config` (on cluster members, only those that can; on Valkey, its own list). */
 export function contendersOf(config: WorkloadConfig, contenders: readonly string[]): string[] {
   if (config.valkey !== undefined) return contenders.filter((id) => config.valkey!.contenders.includes(id));
-  return config.cluster === undefined ? [...contenders] : contenders.filter((id) => contenderInfo(id).onCluster !== undefined);
+  if (config.cluster !== undefined) return contenders.filter((id) => contenderInfo(id).onCluster !== undefined);
+  return contenders.filter((id) => contenderInfo(id).valkeyOnly !== true);
 }
 
 /** How many repetitions `config` runs when `--reps` asks for `reps`. */

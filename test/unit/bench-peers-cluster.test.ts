@@ -17,10 +17,13 @@ function run(contender: string, rep: number, cluster: { scriptCalls: number; tic
   };
 }
 
-test('only the contenders that run on cluster members are measured there; every contender elsewhere', () => {
+test('only the contenders that run on cluster members are measured there; every contender elsewhere but the Valkey-only ones', () => {
   const all = ['pipelock', 'pipelock-ioredis', 'pipelock-uncoalesced', 'raw-coalesced', 'raw-quorum', 'raw-all', 'node-redlock', 'sesamecare-redlock', 'redis-semaphore'];
   assert.equal(contendersOf(configById('cluster64'), all), ['pipelock', 'pipelock-ioredis', 'raw-quorum', 'node-redlock']);
   assert.equal(contendersOf(configById('c64'), all), all);
+  const forced = ['pipelock', 'pipelock-scripts', 'pipelock-native', 'raw-quorum'];
+  assert.equal(contendersOf(configById('c64'), forced), ['pipelock', 'raw-quorum'], 'a forced path only where it differs: on Valkey');
+  assert.equal(contendersOf(configById('valkey64'), [...forced, 'node-redlock']), forced);
 });
 
 test('script calls per cycle over every shard; per shard per tick from a member\'s calls, shards and ticks', () => {
