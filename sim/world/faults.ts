@@ -8,6 +8,8 @@ import type { Proc } from './process.js';
 export interface FaultMix {
   readonly count: number;
   readonly unsafe: boolean;
+  /** Weight of wall-clock jumps among the faults (1 unless a scenario aims at them). */
+  readonly dateJumps?: number;
 }
 
 /**
@@ -23,7 +25,7 @@ export function scheduleFaults(random: Random, mix: FaultMix, end: number, maxTt
   for (let i = 0; i < mix.count; i++) {
     const at = random.next() / 2 ** 32 * end;
     const kind = random.weighted([
-      [3, 'proc-pause'], [3, 'master-pause'], [2, 'restart'], [3, 'drop'], [2, 'partition'], [1, 'date-jump'],
+      [3, 'proc-pause'], [3, 'master-pause'], [2, 'restart'], [3, 'drop'], [2, 'partition'], [mix.dateJumps ?? 1, 'date-jump'],
       ...(mix.unsafe ? [[1, 'restart-now'], [1, 'clock-jump']] as const : []),
     ] as const);
     const proc = random.pick(procs);
@@ -32,7 +34,7 @@ export function scheduleFaults(random: Random, mix: FaultMix, end: number, maxTt
     world.at(at, () => {
       switch (kind) {
         case 'proc-pause':
-          proc.pausedUntil = Math.max(proc.pausedUntil, world.now + ms);
+          proc.pause(ms);
           history.log('fault', `p${proc.id} paused ${ms} ms`);
           break;
         case 'master-pause':

@@ -15,6 +15,11 @@ export interface Claim {
   readonly fence: number | undefined;
   readonly from: number;
   to: number;
+  /**
+   * Acted on right after its process was paused, judging by a signal that no timer of the paused
+   * process could abort meanwhile: an overlap is the lease's known limit (Kleppmann's pause), not a bug.
+   */
+  readonly stalled?: boolean;
 }
 
 /** An operation a workload started: it must settle (liveness), and its outcome is traced. */

@@ -34,18 +34,25 @@ export class Holders {
     return true;
   }
 
-  /** using()'s routine acts at this instant (it knows only that its signal has not aborted). */
-  instant(proc: Proc, holder: string, resource: string): void {
+  /**
+   * using()'s routine acts at this instant: it knows only that its signal has not aborted.
+   * `stalled`: its process was paused since it last looked, so the signal may not have caught up.
+   */
+  instant(proc: Proc, holder: string, resource: string, stalled: boolean): void {
     const now = proc.world.now;
-    this.history.claims.push({ holder, proc: proc.id, resource, kind: 'x', permits: 1, fence: undefined, from: now, to: now + kInstant });
+    this.history.claims.push({ holder, proc: proc.id, resource, kind: 'x', permits: 1, fence: undefined, from: now, to: now + kInstant, stalled });
   }
 
   label(): string {
     return `h${this.#next++}`;
   }
 
-  drop(proc: Proc, claim: Claim): void {
-    claim.to = Math.min(claim.to, proc.world.now);
+  /**
+   * The holder lets go now. Its lock's validity may have been cut since it last looked (an
+   * extension to a shorter duration cuts it as it is sent): it could not have acted past that.
+   */
+  drop(proc: Proc, claim: Claim, lock: Lock): void {
+    claim.to = Math.min(claim.to, proc.world.now, Math.max(claim.from + kInstant, proc.worldAt(lock.validUntil)));
     this.history.log(proc.id, `${claim.holder} lets go of ${claim.resource}`);
   }
 }

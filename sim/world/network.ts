@@ -24,7 +24,7 @@ export class Network {
   /** `proc:host` → world instant the partition heals. */
   readonly #partitions = new Map<string, number>();
 
-  constructor(readonly random: Random, readonly latency: Latency, readonly history: History) {}
+  constructor(readonly random: Random, public latency: Latency, readonly history: History) {}
 
   client(proc: Proc, host: Host, resp: 2 | 3, tracking: boolean): SimRedisClient {
     const client = new SimRedisClient(this, proc, host, resp, tracking);

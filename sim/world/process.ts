@@ -13,6 +13,8 @@ export class Proc {
   dateOffset = 0;
   /** World instant until which the process is paused. */
   pausedUntil = 0;
+  /** Every pause, [from, to) in world time. */
+  readonly pauses: [number, number][] = [];
   /** Its timers not yet fired or cleared (what a quit Redlock must not leave behind). */
   readonly timers = new Set<SimTimer>();
   /** Errors thrown by its timer callbacks (Node would crash on them). */
@@ -20,6 +22,17 @@ export class Proc {
 
   constructor(readonly world: Scheduler, readonly id: number, readonly rate: number, perfOffset: number) {
     this.perfOffset = perfOffset;
+  }
+
+  /** Stops its callbacks for `ms` from now (a stalled event loop, a GC pause, a stopped VM). */
+  pause(ms: number): void {
+    this.pausedUntil = Math.max(this.pausedUntil, this.world.now + ms);
+    this.pauses.push([this.world.now, this.world.now + ms]);
+  }
+
+  /** Whether it was paused at any time in (from, to]. */
+  pausedWithin(from: number, to: number): boolean {
+    return this.pauses.some(([a, b]) => a < to && b > from);
   }
 
   perfNow(): number {

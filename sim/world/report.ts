@@ -10,7 +10,7 @@ const kTraceLines = 60;
  */
 export function describeFailure(result: RunResult, root?: string): string {
   const out: string[] = [];
-  const kind = result.unsafe.length > 0 ? 'EXPECTED UNSAFETY (faults outside Redlock\'s assumptions)' : 'VIOLATION';
+  const kind = result.verdict === 'violation' ? 'VIOLATION' : 'EXPECTED UNSAFETY (faults outside Redlock\'s assumptions, or a holder acting straight after a pause)';
   out.push(`${kind}: scenario ${result.scenario}, seed ${result.seed}, history ${result.hash}`);
   for (const fault of result.unsafe) out.push(`  unsafe fault: ${fault}`);
   for (const v of result.violations) out.push(`  ${v.property}: ${v.text}`);

@@ -38,6 +38,12 @@ export const kScenarios: Readonly<Record<string, Scenario>> = {
     faults: (random) => ({ count: random.between(0, 10), unsafe: false }),
     workload: mutexes,
   },
+  /** Several callers per process on one resource: locks passed and handed over within a process. */
+  handover: {
+    name: 'handover', masters: 3, procs: 2, workers: 4, resources: 1, phaseMs: 6000, flavor: 'redis-7.0',
+    faults: (random) => ({ count: random.between(2, 10), unsafe: false, dateJumps: 6 }),
+    workload: mutexes,
+  },
   unsafe: {
     name: 'unsafe', masters: 3, procs: 3, workers: 2, resources: 1, phaseMs: 6000, flavor: 'redis-7.0',
     faults: (random) => ({ count: random.between(2, 8), unsafe: true }),

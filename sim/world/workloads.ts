@@ -21,6 +21,12 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** A synchronous stretch of work: none of the process's callbacks runs for `ms` of world time. */
+function stall(w: Worker, ms: number): void {
+  w.proc.pause(ms);
+  w.history.log(w.proc.id, `stalls ${ms} ms`);
+}
+
 function outcome(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message.slice(0, 80)}` : String(error);
 }
@@ -47,7 +53,7 @@ async function hold(w: Worker, lock: Lock, resource: string, claimKind: 'x' | 'w
       }
     }
   }
-  holders.drop(proc, claim);
+  holders.drop(proc, claim, lock);
   return lock;
 }
 
@@ -58,8 +64,12 @@ async function letGo(w: Worker, lock: Lock, resource: string): Promise<void> {
     return;
   }
   const op = w.history.op(w.proc.id, `release ${resource}`);
+  const releasing = w.redlock.release(lock);
+  // Work done synchronously right after letting go (the release not awaited yet) stalls the event
+  // loop: whatever the release set in motion in this process (a waiter handed the lock) waits.
+  if (w.random.chance(0.2)) stall(w, w.random.between(1, 800));
   try {
-    const result = await w.redlock.release(lock);
+    const result = await releasing;
     w.history.settle(op, `released on ${result.released}`);
   } catch (error) {
     w.history.settle(op, outcome(error));
@@ -78,8 +88,10 @@ export async function mutexes(w: Worker, until: number): Promise<void> {
       const holder = w.holders.label();
       try {
         await redlock.using([resource], Math.max(duration, 300), { retryCount: random.between(0, 20) }, async (signal) => {
+          let checked = proc.world.now;
           for (let i = random.between(1, 4); i > 0 && !signal.aborted; i--) {
-            w.holders.instant(proc, holder, resource);
+            w.holders.instant(proc, holder, resource, proc.pausedWithin(checked, proc.world.now));
+            checked = proc.world.now;
             await sleep(random.between(1, 400));
           }
         });
