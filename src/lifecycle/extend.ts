@@ -42,6 +42,10 @@ export async function extend(masters: MasterSet, owner: LockOwner, lock: Lock, d
   const attempts: Attempt[] = [];
   const ttlArg = String(duration);
   const stats = masters.stats.bind(masters, attempts);
+  // Each master that runs this PEXPIRE sets the keys' TTL to `duration` from then, whatever the
+  // quorum answers: a shorter extension than what is left shortens the lock as it is sent.
+  const sentBy = validUntil(performance.now(), duration, s.driftFactor);
+  if (sentBy < lock.validUntil) lock[kRenewed](sentBy, performance.now());
   lock[kExtending]++;
   try {
     const extended = await onSchedule(s, signal, stats, () => Math.max(0, lock.validUntil - performance.now()), 'cut', async () => {

@@ -1,0 +1,58 @@
+import type { Lock } from '../../src/index.js';
+import type { Claim, History } from './history.js';
+import type { Proc } from './process.js';
+
+/** A claim's length when a holder acts at one instant without knowing its validity (using()'s routine). */
+const kInstant = 0.001;
+
+/**
+ * How a workload tells the history what its holders believe, in the holder's process: `take` when
+ * acquire() resolved (a lock returned with no validity left is a violation on its own), `see` when
+ * it acts again (its validity read anew: renewals move it), `drop` when it calls release.
+ */
+export class Holders {
+  /** Locks returned with no validity left: acquire()'s contract, judged where it resolved. */
+  readonly expired: string[] = [];
+  #next = 0;
+
+  constructor(readonly history: History) {}
+
+  take(proc: Proc, lock: Lock, resource: string, kind: Claim['kind'], permits = 1): Claim {
+    const now = proc.world.now;
+    const holder = `h${this.#next++}`;
+    if (lock.validity <= 0) this.expired.push(`${holder} (p${proc.id}) got ${resource} with validity ${lock.validity.toFixed(1)} ms`);
+    const claim: Claim = { holder, proc: proc.id, resource, kind, permits, fence: lock.fence, from: now, to: Math.max(now + kInstant, proc.worldAt(lock.validUntil)) };
+    this.history.claims.push(claim);
+    this.history.log(proc.id, `${holder} holds ${resource} (${kind}${lock.fence === undefined ? '' : ` fence ${lock.fence}`}) until ${claim.to.toFixed(1)}`);
+    return claim;
+  }
+
+  /** The holder acts now: it believes its lock valid until validUntil, if any validity is left. */
+  see(proc: Proc, claim: Claim, lock: Lock): boolean {
+    if (lock.validity <= 0) return false;
+    claim.to = Math.max(claim.to, proc.worldAt(lock.validUntil));
+    return true;
+  }
+
+  /**
+   * using()'s routine acts at this instant: it knows only that its signal has not aborted.
+   * `stalled`: its process was paused since it last looked, so the signal may not have caught up.
+   */
+  instant(proc: Proc, holder: string, resource: string, stalled: boolean): void {
+    const now = proc.world.now;
+    this.history.claims.push({ holder, proc: proc.id, resource, kind: 'x', permits: 1, fence: undefined, from: now, to: now + kInstant, stalled });
+  }
+
+  label(): string {
+    return `h${this.#next++}`;
+  }
+
+  /**
+   * The holder lets go now. Its lock's validity may have been cut since it last looked (an
+   * extension to a shorter duration cuts it as it is sent): it could not have acted past that.
+   */
+  drop(proc: Proc, claim: Claim, lock: Lock): void {
+    claim.to = Math.min(claim.to, proc.world.now, Math.max(claim.from + kInstant, proc.worldAt(lock.validUntil)));
+    this.history.log(proc.id, `${claim.holder} lets go of ${claim.resource}`);
+  }
+}

@@ -1,0 +1,169 @@
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Redlock as RedlockClass } from '../../src/index.js';
+import { Random } from '../diff/random.js';
+import { checkClaims, checkSettled, expected, type Violation } from './check.js';
+import { scheduleFaults } from './faults.js';
+import { fills, install, realImmediate, uninstall } from './globals.js';
+import { History } from './history.js';
+import { Holders } from './holders.js';
+import { Host } from './host.js';
+import { Network } from './network.js';
+import { Proc } from './process.js';
+import { kScenarios, latencyOf, type Scenario } from './scenarios.js';
+import { Scheduler } from './scheduler.js';
+import type { Worker } from './workloads.js';
+
+export interface RunOptions {
+  readonly seed: number;
+  readonly scenario: string;
+  /** Keep every network message as a line of the trace (a replay). */
+  readonly verbose?: boolean;
+  /** A copy of pipelock's sources to drive instead of this checkout's (a planted bug, bugs.ts). */
+  readonly root?: string;
+}
+
+export interface RunResult {
+  readonly seed: number;
+  readonly scenario: string;
+  readonly hash: string;
+  readonly violations: readonly Violation[];
+  /** Faults outside Redlock's assumptions: violations in such a run are expected, and reported as such. */
+  readonly unsafe: readonly string[];
+  /**
+   * 'violation': a property broken within Redlock's assumptions (a bug); 'expected': broken only
+   * where the run left them (unsafe faults) or by a holder acting straight after its pause.
+   */
+  readonly verdict: 'ok' | 'violation' | 'expected';
+  readonly history: History;
+  readonly virtualMs: number;
+}
+
+interface Pipelock {
+  readonly Redlock: typeof RedlockClass;
+  readonly createToken: () => string;
+}
+
+const kRoot = join(fileURLToPath(import.meta.url), '..', '..', '..');
+const loaded = new Map<string, Promise<Pipelock>>();
+
+function load(root: string): Promise<Pipelock> {
+  let p = loaded.get(root);
+  if (p === undefined) {
+    const url = (path: string): string => pathToFileURL(join(root, path)).href;
+    p = Promise.all([import(url('src/index.ts')), import(url('src/protocol/token.ts'))]).then(([index, token]) => ({
+      Redlock: (index as { Redlock: typeof RedlockClass }).Redlock,
+      createToken: (token as { createToken: () => string }).createToken,
+    }));
+    loaded.set(root, p);
+  }
+  return p;
+}
+
+/** The settings every simulated process's Redlock gets: node-redlock's defaults but a shorter threshold. */
+const kSettings = { automaticExtensionThreshold: 100, retryDelay: 100, retryJitter: 50 } as const;
+const kMaxTtl = 2500;
+/** A runaway run (a livelock, a timer loop) is cut here, in virtual ms, and judged as it stands. */
+const kLimitMs = 120_000;
+
+/** Runs the world's events until `done()` holds or nothing is left before `limit`. */
+async function drive(world: Scheduler, done: () => boolean, limit: number): Promise<void> {
+  for (;;) {
+    await realImmediate();
+    if (done() || world.peek() > limit) return;
+    world.runNext();
+  }
+}
+
+/** One seed of one scenario: the world built from the seed, the workloads run, the history checked. */
+export async function runSeed(options: RunOptions): Promise<RunResult> {
+  const scenario: Scenario | undefined = kScenarios[options.scenario];
+  if (scenario === undefined) throw new Error(`no scenario ${options.scenario} (${Object.keys(kScenarios).join(', ')})`);
+  const { Redlock, createToken } = await load(options.root ?? kRoot);
+  const world = new Scheduler();
+  const random = new Random(options.seed);
+  const history = new History(world, options.verbose === true);
+  const holders = new Holders(history);
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown): void => { unhandled.push(reason); };
+  process.on('unhandledRejection', onUnhandled);
+  install(world, random);
+  try {
+    // The token pool outlives a run: spend it to its end, so this seed's tokens come from this seed.
+    for (const before = fills; fills === before;) createToken();
+    const drift = (): number => 1 + (random.next() / 2 ** 32 - 0.5) * 0.006;
+    const hosts = Array.from({ length: scenario.masters }, (_, i) => new Host(world, i, drift(), scenario.flavor));
+    for (const host of hosts) host.offset = random.between(0, 1e6);
+    const net = new Network(random, latencyOf(random), history);
+    const procs = Array.from({ length: scenario.procs }, (_, i) => new Proc(world, i, drift(), random.between(1000, 1e6)));
+    const redlocks: RedlockClass[] = [];
+    for (const proc of procs) {
+      proc.run(() => {
+        const clients = hosts.map((host) => net.client(proc, host, 2, false));
+        for (const client of clients) client.connectNow();
+        const redlock = new Redlock(clients, kSettings);
+        redlock.on('error', (error: Error) => { history.net(proc.id, -1, 'error', error); });
+        redlocks.push(redlock);
+      });
+    }
+    const phaseEnd = scenario.phaseMs;
+    scheduleFaults(random, scenario.faults(random), phaseEnd, kMaxTtl, procs, hosts, net, history);
+    // The faulty phase, then a quiet one on fresh resources whose keys must all be gone at its end.
+    let running = 0;
+    const phase = (names: readonly string[], until: number, mayAbandon: boolean): void => {
+      procs.forEach((proc, i) => {
+        for (let k = 0; k < scenario.workers; k++) {
+          const w: Worker = { proc, redlock: redlocks[i]!, random, history, holders, resources: names, mayAbandon };
+          running++;
+          proc.run(() => {
+            void scenario.workload(w, until).finally(() => { running--; });
+          });
+        }
+      });
+    };
+    const resources = Array.from({ length: scenario.resources }, (_, i) => `r${i}`);
+    phase(resources, phaseEnd, true);
+    await drive(world, () => running === 0, kLimitMs);
+    const quietFrom = Math.max(world.now, phaseEnd + kMaxTtl + 200);
+    world.at(quietFrom, () => undefined);
+    await drive(world, () => world.now >= quietFrom, kLimitMs);
+    // Quiet: no fault, and every message within a node timeout, so every master answers every call.
+    history.log('run', 'quiet phase');
+    net.latency = { minMs: 0.1, maxMs: 5, lateChance: 0, lateMaxMs: 0 };
+    const finals = resources.map((r) => `final:${r}`);
+    phase(finals, world.now + 1500, false);
+    await drive(world, () => running === 0, kLimitMs);
+    const leftAt = world.now + 1000;
+    world.at(leftAt, () => undefined);
+    await drive(world, () => world.now >= leftAt, kLimitMs);
+    const violations: Violation[] = [...checkClaims(history), ...checkSettled(history)];
+    for (const text of holders.expired) violations.push({ property: 'expired', resource: undefined, text });
+    for (const host of hosts) {
+      for (const key of host.master.dump()) {
+        if (key.key.startsWith('final:') && typeof key.value === 'string' && !/^\d+$/.test(key.value)) {
+          violations.push({ property: 'leftover', resource: key.key, text: `${host.name} still holds ${key.key} = ${key.value.slice(0, 8)}… after the quiet phase` });
+        }
+      }
+    }
+    let quitting = procs.length;
+    procs.forEach((proc, i) => {
+      proc.run(() => { void redlocks[i]!.quit().finally(() => { quitting--; }); });
+    });
+    await drive(world, () => quitting === 0, kLimitMs);
+    const quitAt = world.now + 1000;
+    world.at(quitAt, () => undefined);
+    await drive(world, () => world.now >= quitAt, kLimitMs);
+    for (const proc of procs) {
+      if (proc.timers.size > 0) violations.push({ property: 'timers', resource: undefined, text: `p${proc.id} has ${proc.timers.size} timer(s) left after quit()` });
+      for (const error of proc.thrown) violations.push({ property: 'thrown', resource: undefined, text: `p${proc.id}: a callback threw ${String(error)}` });
+    }
+    await realImmediate();
+    for (const reason of unhandled) violations.push({ property: 'unhandled', resource: undefined, text: `unhandled rejection: ${String(reason)}` });
+    const unsafe = history.unsafeFaults;
+    const verdict = violations.length === 0 ? 'ok' : unsafe.length > 0 || violations.every(expected) ? 'expected' : 'violation';
+    return { seed: options.seed, scenario: scenario.name, hash: history.digest(), violations, unsafe, verdict, history, virtualMs: world.now };
+  } finally {
+    uninstall();
+    process.off('unhandledRejection', onUnhandled);
+  }
+}

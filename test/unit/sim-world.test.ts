@@ -1,0 +1,20 @@
+import '../helpers/setup.js';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { runSeed } from '../../sim/world/run.js';
+
+// The simulation of whole client processes (sim/world/): a seed is a run, exactly.
+const test = suite('simulated world');
+
+test('a seed replays the same history, whatever ran before it; another seed does not', async () => {
+  const first = await runSeed({ seed: 11, scenario: 'mutex' });
+  const other = await runSeed({ seed: 12, scenario: 'mutex' });
+  const again = await runSeed({ seed: 11, scenario: 'mutex', verbose: true });
+  assert.is(again.hash, first.hash);
+  assert.is.not(other.hash, first.hash);
+  // Not a run where nothing happened: holders held, every operation settled.
+  assert.ok(first.history.claims.length > 10, `${first.history.claims.length} claims`);
+  assert.ok(first.history.ops.every((op) => op.settled !== undefined));
+});
+
+test.run();
