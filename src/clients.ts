@@ -34,6 +34,7 @@ export interface IoredisClient {
   once(event: string, listener: (...args: any[]) => void): unknown;
   quit(): Promise<unknown>;
   disconnect(reconnect?: boolean): void;
+  connect(): Promise<unknown>;
 }
 
 export interface IoredisOptions {
