@@ -18,8 +18,9 @@ export interface RedisClient {
 }
 
 /**
- * The part of an ioredis 5 `Redis` instance pipelock relies on. Structural, so that the user's
- * ioredis (whichever copy of the module built it) fits without pipelock importing ioredis at all.
+ * The part of an ioredis 5 or 6 `Redis` instance pipelock relies on. Structural, so that the user's
+ * ioredis (whichever copy of the module built it, or its fork iovalkey, told apart by shape and not
+ * by package) fits without pipelock importing ioredis at all.
  */
 export interface IoredisClient {
   readonly status: string;
@@ -34,6 +35,7 @@ export interface IoredisClient {
   once(event: string, listener: (...args: any[]) => void): unknown;
   quit(): Promise<unknown>;
   disconnect(reconnect?: boolean): void;
+  connect(): Promise<unknown>;
 }
 
 export interface IoredisOptions {

@@ -11,6 +11,7 @@ import { Deadlines } from './deadlines.js';
 import { Flusher } from './flusher.js';
 import { capable, type CapabilityChange } from './capability.js';
 import { Master, type MasterOptions } from './master.js';
+import { Opening } from './opening.js';
 import { Stalls } from './unanswered.js';
 import { quorumSize } from './quorum.js';
 import { describeOutcomes, mayHold, outcomesOf, statsOf, type Voted } from './records.js';
@@ -63,6 +64,7 @@ export class MasterSet {
   readonly #settings: MasterSettings;
   readonly #reports: Reports;
   readonly #deadlines: Deadlines;
+  readonly #opening: Opening;
   #closed = false;
 
   /** `reports` hears every master-level failure (node-redlock's 'error' event). */
@@ -84,6 +86,16 @@ export class MasterSet {
     this.clients = new Set(nodes.map((node) => node.client));
     this.clustered = nodes.some((node) => node.transport instanceof ClusterTransport);
     this.quorum = quorumSize(nodes.length);
+    this.#opening = new Opening(nodes.map((node) => node.transport));
+  }
+
+  /**
+   * Undefined once the connections that were opening at construction are ready (or failed once);
+   * until then, resolves when they are, or at `until` (performance.now()): the first operations
+   * wait for it so that their writes reach every master at once (src/engine/opening.ts).
+   */
+  opened(until: number): Promise<void> | undefined {
+    return this.#opening.until(until);
   }
 
   readonly #onCapability = (change: CapabilityChange): void => {
@@ -116,7 +128,11 @@ export class MasterSet {
       // Closed connections never become ready: say so rather than wait out the timeout.
       this.assertOpen();
       const ready = nodes.filter((node) => node.transport.isReady).length;
-      if (ready >= this.quorum) return capable(nodes, this.quorum, deadline);
+      if (ready >= this.quorum) {
+        // The others still opening are waited for too (within the timeout): the first lock goes to all.
+        await this.#opening.until(deadline);
+        return capable(nodes, this.quorum, deadline);
+      }
       if (performance.now() >= deadline) {
         const outcomes = nodes.map((n): NodeOutcome => ({ node: n.index, name: n.name, vote: n.transport.isReady ? 'for' : 'error', ...(n.lastError ? { error: n.lastError } : {}) }));
         throw new QuorumUnreachableError(`only ${ready} of ${nodes.length} masters connected within ${timeoutMs} ms: ${describeOutcomes(outcomes)}`, [], outcomes);

@@ -133,6 +133,13 @@ export class Acquirer implements KindHost {
     // Made when the call first has to wait (with its handover terms): most calls win their first attempt.
     let wait: Wait | undefined;
     try {
+      // The first acquisitions after construction wait (one attempt's budget at most) for the
+      // connections still opening, so that their writes reach every master at once (src/engine/opening.ts).
+      const opening = masters.opened(Math.min(deadline, performance.now() + s.nodeTimeout));
+      if (opening !== undefined) {
+        await opening;
+        masters.assertOpen();
+      }
       if (Wait.behind(this.waiters, waitKeys, s, mode)) {
         wait = new Wait(this.waiters, waitKeys, s, deadline, mode, handoverTerms(kind, counters, duration, ttlArg, s.nodeTimeout, s.driftFactor), true);
         if (wait.queued) {

@@ -1,13 +1,13 @@
 import { slotOf } from '../transport/cluster/slots.js';
-import type { ClusterShardNode, RedisClient, RedisClusterClient } from '../clients.js';
+import type { Shards } from './shards.js';
 import { UNKNOWN, Watch, type ChangeListener, type MemberWatch } from './watch.js';
 
 /**
- * A Redis Cluster member's watch: one Watch (src/watch/watch.ts: its own RESP3 connection with
- * CLIENT TRACKING) per shard master, opened the first time a key of that shard is read, each key
- * routed by the cluster client's slot table to the shard that owns it. Its invalidations are told
- * with the member's index, so waiting and the guard see one watch per member, as for a standalone
- * master.
+ * A Redis Cluster member's watch: one Watch (src/watch/watch.ts: its own connection with CLIENT
+ * TRACKING) per shard master, opened the first time a key of that shard is read, each key routed by
+ * the cluster client's slot table (src/watch/shards.ts) to the shard that owns it. Its
+ * invalidations are told with the member's index, so waiting and the guard see one watch per
+ * member, as for a standalone master.
  *
  * Why per shard: client-side caching is per node. A shard tracks the keys read on a connection to
  * it and pushes an invalidation when one changes there (redis.io/docs/latest/develop/reference/
@@ -16,30 +16,26 @@ import { UNKNOWN, Watch, type ChangeListener, type MemberWatch } from './watch.j
  * When a slot moves (resharding, failover) the old shard's tracking of its keys says nothing any
  * more. A read on a shard that no longer owns the key is answered MOVED or ASK, which reads as
  * unknown (the waiter keeps its retry schedule); the lock calls on the member follow the
- * redirection and the cluster client replaces its slot table (cluster-slots.js #discover), and the
- * next read of the key goes to the new owner. A new table is seen here at the next read: watches
+ * redirection and the cluster client reloads its slot table, and the next read of the key goes to
+ * the new owner. A new table is seen here at the next read: watches
  * of nodes that are no longer masters are closed, and every waiting and held key of the member is
  * read again (as after a reconnect), so that each is tracked where it lives now.
  *
- * Each shard watch duplicates the cluster's own connection to that master (`slots[n].master.client`),
- * so TLS, credentials and `nodeAddressMap` carry over, and keeps watch.ts's semantics: own token
- * reads as absent, a change while reading is a release, no offline queue, never waits to connect.
- *
- * ioredis `Cluster` members get no ClusterWatch: ioredis speaks RESP2 only, where invalidations
- * come only through `CLIENT TRACKING ON REDIRECT <id>` to a second connection per shard subscribed
- * to `__redis__:invalidate` (the redirect re-sent after either reconnects). That is the same work
- * a standalone ioredis master would need, and those are polled too; so they keep their schedule.
+ * Each shard watch duplicates the cluster's own connection to that master, so TLS, credentials and
+ * address maps carry over, and keeps watch.ts's semantics: own token reads as absent, a change while
+ * reading is a release, no offline queue, never waits to connect. On an ioredis `Cluster` each
+ * shard's watch is a redirect link (src/watch/ioredis-link.ts): a reader and a subscriber per shard.
  */
 export class ClusterWatch implements MemberWatch {
   /** Per shard master (`host:port`), its watch. */
   readonly #shards = new Map<string, Watch>();
-  /** The slot table the shard watches were opened under; a new one is a topology change. */
-  #table: RedisClusterClient['slots'] | undefined;
+  /** The slot table's version the shard watches were opened under; a new one is a topology change. */
+  #table: unknown;
   #closed = false;
 
   constructor(
     readonly index: number,
-    readonly cluster: RedisClusterClient,
+    readonly shards: Shards,
     readonly onChange: ChangeListener,
     readonly onReady: (index: number) => void,
     readonly onLost: (index: number) => void = () => undefined,
@@ -88,22 +84,16 @@ export class ClusterWatch implements MemberWatch {
   /** The watch of the shard owning `key`'s slot now; with `open`, opened if it is not yet. */
   #shard(key: string, open: boolean): Watch | undefined {
     if (this.#closed) return undefined;
-    const table = this.cluster.slots;
+    const table = this.shards.version;
     if (table !== this.#table) this.#rehome(table);
-    const master = table[slotOf(key)]?.master;
-    if (master === undefined) return undefined;
-    const address = `${master.host}:${master.port}`;
-    let watch = this.#shards.get(address);
+    const owner = this.shards.owner(slotOf(key), open);
+    if (owner === undefined) return undefined;
+    let watch = this.#shards.get(owner.address);
     if (watch !== undefined || !open) return watch;
-    const client = (master as ClusterShardNode & { client?: RedisClient }).client;
-    if (client === undefined) {
-      // The cluster has not connected to that master yet (e.g. `minimizeConnections`): ask it to;
-      // this read is unknown, and the next finds the connection to duplicate.
-      void Promise.resolve(this.cluster.nodeClient(master)).catch(() => undefined);
-      return undefined;
-    }
-    watch = new Watch(this.index, client, this.onChange, this.onReady, this.onLost);
-    this.#shards.set(address, watch);
+    // Not connected to that master yet: this read is unknown, and the next finds the connection.
+    if (owner.connection === undefined) return undefined;
+    watch = new Watch(this.index, owner.connection, this.onChange, this.onReady, this.onLost);
+    this.#shards.set(owner.address, watch);
     return watch;
   }
 
@@ -112,11 +102,11 @@ export class ClusterWatch implements MemberWatch {
    * (what they track is told by nobody: their keys' waiters are told they are lost); keys that
    * stayed track on, and every key of this member is read again where it lives now.
    */
-  #rehome(table: RedisClusterClient['slots']): void {
+  #rehome(table: unknown): void {
     const first = this.#table === undefined;
     this.#table = table;
     if (first || this.#shards.size === 0) return;
-    const masters = new Set(this.cluster.masters.map((master) => `${master.host}:${master.port}`));
+    const masters = this.shards.masters();
     let lost = false;
     for (const [address, watch] of this.#shards) {
       if (masters.has(address)) continue;

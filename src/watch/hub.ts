@@ -1,8 +1,12 @@
+import { IoredisClusterTransport } from '../transport/cluster/ioredis-cluster.js';
 import { RedisClusterTransport } from '../transport/cluster/redis-cluster.js';
+import { IoredisTransport } from '../transport/ioredis.js';
 import { RedisTransport } from '../transport/redis.js';
 import type { Transport } from '../transport/transport.js';
 import { ClusterWatch } from './cluster-watch.js';
-import { Watch, type MemberWatch } from './watch.js';
+import { IoredisLink } from './ioredis-link.js';
+import { ioredisShards, redisShards } from './shards.js';
+import { redisWatchClient, Watch, type MemberWatch } from './watch.js';
 
 /** What a member's watch tells: a key changed (null: every key), its connection is ready, or dropped. */
 export interface WatchListener {
@@ -13,10 +17,10 @@ export interface WatchListener {
 }
 
 /**
- * The watch connections of a Redlock's members — one per @redis/client master, one per shard of an
- * @redis/client cluster (src/watch/cluster-watch.ts); ioredis members have none and are polled —
- * and the one place their events fan out from, to the waiters and the held-lock guard. Nothing is
- * opened until a key is read.
+ * The watch connections of a Redlock's members — one per master, one per shard of a cluster
+ * (src/watch/cluster-watch.ts); a RESP3 duplicate for @redis/client, a redirect link of two
+ * connections for ioredis and iovalkey (src/watch/ioredis-link.ts) — and the one place their events
+ * fan out from, to the waiters and the held-lock guard. Nothing is opened until a key is read.
  */
 export class WatchHub {
   readonly watches: readonly (MemberWatch | undefined)[];
@@ -24,8 +28,10 @@ export class WatchHub {
 
   constructor(transports: readonly Transport[]) {
     this.watches = transports.map((transport, index) => {
-      if (transport instanceof RedisTransport) return new Watch(index, transport.client, this.#changed, this.#ready, this.#lost);
-      if (transport instanceof RedisClusterTransport) return new ClusterWatch(index, transport.client, this.#changed, this.#ready, this.#lost);
+      if (transport instanceof RedisTransport) return new Watch(index, () => redisWatchClient(transport.client), this.#changed, this.#ready, this.#lost);
+      if (transport instanceof IoredisTransport) return new Watch(index, () => new IoredisLink(transport.client), this.#changed, this.#ready, this.#lost);
+      if (transport instanceof RedisClusterTransport) return new ClusterWatch(index, redisShards(transport.client), this.#changed, this.#ready, this.#lost);
+      if (transport instanceof IoredisClusterTransport) return new ClusterWatch(index, ioredisShards(transport.connection), this.#changed, this.#ready, this.#lost);
       return undefined;
     });
   }

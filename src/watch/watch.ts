@@ -5,7 +5,13 @@ interface Duplicable extends RedisClient {
   duplicate(overrides: Record<string, unknown>): WatchClient;
 }
 
-interface WatchClient {
+/**
+ * A watch connection as the Watch uses it, whatever client opened it: it emits 'invalidate' (a
+ * key's Buffer, or null for every key) once per changed key, 'ready' when reads on it are tracked
+ * (again), and 'error' when it dropped. @redis/client's RESP3 duplicate is one as it comes; an
+ * ioredis member's is a pair of connections (src/watch/ioredis-link.ts).
+ */
+export interface WatchClient {
   readonly isReady: boolean;
   connect(): Promise<unknown>;
   sendCommand(args: readonly string[], options?: { timeout?: number }): Promise<unknown>;
@@ -48,8 +54,9 @@ export interface MemberWatch {
 }
 
 /**
- * One master's watch connection: a RESP3 connection of its own with client-side-caching
- * invalidations on (CLIENT TRACKING in the default mode), opened the first time someone waits.
+ * One master's watch connection: a connection of its own with client-side-caching invalidations
+ * on (CLIENT TRACKING in the default mode), opened the first time someone waits: RESP3 for
+ * @redis/client, a redirect link for ioredis and iovalkey (src/watch/ioredis-link.ts).
  *
  * Why tracking and a connection of its own (see the README's "Waiting" section): a tracked key costs
  * nothing until someone reads it on this connection, so the lock path — SET NX and the batch script
@@ -82,7 +89,8 @@ export class Watch implements MemberWatch {
 
   constructor(
     readonly index: number,
-    readonly source: RedisClient,
+    /** Opens the watch connection (unconnected); throws when this master cannot be watched. */
+    readonly connection: () => WatchClient,
     readonly onChange: ChangeListener,
     /** The watch is (again) connected: nothing is tracked on it yet. */
     readonly onReady: (index: number) => void,
@@ -184,8 +192,7 @@ export class Watch implements MemberWatch {
     if (this.#client !== undefined || this.#failed) return this.#client;
     let client: WatchClient;
     try {
-      // The duplicate keeps the source's URL, TLS and credentials (AUTH/ACL pass through).
-      client = (this.source as Duplicable).duplicate({ RESP: 3, emitInvalidate: true, disableOfflineQueue: true, commandOptions: { timeout: 0 } });
+      client = this.connection();
     } catch {
       // A client that cannot be duplicated this way (client-side caching on): this master is polled.
       this.#failed = true;
@@ -217,4 +224,12 @@ export class Watch implements MemberWatch {
     this.#client = client;
     return client;
   }
+}
+
+/**
+ * An @redis/client master's watch connection: a RESP3 duplicate with invalidations as events. The
+ * duplicate keeps the source's URL, TLS and credentials (AUTH/ACL pass through).
+ */
+export function redisWatchClient(source: RedisClient): WatchClient {
+  return (source as Duplicable).duplicate({ RESP: 3, emitInvalidate: true, disableOfflineQueue: true, commandOptions: { timeout: 0 } });
 }

@@ -131,6 +131,44 @@ test('watchHeld on a cluster member: of two held locks on one shard (two slots),
   }
 }));
 
+test('an ioredis Cluster member: a waiter wakes on the release on every shard, and watchHeld loses an overwritten lock within 300 ms', timed(20000, async ({ clusters }) => {
+  const { Cluster } = await import('ioredis');
+  const c0 = clusters.clusters[0]!;
+  const io = new Cluster(c0.shards.map((shard) => ({ host: shard.master.host, port: shard.master.port })));
+  io.on('error', () => undefined);
+  const holder = new Redlock([seeds(c0)]);
+  const waiter = new Redlock([io], { retryCount: 3, retryDelay: 2500, retryJitter: 0, watchHeld: true });
+  try {
+    // One key per shard: each shard's redirect link (a reader and a subscriber) takes part.
+    for (const shard of [0, 1, 2]) {
+      const [key] = keysOnShard(c0, shard, 1, 'iow');
+      const held = await holder.acquire([key!], 10000);
+      const waiting = waiter.acquire([key!], 10000);
+      await delay(400);
+      assert.is(await tracking(c0, shard), 1, `shard ${shard} tracks the waiter's read`);
+      const released = performance.now();
+      await held.release();
+      const { value: lock, ms } = await timedFrom(released, waiting);
+      assert.ok(ms < 300, `${key!}: woke ${ms.toFixed(0)} ms after the release`);
+      await lock.release();
+    }
+    const [lostKey] = keysOnShard(c0, 2, 1, 'ioheld');
+    const reason = await waiter.using([lostKey!], 10000, async (signal) => {
+      await delay(400);
+      const lost = new Promise<number>((resolve) => { signal.addEventListener('abort', () => { resolve(performance.now()); }, { once: true }); });
+      const from = performance.now();
+      await c0.command(2, ['SET', lostKey!, 'someone-else', 'PX', '10000']);
+      const ms = await Promise.race([lost, delay(2000).then(() => Infinity)]) - from;
+      assert.ok(ms < 300, `lost ${ms.toFixed(0)} ms after the overwrite`);
+      return signal.error;
+    }).catch((error: unknown) => error);
+    assert.instance(reason, LockLostError);
+  } finally {
+    await holder.quit();
+    await waiter.quit();
+  }
+}));
+
 // Last: it changes the fixture's slot layout (moved back at the end).
 test('a slot migrated mid-wait: the waiter ends within its budget, and once it retried on the new owner it is woken there', timed(30000, async ({ clusters }) => {
   const c0 = clusters.clusters[0]!;

@@ -49,8 +49,7 @@ class ScriptedConnection {
 }
 
 function watchOver(connection: ScriptedConnection, changes: [string | null, boolean][]): Watch {
-  const source = { duplicate: () => connection };
-  return new Watch(0, source as never, (_index, key, present) => changes.push([key, present]), () => undefined);
+  return new Watch(0, () => connection, (_index, key, present) => changes.push([key, present]), () => undefined);
 }
 
 test('a burst of reads answered around one change: every read that may have seen the key before it is told, not only the first to finish', async () => {

@@ -53,6 +53,11 @@ export class IoredisClusterTransport extends ClusterTransport {
     });
   }
 
+  /** pipelock's own Cluster connection, which routes the lock calls: the watch reads its slot table and masters. */
+  get connection(): IoredisClusterClient {
+    return this.#connection;
+  }
+
   get keyPrefix(): string {
     return this.#given.options.keyPrefix ?? '';
   }

@@ -1,0 +1,48 @@
+import type { Transport } from '../transport/transport.js';
+import { kMaxTimerMs } from '../util/alarm.js';
+
+/**
+ * The connections still opening when a Redlock was made (pipelock's own `duplicate()`s beside ioredis
+ * clients, connections opened from URLs, clients given while connecting), and the wait for them.
+ *
+ * Why wait: a lock's writes go to every master at once, but a master whose connection is still
+ * opening runs them only once it connects, after a quorum of faster ones has decided. The first
+ * locks then resolved on a bare quorum and reached the others late, where a key set meanwhile
+ * refuses them and leaves the lock on a bare quorum for its life. So the first operations and
+ * `ready()` wait until each such connection is ready or has failed once (a master that is down is
+ * not waited for beyond its first refusal), within their own bound.
+ */
+export class Opening {
+  /** Settles when every connection opening at construction is ready or failed once; undefined once settled (or if none was opening). */
+  #pending: Promise<void> | undefined;
+
+  constructor(transports: readonly Transport[]) {
+    const opening = transports.filter((transport) => transport.isOpen && !transport.isReady);
+    if (opening.length === 0) return;
+    this.#pending = Promise.all(opening.map(settled)).then(() => { this.#pending = undefined; });
+  }
+
+  /** Undefined when nothing is opening; else resolves once it is all open (or failed), or at `until` (performance.now()), whichever is first. */
+  until(until: number): Promise<void> | undefined {
+    const pending = this.#pending;
+    if (pending === undefined) return undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, Math.min(kMaxTimerMs, Math.max(0, Math.ceil(until - performance.now()))));
+    });
+    return Promise.race([pending, timeout]).finally(() => { clearTimeout(timer); });
+  }
+}
+
+/** Resolves at the connection's first 'ready' or first error. */
+function settled(transport: Transport): Promise<void> {
+  return new Promise((resolve) => {
+    const offReady = transport.onReady(done);
+    const offError = transport.onError(done);
+    function done(): void {
+      offReady();
+      offError();
+      resolve();
+    }
+  });
+}
