@@ -1,15 +1,17 @@
 /**
- * npm run simulate -- [--seeds N] [--first K] [--scenario S] [--seed K] [--verbose]
+ * npm run simulate -- [--seeds N] [--first K] [--scenario S] [--seed K] [--verbose] [--json]
  *
  * Runs N seeds (from K) of each scenario (or of S) against this checkout's pipelock; prints per
  * scenario the seeds, violations, runs that broke Redlock's assumptions on purpose, and seeds per
  * second; a failing seed with its trace. `--seed K` replays one seed verbosely (every message in
- * the trace) and prints its history hash. Exits 1 on a violation in a run within the assumptions.
+ * the trace) and prints its history hash. `--json` writes the tallies to bench/results/simulate.json, from which RELIABILITY.md's simulation section is rendered. Exits 1 on
+ * a violation in a run within the assumptions.
  */
 import { parseArgs } from 'node:util';
 import { describeFailure } from './report.js';
 import { runSeed } from './run.js';
 import { kScenarios } from './scenarios.js';
+import { SIMULATE_JSON, writeSummary, type ScenarioTally } from './summary.js';
 
 const { values } = parseArgs({
   options: {
@@ -18,7 +20,7 @@ const { values } = parseArgs({
     scenario: { type: 'string' },
     seed: { type: 'string' },
     verbose: { type: 'boolean', default: false },
-    'safe-only': { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false },
   },
 });
 
@@ -39,7 +41,9 @@ if (values.seed !== undefined) {
 } else {
   const seeds = Number(values.seeds);
   const first = Number(values.first);
+  const tallies: ScenarioTally[] = [];
   for (const scenario of scenarios) {
+    const violatingSeeds: number[] = [];
     const started = performance.now();
     let violating = 0;
     let unsafeRuns = 0;
@@ -53,6 +57,7 @@ if (values.seed !== undefined) {
         continue;
       }
       violating++;
+      violatingSeeds.push(seed);
       failed = true;
       // Replayed verbosely for its trace: the replay must be the same run (its hash says so).
       const replay = await runSeed({ seed, scenario, verbose: true });
@@ -60,7 +65,9 @@ if (values.seed !== undefined) {
       if (replay.hash !== result.hash) console.log(`  NOT REPRODUCED: the replay's history is ${replay.hash}, the run's ${result.hash}`);
     }
     const seconds = (performance.now() - started) / 1000;
+    tallies.push({ scenario, first, seeds, violating, violatingSeeds, unsafeRuns, expectedRuns, seconds });
     console.log(`scenario ${scenario}: seeds ${first}..${first + seeds - 1}, ${violating} violating; ${unsafeRuns} with faults outside the assumptions; ${expectedRuns} unsafe only where expected (those faults, or a holder acting straight after a pause); ${(seeds / seconds).toFixed(1)} seeds/s`);
   }
+  if (values.json) writeSummary(SIMULATE_JSON, `npm run simulate -- ${process.argv.slice(2).join(' ')}`, tallies);
 }
 process.exit(failed ? 1 : 0);

@@ -32,7 +32,8 @@ export class Proc {
 
   /** Whether it was paused at any time in (from, to]. */
   pausedWithin(from: number, to: number): boolean {
-    return this.pauses.some(([a, b]) => a < to && b > from);
+    const within = ([a, b]: [number, number]): boolean => a < to && b > from;
+    return this.pauses.some(within) || this.world.stalls.some(within);
   }
 
   perfNow(): number {

@@ -29,6 +29,18 @@ export class Scheduler {
     return event;
   }
 
+  /**
+   * Time passes inside running code (a synchronous stretch of work): no callback or promise
+   * continuation of any process runs meanwhile, and what was due runs late, in order.
+   */
+  stallWorld(ms: number): void {
+    this.stalls.push([this.now, this.now + ms]);
+    this.now += ms;
+  }
+
+  /** Every synchronous stall, [from, to): a pause of every process at once. */
+  readonly stalls: [number, number][] = [];
+
   cancel(event: Event): void {
     event.fn = undefined;
   }
@@ -44,7 +56,8 @@ export class Scheduler {
     this.#skipDead();
     const event = this.#pop();
     if (event === undefined) return false;
-    this.now = event.at;
+    // A synchronous stall (stallWorld) may have moved the clock past events still queued: they run late.
+    this.now = Math.max(this.now, event.at);
     const fn = event.fn!;
     event.fn = undefined;
     fn();

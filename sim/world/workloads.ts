@@ -67,7 +67,15 @@ async function letGo(w: Worker, lock: Lock, resource: string): Promise<void> {
   const releasing = w.redlock.release(lock);
   // Work done synchronously right after letting go (the release not awaited yet) stalls the event
   // loop: whatever the release set in motion in this process (a waiter handed the lock) waits.
-  if (w.random.chance(0.2)) stall(w, w.random.between(1, 800));
+  // Either between callbacks (its timers wait; promise continuations already queued still run), or
+  // before anything queued runs: the clock moves under running code, as a blocked loop sees it.
+  const stalls = w.random.weighted([[8, 'none'], [1, 'callbacks'], [1, 'sync']] as const);
+  if (stalls === 'callbacks') stall(w, w.random.between(1, 800));
+  if (stalls === 'sync') {
+    const ms = w.random.between(1, 800);
+    w.history.log(w.proc.id, `blocks its event loop ${ms} ms`);
+    w.proc.world.stallWorld(ms);
+  }
   try {
     const result = await releasing;
     w.history.settle(op, `released on ${result.released}`);

@@ -1,0 +1,42 @@
+/**
+ * RELIABILITY.md's simulation section, from bench/results/simulate.json (written by
+ * `npm run simulate:long`): the figures per scenario, and what the simulation covers and does not.
+ */
+import type { SimulationSummary } from '../../sim/world/summary.js';
+import { hostLine } from '../lib/host.js';
+
+const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
+
+const kCovers = `\`npm run simulate\` (sim/world/, described in sim/README.md) runs pipelock's own Redlock, engine,
+waiting, renewal and handover code in several simulated processes against simulated masters
+(sim/master, proven against redis-server by the differential tests), on virtual time, with the
+schedule chosen by a seed: message delays and late messages per connection (FIFO kept), dropped
+connections, partitions, master pauses, restarts that lose every key (delayed past any TTL),
+process pauses and synchronous stalls, per-process and per-master clock rates within the drift
+bound, wall-clock jumps. The checker judges the holders' claims (what each Lock said its validity
+was when the holder acted), fencing order, operations that never settle, keys left after a quiet
+phase, timers left after quit(), callbacks that throw and unhandled rejections; a seed replays
+exactly (a hash of the history). \`npm run simulate:bugs\` plants known bug shapes in a copy of
+src/ and reports the seed that finds each.
+
+Not covered: ioredis clients and Redis Cluster members (the simulated client is @redis/client's
+shape), the offline queue (a command sent while disconnected fails at once), gated waiting across
+processes and tokens made predictable (every simulated process shares one module: one gate process
+id, one token stream), semaphores and read/write locks, run-once and the election, RESP3 main
+connections, and bytes that are not UTF-8.
+A holder that acts right after its process was paused, judging only by using()'s signal, can
+overlap a newer holder: that is the lease's limit (fencing is its answer), counted apart as
+expected, as are runs given faults outside Redlock's assumptions (a master restarting empty at
+once, a master's clock jumping forward).`;
+
+export function simulationSection(summary: SimulationSummary | undefined): string {
+  if (summary === undefined) return `${kCovers}\n\nNo run recorded yet: \`npm run simulate:long\` writes bench/results/simulate.json.`;
+  const rows = summary.scenarios.map((s) => `| \`${s.scenario}\` | ${fmt(s.first)}–${fmt(s.first + s.seeds - 1)} | **${fmt(s.violating)}**${s.violatingSeeds.length > 0 ? ` (seeds ${s.violatingSeeds.slice(0, 5).join(', ')})` : ''} | ${fmt(s.unsafeRuns)} | ${fmt(s.expectedRuns)} | ${(s.seeds / s.seconds).toFixed(1)} |`);
+  return `${kCovers}
+
+\`${summary.command}\` on ${hostLine(summary.host)}:
+
+| scenario | seeds | violations (bugs) | runs with unsafe faults | runs unsafe only where expected | seeds/s |
+| --- | ---: | ---: | ---: | ---: | ---: |
+${rows.join('\n')}`;
+}

@@ -1,0 +1,33 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { hostInfo, ROOT, type Host } from '../../bench/lib/host.js';
+
+/** One scenario's seeds in a run of `npm run simulate`. */
+export interface ScenarioTally {
+  readonly scenario: string;
+  readonly first: number;
+  readonly seeds: number;
+  /** Runs that broke a property within Redlock's assumptions (bugs). */
+  readonly violating: number;
+  readonly violatingSeeds: readonly number[];
+  /** Runs given faults outside the assumptions (restarts at once, master clock jumps). */
+  readonly unsafeRuns: number;
+  /** Runs that broke a property only where expected (those faults, or a holder acting right after a pause). */
+  readonly expectedRuns: number;
+  readonly seconds: number;
+}
+
+/** What bench/results/simulate.json holds: RELIABILITY.md's simulation section is made from it. */
+export interface SimulationSummary {
+  readonly host: Host;
+  readonly command: string;
+  readonly scenarios: readonly ScenarioTally[];
+}
+
+export const SIMULATE_JSON = join(ROOT, 'bench', 'results', 'simulate.json');
+
+export function writeSummary(path: string, command: string, scenarios: readonly ScenarioTally[]): void {
+  const summary: SimulationSummary = { host: hostInfo([], command), command, scenarios };
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, `${JSON.stringify(summary, null, 2)}\n`);
+}
