@@ -18,6 +18,7 @@ const kRetry = { retryCount: 50, retryDelay: 200, retryJitter: 100 } as const;
 export async function openWaiter(id: string, urls: readonly string[]): Promise<Waiter> {
   switch (id) {
     case 'pipelock': return pipelock(urls, true);
+    case 'pipelock-ioredis': return pipelockIoredis(urls);
     case 'pipelock-poll': return pipelock(urls, false);
     case 'node-redlock': return nodeRedlock(urls);
     case 'redis-semaphore': return redisSemaphore(urls);
@@ -37,6 +38,23 @@ async function pipelock(urls: readonly string[], wakeups: boolean): Promise<Wait
     async release(held) {
       await (held as Lock).release();
     },
+    close: () => redlock.quit(),
+  };
+}
+
+/** pipelock handed ioredis clients, as a node-redlock v5 user would: its waiters are woken through redirect tracking. */
+async function pipelockIoredis(urls: readonly string[]): Promise<Waiter> {
+  const { Redlock } = await import('../../src/index.js');
+  type Lock = import('../../src/index.js').Lock;
+  const clients = await ioredisClients(urls);
+  const redlock = new Redlock(clients, { ...kRetry });
+  await redlock.ready();
+  return {
+    acquire: (key, ttlMs) => redlock.acquire([key], ttlMs),
+    async release(held) {
+      await (held as Lock).release();
+    },
+    // quit() closes the clients it was given, as node-redlock v5's did.
     close: () => redlock.quit(),
   };
 }

@@ -1,7 +1,7 @@
 /** The contended benchmark's result shape and its BENCHMARKS.md section (bench/report.ts). */
 import { hostLine, type Host } from '../lib/host.js';
 
-export const CONTENDED_CONTENDERS: readonly string[] = ['pipelock', 'pipelock-poll', 'node-redlock', 'redis-semaphore'];
+export const CONTENDED_CONTENDERS: readonly string[] = ['pipelock', 'pipelock-ioredis', 'pipelock-poll', 'node-redlock', 'redis-semaphore'];
 
 /** One (contender, hold) run, or why it produced none. Times in µs unless named otherwise. */
 export interface ContendedRun {
@@ -73,7 +73,7 @@ const codes = (byCode: Readonly<Record<string, number>> | undefined): string =>
   Object.entries(byCode ?? {}).map(([code, n]) => `${code} ${int(n)}`).join(', ') || '0';
 
 /** The targets pipelock (wake-ups on) is held to, per hold. */
-export const kContendedTargets = { p99OverFifo: 3, maxOverFifo: 10, jain: 0.98, commandsPerAcquisition: 12, vsSemaphore: 3 } as const;
+export const kContendedTargets = { p99OverFifo: 3, maxOverFifo: 10, jain: 0.98, commandsPerAcquisition: 12, vsSemaphore: 3, ioredisHandoffs: 0.8, ioredisCommands: 1.5 } as const;
 
 export interface ContendedTarget {
   readonly text: string;
@@ -108,6 +108,14 @@ export function contendedTargets(result: ContendedResult): ContendedTarget[] {
       met: ok && done(s) ? p.handoffsPerSec >= t.vsSemaphore * s.handoffsPerSec : undefined,
     });
     judge('0 mutual-exclusion violations', (d) => int(d.violations), (d) => d.violations === 0);
+    // Issue 32: pipelock handed ioredis clients waits as it does over @redis/client (woken, not polled).
+    const io = find('pipelock-ioredis');
+    const both = ok && done(io);
+    out.push({
+      text: `hold ${hold} ms: pipelock-ioredis handoffs/s ≥ ${t.ioredisHandoffs}× pipelock's, commands per acquisition ≤ ${t.ioredisCommands}× pipelock's`,
+      figure: both ? `${int(io.handoffsPerSec)} vs ${int(p.handoffsPerSec)} (${x(io.handoffsPerSec / p.handoffsPerSec)}); ${io.commandsPerAcquisition.toFixed(2)} vs ${p.commandsPerAcquisition.toFixed(2)}` : 'not measured',
+      met: both ? io.handoffsPerSec >= t.ioredisHandoffs * p.handoffsPerSec && io.commandsPerAcquisition <= t.ioredisCommands * p.commandsPerAcquisition : undefined,
+    });
   }
   return out;
 }
@@ -158,7 +166,7 @@ export function renderContended(result: ContendedResult): string {
       'window ÷ FIFO bound (the ratio ceiling), and a ratio target whose limit is at or above it is not judged. Jain fairness: (Σx)² ÷ (n·Σx²) over the contenders\' acquisition counts. ' +
       'Commands per acquisition: INFO commandstats `calls=` deltas over the window, summed over the masters (commands run inside scripts ' +
       'included, INFO excluded) ÷ acquisitions. Violations: a SharedArrayBuffer counter the libraries cannot see; after every acquisition ' +
-      '`Atomics.add` must return 0. pipelock, pipelock-poll (`wakeups: false`) and node-redlock v5 (ioredis) use retryCount 50, retryDelay ' +
+      '`Atomics.add` must return 0. pipelock, pipelock-ioredis (pipelock handed ioredis clients), pipelock-poll (`wakeups: false`) and node-redlock v5 (ioredis) use retryCount 50, retryDelay ' +
       '200, retryJitter 100; redis-semaphore `RedlockMutex` (ioredis) waits its own way: retryInterval 10 ms, acquireTimeout 10 s, no refresh.',
     '',
     hostLine(result.host) + ` (load avg at the end ${result.loadavgEnd.toFixed(2)}; finished ${result.finished})`,

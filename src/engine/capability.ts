@@ -6,6 +6,7 @@ import { asError } from '../util/checks.js';
 import { loadScripts } from './script-replay.js';
 import { MisconfigurationError } from '../errors.js';
 import { kMaxTimerMs } from '../util/alarm.js';
+import { CLUSTER_ENABLED, explainMoved } from './master-errors.js';
 
 
 /** What changed on a member, and why: its probe answered, or a native command failed and the member falls back to scripts. */
@@ -36,6 +37,12 @@ export class Capability {
   #probing: Promise<void> | undefined;
   /** The refusal that said this member runs no scripts for this user, for the errors that name it. */
   scriptingError: Error | undefined;
+  /**
+   * Set when the member, given as a standalone master, said `cluster_enabled:1` to INFO: a Redis
+   * Cluster node answers MOVED for the keys of every other shard, so nothing is sent to it, and every
+   * operation there fails with this (reported once, when it was found).
+   */
+  clusterNode: MisconfigurationError | undefined;
 
   constructor(
     readonly node: number,
@@ -73,13 +80,19 @@ export class Capability {
       transport.send(args).then((reply) => ({ reply }), (error: unknown) => ({ error: asError(error) }));
     // Probed whatever the mode: a member that runs no scripts takes native commands anyway, and
     // Redlock.capabilities() tells what each member has.
-    const [setIfEq, delIfEq, delEx, scripts] = await Promise.all([
+    const [setIfEq, delIfEq, delEx, scripts, info] = await Promise.all([
       ask(PROBES.setIfEq),
       ask(PROBES.DELIFEQ),
       ask(PROBES.DELEX),
       loadScripts(transport).then(() => undefined, (error: unknown) => asError(error)),
+      // A cluster member's transport routes by slot itself; a standalone one must not be a cluster node.
+      transport.sendBatch === undefined ? ask(['INFO', 'cluster']) : undefined,
     ]);
     if (epoch !== this.#epoch) return;
+    if (this.clusterNode === undefined && typeof info?.reply === 'string' && /^cluster_enabled:1/m.test(info.reply)) {
+      this.clusterNode = clusterNodeError(transport.name);
+      this.report(this.clusterNode);
+    }
     const previous = this.#current;
     const set = probeVerdict(setIfEq);
     const del = probeVerdict(delIfEq);
@@ -119,9 +132,16 @@ export class Capability {
   }
 }
 
+/** The error that names a Redis Cluster node given as a standalone master, and the fix. */
+export function clusterNodeError(master: string): MisconfigurationError {
+  const { message, fix } = explainMoved(master, CLUSTER_ENABLED);
+  return new MisconfigurationError(message, { reason: 'moved', master, keys: [], fix });
+}
+
 /** What `capable` reads of a master (src/engine/master.ts fits). */
 export interface ProbedMember {
   readonly name: string;
+  readonly clusterNode: MisconfigurationError | undefined;
   readonly transport: { readonly isReady: boolean };
   readonly probed: boolean;
   readonly capabilities: Capabilities;
@@ -144,6 +164,8 @@ export async function capable(nodes: readonly ProbedMember[], quorum: number, de
   const late = new Promise((resolve) => (timer = setTimeout(resolve, Math.max(0, Math.min(deadline - performance.now(), kMaxTimerMs)))));
   await Promise.race([Promise.all(ready.map((node) => node.probing())), late]);
   clearTimeout(timer);
+  const misplaced = nodes.filter((node) => node.clusterNode !== undefined);
+  if (misplaced.length > nodes.length - quorum) throw misplaced[0]!.clusterNode!;
   const stuck = nodes.filter((node) => node.probed && !lockable(node.capabilities));
   if (stuck.length <= nodes.length - quorum) return;
   const first = stuck[0]!;

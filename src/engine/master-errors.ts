@@ -26,6 +26,7 @@ export function errorKind(error: Error): MasterErrorKind {
   if (code === 'ERR_PIPELOCK_NODE_UNAVAILABLE' || code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'EPIPE') return 'unavailable';
   if (code === 'ERR_PIPELOCK_NODE_TIMEOUT' || code === 'ERR_PIPELOCK_NODE_STALLED') return 'timeout';
   if (code === 'ERR_PIPELOCK_NO_SCRIPTING') return 'noscripting';
+  if (code === 'ERR_PIPELOCK_MISCONFIGURED') return (error as { reason?: unknown }).reason === 'moved' ? 'moved' : 'other';
   const message = error.message;
   const space = message.indexOf(' ');
   const word = space === -1 ? message : message.slice(0, space);
@@ -147,14 +148,24 @@ export function explain(kind: MasterErrorKind, error: Error, master: string, opc
         fix: 'pipelock needs EVALSHA and SCRIPT LOAD (scripting), or SET … IFEQ with DELIFEQ or DELEX for script-free single-key locks: point it at a Redis or Valkey server, not a proxy that lacks them',
       };
     case 'moved':
-      return {
-        message: `master ${master} is a Redis Cluster node, not a standalone master: it answered ${error.message.split(' ')[0]} for ${listed}`,
-        fix: `give the cluster as one member: { cluster: ['redis://${master}'] } or a cluster client in the API, redis+cluster://${master} with the CLI`,
-      };
+      // Found by the connect probe (src/engine/capability.ts), the error already names the master and the fix.
+      if ((error as { code?: unknown }).code === 'ERR_PIPELOCK_MISCONFIGURED') return explainMoved(master, CLUSTER_ENABLED);
+      return explainMoved(master, `it answered ${error.message.split(' ')[0]!} for ${listed}`);
     default:
       return {
         message: `master ${master} refused the connection's credentials (${error.message})`,
         fix: 'check the username and password (the URL, or clientOptions)',
       };
   }
+}
+
+/** How the connect probe (src/engine/capability.ts) knows a cluster node. */
+export const CLUSTER_ENABLED = 'its INFO says cluster_enabled:1';
+
+/** A Redis Cluster node given as a standalone master: how it showed (`evidence`), and the fix. */
+export function explainMoved(master: string, evidence: string): { message: string; fix: string } {
+  return {
+    message: `master ${master} is a Redis Cluster node, not a standalone master: ${evidence}`,
+    fix: `give the cluster as one member: { cluster: ['redis://${master}'] } or a cluster client (createCluster(), ioredis Cluster) in the API, redis+cluster://${master} with the CLI`,
+  };
 }

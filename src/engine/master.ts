@@ -3,7 +3,7 @@ import type { MasterClient } from '../clients.js';
 import { Coalescer, type Batch, type Outlet } from './coalescer.js';
 import type { Deadlines } from './deadlines.js';
 import type { Flusher } from './flusher.js';
-import { NodeStalledError, NodeUnavailableError, NoScriptingError, UnexpectedReplyError } from '../errors.js';
+import { type MisconfigurationError, NodeStalledError, NodeUnavailableError, NoScriptingError, UnexpectedReplyError } from '../errors.js';
 import { answerAt, isCallReply } from '../protocol/calls.js';
 import { isScriptingDenied, nativeCommandOf, nativeReply, probeVerdict, type Capabilities } from '../protocol/native.js';
 import { Capability, type CapabilityChange, type CommandsMode } from './capability.js';
@@ -15,7 +15,6 @@ import { isRelease } from '../protocol/opcodes.js';
 import type { Transport } from '../transport/transport.js';
 import { Unanswered, type Stalls } from './unanswered.js';
 import { nodeCallStart, publishNodeCall, publishNodeCallError } from './channels.js';
-
 
 /** What every master of a set shares: the one deadline timer, the stall count, the one flush scheduler. */
 export interface MastersShared {
@@ -36,8 +35,7 @@ export interface MasterOptions {
 
 /**
  * One master (a Redlock member): its connection (through a Transport), its coalescer, and how its replies become
- * votes. Its unanswered calls and their deadlines live in `Unanswered`, NOSCRIPT recovery in
- * `ScriptReplay`.
+ * votes. Its unanswered calls and their deadlines live in `Unanswered`, NOSCRIPT recovery in `ScriptReplay`.
  */
 export class Master implements Outlet, ReplayTarget {
   readonly transport: Transport;
@@ -56,16 +54,12 @@ export class Master implements Outlet, ReplayTarget {
   readonly #unsubscribeDrops: () => void;
   /** Whether the connection was ready once: before that, commands wait in the client's offline queue. */
   #everReady: boolean;
-  /**
-   * Counts the connection's errors (a dropped socket is one): a batch handed over before one and
-   * answered after it was written on a later connection. See Leftovers.late.
-   */
+  /** Counts the connection's errors (a dropped socket is one): a batch handed over before one and
+   * answered after it was written on a later connection. See Leftovers.late. */
   #connection = 0;
-  /**
-   * The transport splits batches itself (a Redis Cluster member, src/transport/cluster/transport.ts): its
-   * calls can be resent after a redirection, so a cleanup may overtake the acquisition it undoes;
-   * every reply is then checked for acquisitions that succeeded too late (Leftovers.late).
-   */
+  /** The transport splits batches itself (a Redis Cluster member, src/transport/cluster/transport.ts): its calls can
+   * be resent after a redirection, so a cleanup may overtake the acquisition it undoes; every reply is then checked
+   * for acquisitions that succeeded too late (Leftovers.late). */
   readonly #routed: boolean;
   /** What the operations not sent to this stalled master are settled with, one per stall (`episode`). */
   #stall: NodeStalledError | undefined;
@@ -114,6 +108,11 @@ export class Master implements Outlet, ReplayTarget {
   /** Whether a probe has answered since pipelock connected to it. */
   get probed(): boolean {
     return this.#capability.known;
+  }
+
+  /** Set once its probe found a Redis Cluster node given as a standalone master. */
+  get clusterNode(): MisconfigurationError | undefined {
+    return this.#capability.clusterNode;
   }
 
   /** Resolves once the probe under way (if any) has answered. */
@@ -189,10 +188,11 @@ export class Master implements Outlet, ReplayTarget {
       return;
     }
     const scripting = this.#capability.current.scripting;
+    const clusterNode = this.#capability.clusterNode;
     for (const batch of batches) {
-      // A member that runs no scripts is not sent one: what only a script can do fails here, named.
-      if (!batch.native && !scripting) {
-        this.#noScripting(batch);
+      // Sent nothing, failed here and named: anything to a cluster node given as a master, a script to a member without scripting.
+      if (clusterNode !== undefined || (!batch.native && !scripting)) {
+        this.#refuse(batch, clusterNode);
         continue;
       }
       batch.connection = this.#connection;
@@ -201,9 +201,9 @@ export class Master implements Outlet, ReplayTarget {
     }
   }
 
-  #noScripting(batch: Batch): void {
+  #refuse(batch: Batch, clusterNode: Error | undefined): void {
     const cause = this.#capability.scriptingError;
-    for (const op of batch.ops) op.settle(this.index, new NoScriptingError(this.name, featureOf(op.opcode, op.keys), cause));
+    for (const op of batch.ops) op.settle(this.index, clusterNode ?? new NoScriptingError(this.name, featureOf(op.opcode, op.keys), cause));
   }
 
   dispatch(batch: Batch): void {

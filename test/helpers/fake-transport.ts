@@ -16,7 +16,7 @@ export interface FakeServer {
 
 /**
  * A Transport that records what the master sends and answers when the test says so. Without a
- * `server` the probes and SCRIPT LOAD a ready master sends at once answer nothing (the member stays
+ * `server` the probes (INFO cluster among them) and SCRIPT LOAD a ready master sends at once answer nothing (the member stays
  * on scripts, as before its probe); with one, they answer as that server would, at once.
  */
 export class FakeTransport implements Transport {
@@ -30,7 +30,7 @@ export class FakeTransport implements Transport {
   constructor(readonly server?: FakeServer) {}
 
   send(args: readonly string[]): Promise<unknown> {
-    if (args[0] === 'SCRIPT' || args[1] === PROBE_KEY) {
+    if (args[0] === 'SCRIPT' || args[0] === 'INFO' || args[1] === PROBE_KEY) {
       const server = this.server;
       if (server === undefined) return new Promise(() => undefined);
       return probeReply(server, args);
@@ -66,6 +66,8 @@ export class FakeTransport implements Transport {
 function probeReply(server: FakeServer, args: readonly string[]): Promise<unknown> {
   const unknown = (name: string): Promise<never> => Promise.reject(new Error(`ERR unknown command '${name}', with args beginning with: `));
   switch (args[0]) {
+    case 'INFO':
+      return Promise.resolve('# Cluster\r\ncluster_enabled:0\r\n');
     case 'SCRIPT':
       if (server.noScripting === true) return Promise.reject(new Error("NOPERM User app has no permissions to run the 'script|load' command"));
       return Promise.resolve(scriptBySource(args[2])?.sha);

@@ -20,7 +20,8 @@ const FLAGS: Readonly<Record<string, Flag>> = {
   servers: {
     arg: 'URLS',
     help: 'comma-separated redis:// or rediss:// URLs of existing independent masters (TLS and user:password@ honoured);\n' +
-      'redis+cluster://host:port (or rediss+cluster://) names a whole Redis Cluster as one member, found from that seed node;\n' +
+      'redis+cluster://host:port (or rediss+cluster://) names a whole Redis Cluster as one member, found from that seed node\n' +
+      '(a cluster node given as redis:// is refused before the run, exit 1);\n' +
       'only keys under a per-run prefix are written, and removed at the end. Default: start embedded local masters',
     apply: (v, o) => (o.servers = parseServers(v, true)),
   },

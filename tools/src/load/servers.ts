@@ -1,12 +1,22 @@
 import { withClient } from '../shared/admin.js';
+import { redactUrl } from '../shared/redact-url.js';
 import { clusterMasterUrls, isClusterEntry, plainUrl } from './members.js';
 
 const kScanCount = '1000';
 
-/** Connects to every master (a cluster entry: its seed) once, failing with the first unreachable one, and returns each one's redis_version. */
+/**
+ * Connects to every master (a cluster entry: its seed) once, failing with the first unreachable one,
+ * and returns each one's redis_version. A plain entry that is a Redis Cluster node fails the run
+ * before it starts: as a standalone master it would answer MOVED for most keys and no cycle would
+ * complete there.
+ */
 export async function probeServers(urls: readonly string[]): Promise<string[]> {
   return Promise.all(urls.map((url) => withClient(plainUrl(url), async (client) => {
     const info = await client.info('server');
+    if (!isClusterEntry(url) && /^cluster_enabled:1/m.test(await client.info('cluster'))) {
+      const { host } = new URL(url);
+      throw new Error(`${redactUrl(url)} is a Redis Cluster node, not a standalone master: give the cluster as one member with redis+cluster://${host} in --servers`);
+    }
     return /^redis_version:(.+)$/m.exec(info)?.[1]?.trim() ?? 'unknown';
   })));
 }
