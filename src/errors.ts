@@ -173,7 +173,7 @@ export class ReentrancyError extends PipelockError {
  * is possible, so the call failed at once instead of retrying. `fix` says what to change.
  */
 export class MisconfigurationError extends ExecutionError {
-  /** noperm, wrongtype, unknown-command, moved or auth (src/engine/master-errors.ts). */
+  /** noperm, noscripting, wrongtype, unknown-command, moved or auth (src/engine/master-errors.ts). */
   readonly reason: string;
   /** The first master that answered so (`host:port`). */
   readonly master: string;

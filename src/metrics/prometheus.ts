@@ -27,7 +27,7 @@ export interface MetricsHandle {
   close(): void;
 }
 
-/** The metric names, for dashboards and the README. */
+/** The metric names, for dashboards (docs/dashboard/pipelock.json) and docs/operating.md. */
 export const PROMETHEUS_METRICS = Object.freeze({
   lockWait: 'pipelock_lock_wait_seconds',
   operationDuration: 'pipelock_operation_duration_seconds',
