@@ -5,6 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as pipelock from '../../src/index.js';
 import { checkDocs, slug } from '../../scripts/docs/check.js';
+import { committedDashboard, renderDashboard } from '../../scripts/docs/dashboard.js';
 import { committedErrors, errorClasses, renderErrors } from '../../scripts/docs/errors.js';
 import { committedSettings, renderSettings } from '../../scripts/docs/settings.js';
 import { repoRoot } from '../../scripts/docs/tsdoc.js';
@@ -18,6 +19,10 @@ test('docs/settings.md is what npm run docs:settings writes from src/settings.ts
 
 test('docs/errors.md is what npm run docs:errors writes from src/errors.ts', () => {
   assert.ok(renderErrors() === committedErrors(), 'docs/errors.md is stale: run npm run docs:errors');
+});
+
+test('docs/dashboard/pipelock.json is what npm run docs:dashboard writes', () => {
+  assert.ok(renderDashboard() === committedDashboard(), 'docs/dashboard/pipelock.json is stale: run npm run docs:dashboard');
 });
 
 test('every error class of src/errors.ts is exported from pipelock and has a code and TSDoc', () => {
