@@ -70,8 +70,10 @@ export interface Settings {
   readonly commands: 'auto' | 'native' | 'scripts';
 }
 
+/** Every setting with its value: what `redlock.settings` holds. */
 export type ResolvedSettings = Readonly<Settings>;
 
+/** The defaults of every setting (exported as `defaultSettings`; docs/settings.md lists them). */
 export const kDefaults: ResolvedSettings = Object.freeze({
   driftFactor: 0.01,
   retryCount: 10,

@@ -24,6 +24,7 @@ export interface MemberCapabilities {
   readonly release: 'DELIFEQ' | 'DELEX' | 'script' | 'unavailable';
   /** For the event: why it changed ('probe' at connect, 'fallback' after a native command or a script call failed) and, for a fallback, the error. */
   readonly reason?: 'probe' | 'fallback';
+  /** The failure that caused a fallback. */
   readonly error?: Error;
 }
 
