@@ -1,6 +1,6 @@
 import type { Comparison, Row } from './compare.js';
 import { ATTEMPT_LABELS } from './contention.js';
-import type { HostLine } from './host.js';
+import { describeServers, type HostLine } from './host.js';
 import { OP_NAMES, type RunResult } from './result.js';
 
 /** One run (or a merge of runs) drawn in a report, under its label. */
@@ -43,7 +43,7 @@ export function settingsTable(series: readonly Series[]): string {
   const host = (label: string, of: (h: HostLine) => string): string[] => [label, ...columns.map((c) => escapeHtml(of(c.host)))];
   rows.push(
     host('host', (h) => h.hostname), host('CPU', (h) => `${h.cpu}, ${h.cores} cores, ${h.memoryGiB} GiB`), host('OS', (h) => h.os),
-    host('node', (h) => h.node), host('redis', (h) => h.redis.join(', ') || '?'), host('pipelock', (h) => h.pipelock), host('started', (h) => h.startedAt),
+    host('node', (h) => h.node), host('server', (h) => describeServers(h, ', ')), host('pipelock', (h) => h.pipelock), host('started', (h) => h.startedAt),
     ['measured window', ...columns.map((c) => (c.window === undefined ? '–' : `${escapeHtml(c.window.from)} →<br>${escapeHtml(c.window.to)}`))],
   );
   return table('settings', ['setting', ...columns.map((c) => c.head)], rows);

@@ -3,12 +3,20 @@ import { clusterMasterUrls, isClusterEntry, plainUrl } from './members.js';
 
 const kScanCount = '1000';
 
-/** Connects to every master (a cluster entry: its seed) once, failing with the first unreachable one, and returns each one's redis_version. */
+/**
+ * Connects to every master (a cluster entry: its seed) once, failing with the first unreachable one,
+ * and returns each one's version: `7.0.15` for Redis (as result files have always held it), `valkey 9.0.0`
+ * for Valkey, whose redis_version is the Redis version it is compatible with (7.2.4), not its own.
+ */
 export async function probeServers(urls: readonly string[]): Promise<string[]> {
-  return Promise.all(urls.map((url) => withClient(plainUrl(url), async (client) => {
-    const info = await client.info('server');
-    return /^redis_version:(.+)$/m.exec(info)?.[1]?.trim() ?? 'unknown';
-  })));
+  return Promise.all(urls.map((url) => withClient(plainUrl(url), async (client) => serverVersion(await client.info('server')))));
+}
+
+/** The server's own name and version from INFO server: Valkey's valkey_version, else redis_version. */
+export function serverVersion(info: string): string {
+  const valkey = /^valkey_version:(.+)$/m.exec(info)?.[1]?.trim();
+  if (valkey !== undefined) return `valkey ${valkey}`;
+  return /^redis_version:(.+)$/m.exec(info)?.[1]?.trim() ?? 'unknown';
 }
 
 /** Deletes every key under `prefix` on every master (what a run left behind, e.g. locks it could not release); returns how many. */
