@@ -142,7 +142,7 @@ function clusterMethod(cluster: { readonly members: number; readonly shards: num
     `- ${cluster.members} local Redis Clusters of ${cluster.shards} shards each (masters only, \`startClusters\`), each one Redlock member (N = ${cluster.members}), on the same host, started once for this configuration; the same closed loop as above on random keys, so a lock's key lives on any shard.`,
     `- Only the contenders that can run on cluster members: ${on.map((id) => `${contenderInfo(id).label}, ${contenderInfo(id).onCluster ?? ''}`).join('; ')}.`,
     '- Script calls: EVALSHA + EVAL over the window from `INFO commandstats`, summed over every shard. A `SET NX` sent outside a script (the quorum ceiling\'s acquire) is not counted: commandstats cannot tell it from the SETs scripts run.',
-    '- Ticks: pipelock\'s coalesced batches per member (the `pipelock:node-call` diagnostics channel, subscribed in every run of this configuration); per shard per tick = a member\'s script calls ÷ its shards ÷ its ticks. Random keys rarely share a slot, and one script call carries one slot (README, "Deployments").',
+    '- Ticks: pipelock\'s coalesced batches per member (the `pipelock:node-call` diagnostics channel, subscribed in every run of this configuration); per shard per tick = a member\'s script calls ÷ its shards ÷ its ticks. Random keys rarely share a slot, and one script call carries one slot (docs/deployments.md).',
   ].join('\n');
 }
 

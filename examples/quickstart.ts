@@ -20,8 +20,11 @@ try {
 
   const extended = await lock.extend(20_000);
   console.log(`extended: ${extended.validity.toFixed(1)} ms left`);
+  // release() resolves once a quorum deleted the keys; complete() waits for the other masters too.
   const released = await extended.release();
-  console.log(`released on ${released.released} of ${masters.urls.length} masters`);
+  console.log(`released: a quorum of ${redlock.quorum} confirmed (${released.released} of ${masters.urls.length} so far)`);
+  await released.complete();
+  console.log(`every master answered: released on ${released.released} of ${masters.urls.length}`);
 } finally {
   await redlock.quit();
   await masters.close();

@@ -14,19 +14,25 @@ export interface NodeOutcome {
    * - `timeout`: no answer within the per-node time budget.
    */
   readonly vote: 'for' | 'against' | 'error' | 'timeout';
+  /** The master's error, for `error` and `timeout` votes. */
   readonly error?: Error;
 }
 
 /** node-redlock v5's summary of one attempt, kept for drop-in compatibility. */
 export interface ExecutionStats {
+  /** How many masters the attempt asked. */
   readonly membershipSize: number;
+  /** How many had to agree: floor(N/2)+1. */
   readonly quorumSize: number;
+  /** The clients of the masters that applied the operation. */
   readonly votesFor: Set<MasterClient>;
+  /** The clients of the masters that refused or failed, with why. */
   readonly votesAgainst: Map<MasterClient, Error>;
 }
 
 /** The root of every error pipelock throws: a stable `code` and the underlying `cause`. */
 export class PipelockError extends Error {
+  /** A stable `ERR_PIPELOCK_*` code: match on it (or on the class), never on the message. */
   readonly code: string;
   constructor(message: string, code: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -37,7 +43,9 @@ export class PipelockError extends Error {
 
 /** An argument broke a rule; `argument` names it and `rule` states what it must be. */
 export class InvalidArgumentError extends PipelockError {
+  /** The argument or setting, as spelled in the call (`settings.retryCount`, `resources[1]`). */
   readonly argument: string;
+  /** What its value must be. */
   readonly rule: string;
   constructor(argument: string, rule: string, received: unknown) {
     super(`${argument} ${rule}, got ${describe(received)}`, 'ERR_PIPELOCK_INVALID_ARGUMENT');
@@ -60,10 +68,10 @@ export class RedlockClosedError extends PipelockError {
 export class ExecutionError extends PipelockError {
   /** Every master's outcome in the last attempt (empty when no attempt was sent). */
   readonly nodes: readonly NodeOutcome[];
-  #attempts: Attempts | (() => Attempts);
+  #attempts: ExecutionAttempts | (() => ExecutionAttempts);
   constructor(
     message: string,
-    attempts: Attempts | (() => Attempts) = [],
+    attempts: ExecutionAttempts | (() => ExecutionAttempts) = [],
     nodes: readonly NodeOutcome[] = [],
     code = 'ERR_PIPELOCK_EXECUTION',
     options?: { cause?: unknown },
@@ -78,38 +86,39 @@ export class ExecutionError extends PipelockError {
    * out. Built on first read: on a hot key most refusals are never inspected, and building the
    * stats (a Set, a Map and an error per vote) cost more than the refused attempt itself.
    */
-  get attempts(): Attempts {
+  get attempts(): ExecutionAttempts {
     if (typeof this.#attempts === 'function') this.#attempts = this.#attempts();
     return this.#attempts;
   }
 }
 
-type Attempts = ReadonlyArray<Promise<ExecutionStats>>;
+/** node-redlock's `attempts`: one promise per attempt, resolving with that attempt's stats once every master answered or timed out. */
+export type ExecutionAttempts = ReadonlyArray<Promise<ExecutionStats>>;
 
 /** The resource is held by another token on enough masters that no quorum was possible. */
 export class ResourceLockedError extends ExecutionError {
-  constructor(message: string, attempts?: Attempts | (() => Attempts), nodes?: readonly NodeOutcome[]) {
+  constructor(message: string, attempts?: ExecutionAttempts | (() => ExecutionAttempts), nodes?: readonly NodeOutcome[]) {
     super(message, attempts, nodes, 'ERR_PIPELOCK_RESOURCE_LOCKED');
   }
 }
 
 /** Too many masters failed or timed out for a quorum; `nodes` says which and why. */
 export class QuorumUnreachableError extends ExecutionError {
-  constructor(message: string, attempts?: Attempts | (() => Attempts), nodes?: readonly NodeOutcome[]) {
+  constructor(message: string, attempts?: ExecutionAttempts | (() => ExecutionAttempts), nodes?: readonly NodeOutcome[]) {
     super(message, attempts, nodes, 'ERR_PIPELOCK_QUORUM_UNREACHABLE');
   }
 }
 
 /** The lock's validity ran out before the operation could be done: an extension, or an acquisition whose quorum answered too late. */
 export class LockExpiredError extends ExecutionError {
-  constructor(message = 'Cannot extend an already-expired lock.', attempts?: Attempts | (() => Attempts), nodes?: readonly NodeOutcome[]) {
+  constructor(message = 'Cannot extend an already-expired lock.', attempts?: ExecutionAttempts | (() => ExecutionAttempts), nodes?: readonly NodeOutcome[]) {
     super(message, attempts, nodes, 'ERR_PIPELOCK_LOCK_EXPIRED');
   }
 }
 
 /** A majority of masters no longer hold the lock under its token: it was deleted, expired or taken over. */
 export class LockLostError extends ExecutionError {
-  constructor(message: string, attempts?: Attempts | (() => Attempts), nodes?: readonly NodeOutcome[], options?: { cause?: unknown }) {
+  constructor(message: string, attempts?: ExecutionAttempts | (() => ExecutionAttempts), nodes?: readonly NodeOutcome[], options?: { cause?: unknown }) {
     super(message, attempts, nodes, 'ERR_PIPELOCK_LOCK_LOST', options);
   }
 }
@@ -123,7 +132,7 @@ export class ExtensionLimitError extends ExecutionError {
 
 /** The caller's AbortSignal fired; `cause` is the signal's reason. */
 export class LockAbortedError extends ExecutionError {
-  constructor(reason: unknown, attempts?: Attempts | (() => Attempts)) {
+  constructor(reason: unknown, attempts?: ExecutionAttempts | (() => ExecutionAttempts)) {
     super('the operation was aborted by its signal', attempts, [], 'ERR_PIPELOCK_ABORTED', { cause: reason });
   }
 }
@@ -159,6 +168,7 @@ export class OverloadedError extends ExecutionError {
  * a nested holder asked for what only the outermost holder can do. `resources` names the lock's.
  */
 export class ReentrancyError extends PipelockError {
+  /** The resources of the lock it was used on. */
   readonly resources: readonly string[];
   constructor(message: string, resources: readonly string[]) {
     super(message, 'ERR_PIPELOCK_REENTRANCY');
@@ -173,17 +183,18 @@ export class ReentrancyError extends PipelockError {
  * is possible, so the call failed at once instead of retrying. `fix` says what to change.
  */
 export class MisconfigurationError extends ExecutionError {
-  /** noperm, wrongtype, unknown-command, moved or auth (src/engine/master-errors.ts). */
+  /** noperm, noscripting, wrongtype, unknown-command, moved or auth (src/engine/master-errors.ts). */
   readonly reason: string;
   /** The first master that answered so (`host:port`). */
   readonly master: string;
   /** The keys the operation needed there (the client's key prefix included). */
   readonly keys: readonly string[];
+  /** What to change: the command, permission or setting. */
   readonly fix: string;
   constructor(
     message: string,
     details: { readonly reason: string; readonly master: string; readonly keys: readonly string[]; readonly fix: string },
-    attempts?: Attempts | (() => Attempts),
+    attempts?: ExecutionAttempts | (() => ExecutionAttempts),
     nodes?: readonly NodeOutcome[],
   ) {
     super(`${message}. Fix: ${details.fix}`, attempts, nodes, 'ERR_PIPELOCK_MISCONFIGURED');
@@ -245,6 +256,7 @@ function describe(value: unknown): string {
  * time, whose answer in time ends the stall. `master` names it.
  */
 export class NodeStalledError extends PipelockError {
+  /** The stalled master (`host:port`). */
   readonly master: string;
   constructor(master: string) {
     super(`master ${master} is stalled: a call to it went unanswered past its time budget (nodeTimeout), so nothing is sent to it but one probe until it answers in time`, 'ERR_PIPELOCK_NODE_STALLED');

@@ -5,6 +5,7 @@ export { Semaphore } from './kinds/semaphore.js';
 export { ReadWriteLock } from './kinds/rwlock.js';
 export type { ResolvedSettings, Settings } from './settings.js';
 export type { CallSettings } from './lifecycle/lock.js';
+export type { Routine } from './lifecycle/using.js';
 export { kDefaults as defaultSettings } from './settings.js';
 export type {
   RedisClient, MasterClient, IoredisClient, IoredisOptions, RedisClusterClient, IoredisClusterClient, ClusterShardNode, ClusterSeeds, MemberEntry,
@@ -12,7 +13,7 @@ export type {
 export {
   PipelockError, InvalidArgumentError, RedlockClosedError, ExecutionError, ResourceLockedError, MisconfigurationError, QuorumUnreachableError,
   LockExpiredError, LockLostError, ExtensionLimitError, LockAbortedError, NodeUnavailableError, NodeTimeoutError,
-  UnexpectedReplyError, OverloadedError, ReentrancyError, type ExecutionStats, type NodeOutcome,
+  UnexpectedReplyError, OverloadedError, ReentrancyError, type ExecutionStats, type ExecutionAttempts, type NodeOutcome,
 } from './errors.js';
 export { NodeStalledError, NoScriptingError } from './errors.js';
 export type { MemberCapabilities } from './lifecycle/capabilities.js';

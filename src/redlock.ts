@@ -22,6 +22,7 @@ import { asError, isObject } from './util/checks.js';
 import { Waiters } from './waiting/waiters.js';
 import { WatchHub } from './watch/hub.js';
 
+/** The constructor's second argument: any settings (docs/settings.md) and, for the connections pipelock opens from URLs, `clientOptions`. */
 export interface RedlockOptions extends Partial<Settings> {
   /** Extra @redis/client options for the connections pipelock opens from URLs (TLS, credentials, …). */
   readonly clientOptions?: RedisClientOptions;
@@ -42,6 +43,7 @@ let internalsOf: (redlock: Redlock) => RedlockInternals;
  * acquire loop (src/lifecycle/acquire.ts), extend, release, using; it wires them at construction.
  */
 export class Redlock extends EventEmitter implements LockOwner {
+  /** The instance's settings: the defaults with the constructor's over them, checked once. */
   readonly settings: ResolvedSettings;
   readonly #masters: MasterSet;
   /** What a call without settings resolves to. */
@@ -109,6 +111,7 @@ export class Redlock extends EventEmitter implements LockOwner {
     return this.#masters.ready(timeoutMs);
   }
 
+  /** Takes a lock on `resources` for `duration` ms once a quorum of masters granted it within its validity, retrying a refused attempt per the retry settings (woken early by a release). Rejects with a typed error: ResourceLockedError (held elsewhere), QuorumUnreachableError, LockExpiredError, LockAbortedError, OverloadedError, InvalidArgumentError. `settings` overrides the instance's for this call and adds `signal`, `autoExtend`, `onLockLost`, `fencing`. */
   acquire(resources: readonly string[], duration: number, settings?: CallSettings): Promise<Lock> {
     return traceAcquire(this, this.#checkedAcquire, resources, duration, settings);
   }
@@ -137,6 +140,7 @@ export class Redlock extends EventEmitter implements LockOwner {
     return new ReadWriteLock(this.#acquirer, resource);
   }
 
+  /** Releases a lock: deletes its keys, owner-checked, on every master. Resolves at the quorum (`result.complete()` waits for all); an expired lock resolves with `expired: true`. */
   release(lock: Lock, settings?: CallSettings): Promise<ReleaseResult> {
     return traceRelease(this, this.#release, lock, settings);
   }
@@ -152,6 +156,7 @@ export class Redlock extends EventEmitter implements LockOwner {
     }
   }
 
+  /** Extends a lock to `duration` ms from now on a quorum, owner-checked, and resolves with a new Lock (the old one stops being valid). Fails at once if another token holds it. */
   extend(lock: Lock, duration: number, settings?: CallSettings): Promise<Lock> {
     return traceExtend(this, this.#extend, lock, duration, settings);
   }

@@ -4,13 +4,13 @@ import { isObject } from './util/checks.js';
 
 /** Settings of a Redlock instance; node-redlock v5's five come first, with its defaults. */
 export interface Settings {
-  /** Clock drift allowed between masters, as a fraction of the duration. @default 0.01 */
+  /** Clock drift allowed between masters, as a fraction of the duration: drift = duration × driftFactor + 2 ms. @default 0.01 */
   readonly driftFactor: number;
   /** Retries after the first attempt; -1 retries until the signal aborts. @default 10 */
   readonly retryCount: number;
   /** Base wait between attempts, in ms. @default 200 */
   readonly retryDelay: number;
-  /** Random ± added to each wait, in ms. @default 100 */
+  /** Random ± added to each wait, in ms: a retry waits retryDelay ± retryJitter. @default 100 */
   readonly retryJitter: number;
   /**
    * Auto-extended locks (`using()`, autoExtend) are renewed when less than max(duration / 3, this)
@@ -45,17 +45,17 @@ export interface Settings {
   readonly coalesce: boolean;
   /**
    * A refused acquisition sleeps until its keys are released or expire (announced by the masters
-   * on a watch connection of pipelock's own per @redis/client master) instead of only until its
+   * on watch connections of pipelock's own per master) instead of only until its
    * next retry; local callers for the same resources queue behind one network waiter. `false`:
-   * node-redlock's polling only. ioredis masters are always polled. @default true
+   * node-redlock's polling only. @default true
    */
   readonly wakeups: boolean;
   /**
    * An auto-extended lock (autoExtend, `using()`) watches its keys on every master's watch
    * connection and aborts its signal with LockLostError within about a round trip of losing them
    * on a quorum (deleted, overwritten, expired), instead of at its next renewal. Opt-in: each
-   * renewal rearms the watch with one GET per key per master (see the README's "Waiting").
-   * ioredis masters are not watched. @default false
+   * renewal rearms the watch with one GET per key per master (docs/auto-extension.md).
+   * @default false
    */
   readonly watchHeld: boolean;
   /**
@@ -65,13 +65,15 @@ export interface Settings {
    * 'native': as auto, and acquisitions too go as one `SET NX PX` each in ticks of many. 'scripts':
    * scripts only (a lone acquisition is a `SET NX PX` in every mode), as on servers without the
    * commands. A member that runs no scripts for this user gets native commands whatever this says.
-   * See the README's "Servers and commands". @default 'auto'
+   * See docs/deployments.md, "Valkey, Redis 8 and the script-free path". @default 'auto'
    */
   readonly commands: 'auto' | 'native' | 'scripts';
 }
 
+/** Every setting with its value: what `redlock.settings` holds. */
 export type ResolvedSettings = Readonly<Settings>;
 
+/** The defaults of every setting (exported as `defaultSettings`; docs/settings.md lists them). */
 export const kDefaults: ResolvedSettings = Object.freeze({
   driftFactor: 0.01,
   retryCount: 10,
@@ -101,7 +103,8 @@ const timerMs: Check = (name, value) => {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > kMaxTimerMs) throw new InvalidArgumentError(name, `must be a number of ms from 0 to ${kMaxTimerMs} (the longest timer)`, value);
 };
 
-const RULES: { readonly [K in keyof Settings]: Check } = {
+/** Each setting's rule, checked by mergeSettings; docs/settings.md states them (scripts/docs/settings.ts). */
+export const RULES: { readonly [K in keyof Settings]: Check } = {
   driftFactor: (name, value) => {
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value >= 1) throw new InvalidArgumentError(name, 'must be a number from 0 up to (not including) 1', value);
   },

@@ -24,16 +24,40 @@ export const NODE_CALL_CHANNEL = 'pipelock:node-call';
  */
 export const CAPABILITY_CHANNEL = 'pipelock:capability';
 
-export interface NodeErrorMessage { readonly node: number; readonly name: string; readonly error: Error }
-export interface LockLostMessage { readonly resources: readonly string[]; readonly error: Error }
-export interface AcquireRetryMessage { readonly resources: readonly string[]; readonly attempt: number }
-export interface NodeCallMessage {
+/** A `pipelock:node-error` message: one master's failure. */
+export interface NodeErrorMessage {
+  /** Index of the master in the `clients` given to `Redlock`. */
   readonly node: number;
+  /** `host:port` (or the URL) of the master. */
+  readonly name: string;
+  /** What failed. */
+  readonly error: Error;
+}
+/** A `pipelock:lock-lost` message: an auto-extended lock was lost. */
+export interface LockLostMessage {
+  /** The lost lock's resources. */
+  readonly resources: readonly string[];
+  /** Why it is lost (a LockLostError, or the error that ended its renewals). */
+  readonly error: Error;
+}
+/** A `pipelock:acquire:retry` message: an attempt was lost and the acquire waits to retry. */
+export interface AcquireRetryMessage {
+  /** The resources being acquired. */
+  readonly resources: readonly string[];
+  /** The attempt that was lost, from 1. */
+  readonly attempt: number;
+}
+/** A `pipelock:node-call` message: one coalesced call to a master was answered or failed. */
+export interface NodeCallMessage {
+  /** Index of the master in the `clients` given to `Redlock`. */
+  readonly node: number;
+  /** `host:port` (or the URL) of the master. */
   readonly name: string;
   /** From the call's dispatch to its reply, on the monotonic clock. */
   readonly durationMs: number;
   /** How many lock operations the call carried (the coalescer folds many into one). */
   readonly operations: number;
+  /** The failure, when the call failed. */
   readonly error?: Error;
 }
 

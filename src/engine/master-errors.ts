@@ -126,7 +126,7 @@ export function explain(kind: MasterErrorKind, error: Error, master: string, opc
       }
       return {
         message: `master ${master} does not let this ACL user access ${purpose}: ${listed} (${error.message})`,
-        fix: 'allow those keys in the user\'s key patterns (ACL SETUSER <user> ~<pattern> …); pipelock\'s own keys all start with "pipelock:" (~pipelock:*), the others are named after your resources (README, "Keys and ACLs")',
+        fix: 'allow those keys in the user\'s key patterns (ACL SETUSER <user> ~<pattern> …); pipelock\'s own keys all start with "pipelock:" (~pipelock:*), the others are named after your resources (docs/deployments.md, "TLS, credentials and ACL users")',
       };
     }
     case 'noscripting': {
@@ -134,7 +134,7 @@ export function explain(kind: MasterErrorKind, error: Error, master: string, opc
       const cause = error.cause instanceof Error ? ` (${error.cause.message})` : '';
       return {
         message: `master ${master} runs no scripts for this user${cause}, and ${feature} needs a Lua script`,
-        fix: 'grant scripting to the user (ACL SETUSER <user> +@scripting, or +evalsha +script|load), or keep to what runs without scripts: single-key locks without fencing, on servers with SET … IFEQ and DELIFEQ or DELEX (Valkey 9.0+, Redis 8.4+; README, "Servers and commands")',
+        fix: 'grant scripting to the user (ACL SETUSER <user> +@scripting, or +evalsha +script|load), or keep to what runs without scripts: single-key locks without fencing, on servers with SET … IFEQ and DELIFEQ or DELEX (Valkey 9.0+, Redis 8.4+; docs/deployments.md, "Valkey, Redis 8 and the script-free path")',
       };
     }
     case 'wrongtype':

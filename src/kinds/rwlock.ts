@@ -37,6 +37,7 @@ const READ_OPS: LockOps = Object.freeze({ extend: OP_READ_EXTEND, release: OP_RE
  * Readers, in turn, can starve under a steady stream of writers.
  */
 export class ReadWriteLock {
+  /** The lock's name: its keys are `<name>:readers`, `<name>:writer` and `<name>:writer-waiting`. */
   readonly resource: string;
   readonly #redlock: KindHost;
   readonly #keys: readonly string[];

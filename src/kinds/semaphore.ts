@@ -49,7 +49,9 @@ export const kMaxPermits = 1024;
  * the counter's.
  */
 export class Semaphore {
+  /** The semaphore's name: its keys are `<name>:permit:<i>` and `<name>:permits-released`. */
   readonly resource: string;
+  /** How many holders at once; every client of this semaphore must use the same number. */
   readonly permits: number;
   readonly #redlock: KindHost;
   /** The slot keys, then the release counter: the acquisition's keys. */

@@ -14,9 +14,9 @@ export interface ResolvedCall {
 }
 
 /** The numbers a call may override. */
-const CALL_KEYS = new Set<string>(['driftFactor', 'retryCount', 'retryDelay', 'retryJitter', 'automaticExtensionThreshold', 'nodeTimeout', 'maxExtensions', 'maxHoldTime', 'acquireTimeout', 'watchHeld']);
+export const CALL_KEYS = new Set<string>(['driftFactor', 'retryCount', 'retryDelay', 'retryJitter', 'automaticExtensionThreshold', 'nodeTimeout', 'maxExtensions', 'maxHoldTime', 'acquireTimeout', 'watchHeld']);
 /** Per-call keys that are not numbers of ResolvedSettings; checked here. */
-const CALL_EXTRAS = new Set<string>(['signal', 'autoExtend', 'onLockLost', 'fencing']);
+export const CALL_EXTRAS = new Set<string>(['signal', 'autoExtend', 'onLockLost', 'fencing']);
 
 /** The resolution of a call that passed no settings: made once per Redlock. */
 export function plainCall(base: ResolvedSettings): ResolvedCall {

@@ -3,7 +3,7 @@ import type { Capabilities } from '../protocol/native.js';
 
 /**
  * One member's capabilities as `Redlock.capabilities()` and the 'capability' event tell them: what
- * it accepts, and so which commands its single-key operations use (README, "Servers and commands").
+ * it accepts, and so which commands its single-key operations use (docs/deployments.md, "Valkey, Redis 8 and the script-free path").
  */
 export interface MemberCapabilities {
   /** The member's place in the constructor's list. */
@@ -24,6 +24,7 @@ export interface MemberCapabilities {
   readonly release: 'DELIFEQ' | 'DELEX' | 'script' | 'unavailable';
   /** For the event: why it changed ('probe' at connect, 'fallback' after a native command or a script call failed) and, for a fallback, the error. */
   readonly reason?: 'probe' | 'fallback';
+  /** The failure that caused a fallback. */
   readonly error?: Error;
 }
 

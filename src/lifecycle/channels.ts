@@ -21,7 +21,13 @@ export const RELEASE_CHANNEL = 'pipelock:release';
 /** One renewal of an auto-extended lock was decided: `{ lock, renewed }`; a failed renewal is retried until the lock is lost. */
 export const RENEWAL_CHANNEL = 'pipelock:renewal';
 
-export interface RenewalMessage { readonly lock: Lock; readonly renewed: boolean }
+/** A `pipelock:renewal` message: one renewal of an auto-extended lock, `renewed` or not (a failed one is retried until the lock is lost). */
+export interface RenewalMessage {
+  /** The auto-extended lock. */
+  readonly lock: Lock;
+  /** Whether a quorum renewed it. */
+  readonly renewed: boolean;
+}
 
 /**
  * The context object of the acquire, extend and release TracingChannels. `start` is
@@ -29,14 +35,19 @@ export interface RenewalMessage { readonly lock: Lock; readonly renewed: boolean
  * `result` and `error` are set by TracingChannel before `asyncEnd` / `error` are published.
  */
 export interface OperationContext {
+  /** Which operation the span is. */
   readonly operation: 'acquire' | 'extend' | 'release';
+  /** The lock's resources. */
   readonly resources: readonly string[];
   /** The requested duration in ms (acquire, extend); 0 for release. */
   readonly duration: number;
   /** The lock operated on (extend, release). */
   readonly lock?: Lock;
+  /** When the call began, `performance.now()` ms. */
   readonly start: number;
+  /** What the call resolved with: the Lock (acquire, extend) or the ReleaseResult. */
   result?: Lock | ReleaseResult;
+  /** What the call rejected with. */
   error?: unknown;
 }
 

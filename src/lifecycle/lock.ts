@@ -29,14 +29,19 @@ export interface CallSettings extends Partial<Pick<Settings, 'driftFactor' | 're
 export type LockLostHandler = (lock: Lock, error: PipelockError) => void;
 
 /** node-redlock's signal: aborted when the lock is lost, with the reason also at `error`. */
-export type RedlockAbortSignal = AbortSignal & { error?: Error };
+export type RedlockAbortSignal = AbortSignal & {
+  /** Why the lock was lost (also the signal's `reason`). */
+  error?: Error;
+};
 
 /**
  * What a Lock's own release() and extend() call: the Redlock that made it (node-redlock's
  * `lock.redlock`). An interface, so that the lock lifecycle does not depend on the facade above it.
  */
 export interface LockOwner {
+  /** Releases `lock`. */
   release(lock: Lock, settings?: CallSettings): Promise<ReleaseResult>;
+  /** Extends `lock`. */
   extend(lock: Lock, duration: number, settings?: CallSettings): Promise<Lock>;
 }
 
@@ -82,10 +87,15 @@ export const kLost = Symbol('pipelock.lost');
 export class Lock implements CompletionKeeper {
   /** Epoch ms at which the lock stops being valid (node-redlock's field); 0 once released, lost or replaced by extend(). */
   expiration: number;
+  /** @hidden Internal state of the lock lifecycle, keyed by a symbol the package does not export. */
   [kRenewal]: Renewing | undefined;
+  /** @hidden Internal state of the lock lifecycle, keyed by a symbol the package does not export. */
   [kOps]: LockOps = MUTEX_OPS;
+  /** @hidden Internal state of the lock lifecycle, keyed by a symbol the package does not export. */
   [kChain] = 0;
+  /** @hidden Internal state of the lock lifecycle, keyed by a symbol the package does not export. */
   [kExtending] = 0;
+  /** @hidden Internal state of the lock lifecycle, keyed by a symbol the package does not export. */
   [kPassedOn] = false;
   readonly #masters: MasterSet;
   #validUntil: number;
@@ -99,6 +109,7 @@ export class Lock implements CompletionKeeper {
     /** The Redlock that made it (its release and extend). */
     readonly redlock: LockOwner,
     masters: MasterSet,
+    /** The locked resources (the keys, before the client's key prefix). */
     readonly resources: readonly string[],
     /** The lock's token: 160 random bits, unique to the acquisition. */
     readonly value: string,
@@ -141,12 +152,14 @@ export class Lock implements CompletionKeeper {
     return this.#extensions;
   }
 
+  /** @hidden Internal state of the lock lifecycle, keyed by a symbol the package does not export. */
   [kRenewed](validUntil: number, now: number): void {
     this.#validUntil = validUntil;
     this.#extensions++;
     this.expiration = Date.now() + (validUntil - now);
   }
 
+  /** @hidden Internal state of the lock lifecycle, keyed by a symbol the package does not export. */
   [kLost](): void {
     this.expiration = 0;
   }
@@ -162,10 +175,12 @@ export class Lock implements CompletionKeeper {
     return (this.#stats ??= this.#masters.stats(this.#attempts));
   }
 
+  /** Releases this lock (`redlock.release(lock)`). */
   release(settings?: CallSettings): Promise<ReleaseResult> {
     return this.redlock.release(this, settings);
   }
 
+  /** Extends this lock to `duration` ms from now and resolves with the new Lock (`redlock.extend(lock, duration)`). */
   extend(duration: number, settings?: CallSettings): Promise<Lock> {
     return this.redlock.extend(this, duration, settings);
   }

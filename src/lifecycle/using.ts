@@ -8,6 +8,7 @@ import type { CallSettings, RedlockAbortSignal } from './lock.js';
  */
 export const kUsingMarginMs = 100;
 
+/** The routine `using()` runs while it holds the lock; `signal` aborts if the lock is lost. */
 export type Routine<T> = (signal: RedlockAbortSignal) => Promise<T>;
 
 /** What a routine runs under: an auto-extended lock (or a reentrant handle), and how it lets go. */

@@ -8,13 +8,19 @@ import type { MetricsHandle } from './prometheus.js';
 
 /** The part of an OpenTelemetry Meter the adapter uses (structural: this package's types need no @opentelemetry/api). */
 export interface OpenTelemetryMeter {
+  /** Creates a histogram instrument. */
   createHistogram(name: string, options?: object): unknown;
+  /** Creates a counter instrument. */
   createCounter(name: string, options?: object): unknown;
+  /** Creates an observable up-down counter (the held-lock gauges). */
   createObservableUpDownCounter(name: string, options?: object): unknown;
+  /** Registers the callback that observes the gauges. */
   addBatchObservableCallback(callback: never, observables: never[]): void;
+  /** Removes it (on close()). */
   removeBatchObservableCallback(callback: never, observables: never[]): void;
 }
 
+/** Options of `openTelemetryMetrics()`. */
 export interface OpenTelemetryMetricsOptions {
   /** The meter to record on. @default `metrics.getMeter('pipelock')` of @opentelemetry/api (the global MeterProvider) */
   readonly meter?: OpenTelemetryMeter;
@@ -24,16 +30,27 @@ export interface OpenTelemetryMetricsOptions {
 
 /** The instrument names, after the OpenTelemetry semantic conventions (dotted, unit in `unit`, `error.type` on failures). */
 export const OPENTELEMETRY_METRICS = Object.freeze({
+  /** Histogram: acquire() to the lock or the failure, by outcome code. */
   lockWait: 'pipelock.lock.wait.duration',
+  /** Histogram: duration of extend() and release(). */
   operationDuration: 'pipelock.operation.duration',
+  /** Counter: acquire(), extend() and release() calls by outcome code. */
   operations: 'pipelock.operations',
+  /** Counter: lost attempts retried. */
   acquireRetries: 'pipelock.acquire.retries',
+  /** Gauge: locks this process holds. */
   held: 'pipelock.lock.held',
+  /** Gauge: held locks kept alive by the renewal scheduler. */
   autoExtended: 'pipelock.lock.auto_extended',
+  /** Counter: renewals of auto-extended locks, renewed or failed. */
   renewals: 'pipelock.renewals',
+  /** Counter: auto-extended locks lost. */
   lost: 'pipelock.lock.lost',
+  /** Counter: failures of one master, by master and code. */
   masterErrors: 'pipelock.master.errors',
+  /** Histogram: round trip of one coalesced call to a master. */
   masterCall: 'pipelock.master.call.duration',
+  /** Counter: changes of a master's commands (probe or fallback). */
   capabilityChanges: 'pipelock.master.capability.changes',
 });
 

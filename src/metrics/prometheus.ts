@@ -7,7 +7,9 @@ import { loadPeer } from './peer.js';
 
 /** The part of a prom-client Registry the adapter uses (structural, so that the types of this package need no prom-client). */
 export interface PrometheusRegistry {
+  /** Registers one metric. */
   registerMetric(metric: never): void;
+  /** Removes one metric by name (on close()). */
   removeSingleMetric(name: string): void;
 }
 
@@ -24,22 +26,35 @@ export interface PrometheusMetricsOptions {
 
 /** What the adapters return: stop listening and unregister. */
 export interface MetricsHandle {
+  /** Stops listening to pipelock's events and unregisters the metrics. */
   close(): void;
 }
 
-/** The metric names, for dashboards and the README. */
+/** The metric names, for dashboards (docs/dashboard/pipelock.json) and docs/operating.md. */
 export const PROMETHEUS_METRICS = Object.freeze({
+  /** Histogram: acquire() to the lock or the failure, by outcome code. */
   lockWait: 'pipelock_lock_wait_seconds',
+  /** Histogram: duration of extend() and release(). */
   operationDuration: 'pipelock_operation_duration_seconds',
+  /** Counter: acquire(), extend() and release() calls by outcome code. */
   operations: 'pipelock_operations_total',
+  /** Counter: lost attempts retried. */
   acquireRetries: 'pipelock_acquire_retries_total',
+  /** Gauge: locks this process holds. */
   held: 'pipelock_held_locks',
+  /** Gauge: held locks kept alive by the renewal scheduler. */
   autoExtended: 'pipelock_auto_extended_locks',
+  /** Counter: renewals of auto-extended locks, renewed or failed. */
   renewals: 'pipelock_renewals_total',
+  /** Counter: auto-extended locks lost. */
   lost: 'pipelock_locks_lost_total',
+  /** Counter: failures of one master, by master and code. */
   masterErrors: 'pipelock_master_errors_total',
+  /** Histogram: round trip of one coalesced call to a master. */
   masterCall: 'pipelock_master_call_duration_seconds',
+  /** Counter: changes of a master's commands (probe or fallback). */
   capabilityChanges: 'pipelock_master_capability_changes_total',
+  /** Gauge: whether a master's single-key extend and release run script-free (1) or as scripts (0). */
   scriptFree: 'pipelock_master_script_free',
 });
 

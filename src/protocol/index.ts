@@ -10,7 +10,9 @@ import { TOKEN_BYTES as kTokenBytes } from './token.js';
 
 /** A Lua script pipelock runs with EVALSHA: its source and the SHA1 that names it in the script cache. */
 export interface ProtocolScript {
+  /** The Lua source. */
   readonly source: string;
+  /** Its SHA1, as `EVALSHA` and `SCRIPT EXISTS` take it. */
   readonly sha: string;
 }
 

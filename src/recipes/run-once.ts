@@ -5,6 +5,7 @@ import { misconfigured } from '../lifecycle/misconfigured.js';
 import { stopRenewing } from '../lifecycle/renewal.js';
 import { OP_INCR, OP_IS_DONE, OP_MARK_DONE } from '../protocol/opcodes.js';
 
+/** Options of `runOnce`: the window (`windowMs` or `windowEnd`), the lease and the most attempts. */
 export interface RunOnceOptions {
   /** The window is [k·windowMs, (k+1)·windowMs) of the epoch clock, e.g. 3_600_000 for hourly. */
   readonly windowMs?: number;
@@ -16,12 +17,40 @@ export interface RunOnceOptions {
   readonly maxAttempts: number;
 }
 
+/** What `runOnce` did: the job ran here, was done or running elsewhere, ran out of attempts, or failed here. */
 export type RunOnceOutcome<T> =
-  | { readonly status: 'ran'; readonly value: T; readonly attempt: number; readonly marked: boolean }
-  | { readonly status: 'already-done' }
-  | { readonly status: 'running-elsewhere' }
-  | { readonly status: 'attempts-exhausted'; readonly attempts: number }
-  | { readonly status: 'failed'; readonly cause: unknown; readonly attempt: number };
+  | {
+    /** The job ran here and returned. */
+    readonly status: 'ran';
+    /** What the job returned. */
+    readonly value: T;
+    /** Which attempt of the window this was, from 1. */
+    readonly attempt: number;
+    /** Whether the done-marker was written on a quorum (false: another runner may run it again). */
+    readonly marked: boolean;
+  }
+  | {
+    /** The job already ran in this window. */
+    readonly status: 'already-done';
+  }
+  | {
+    /** Another runner holds the lease now. */
+    readonly status: 'running-elsewhere';
+  }
+  | {
+    /** maxAttempts runs were started in this window; nobody runs it again. */
+    readonly status: 'attempts-exhausted';
+    /** How many were started. */
+    readonly attempts: number;
+  }
+  | {
+    /** The job threw here; the lease was released so another runner may retry. */
+    readonly status: 'failed';
+    /** What it threw. */
+    readonly cause: unknown;
+    /** Which attempt of the window this was, from 1. */
+    readonly attempt: number;
+  };
 
 /**
  * A run-once-per-window job guard (an hourly job run by several nodes, which a lost or racy

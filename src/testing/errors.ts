@@ -2,8 +2,11 @@
 
 /** The `redis-server` binary could not be executed. */
 export class RedisServerNotFoundError extends Error {
+  /** The class name, for logs. */
   override readonly name = 'RedisServerNotFoundError';
+  /** A stable code to match on. */
   readonly code = 'ERR_REDIS_SERVER_NOT_FOUND';
+  /** The binary that could not be executed. */
   readonly redisServer: string;
 
   constructor(redisServer: string, options?: ErrorOptions) {
@@ -18,9 +21,13 @@ export class RedisServerNotFoundError extends Error {
 
 /** A server exited or stayed silent before answering PING; `logTail` is the end of its output. */
 export class MasterStartError extends Error {
+  /** The class name, for logs. */
   override readonly name = 'MasterStartError';
+  /** A stable code to match on. */
   readonly code = 'ERR_MASTER_START_FAILED';
+  /** The port the server was to listen on. */
   readonly port: number;
+  /** The end of the server's output. */
   readonly logTail: string;
 
   constructor(reason: string, port: number, logTail: string, options?: ErrorOptions) {
@@ -32,9 +39,13 @@ export class MasterStartError extends Error {
 
 /** An option or argument broke its rule; `option` names it, as it is spelled in the call. */
 export class InvalidOptionError extends TypeError {
+  /** The class name, for logs. */
   override readonly name = 'InvalidOptionError';
+  /** A stable code to match on. */
   readonly code = 'ERR_INVALID_OPTION';
+  /** The option or argument, as spelled in the call. */
   readonly option: string;
+  /** What its value must be. */
   readonly rule: string;
 
   constructor(option: string, rule: string, value: unknown) {
@@ -46,7 +57,9 @@ export class InvalidOptionError extends TypeError {
 
 /** An operation needs a state the master is not in (pause while stopped, restart after close). */
 export class MasterStateError extends Error {
+  /** The class name, for logs. */
   override readonly name = 'MasterStateError';
+  /** A stable code to match on. */
   readonly code = 'ERR_MASTER_STATE';
 }
 

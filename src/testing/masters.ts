@@ -18,16 +18,21 @@ export { InvalidOptionError, MasterStartError, MasterStateError, RedisServerNotF
 export { serverArgs } from './server-args.js';
 export type { StartMastersOptions } from './options.js';
 
+/** One local `redis-server` started by `startMasters`, with the faults a test can cause on it. */
 export interface LocalMaster {
+  /** Its place in `masters` (and in `urls`). */
   readonly index: number;
+  /** The address it binds and clients connect to. */
   readonly host: string;
   /** Fixed for the master's life, kept across restart(). */
   readonly port: number;
+  /** `redis://host:port`. */
   readonly url: string;
   /** undefined while stopped. */
   readonly pid: number | undefined;
   /** false after stop() until restart() resolves. */
   readonly running: boolean;
+  /** True between pause() and resume(). */
   readonly paused: boolean;
   /** SIGKILL; resolves when the process has exited. */
   stop(): Promise<void>;
@@ -44,8 +49,11 @@ export interface LocalMaster {
   flush(): Promise<void>;
 }
 
+/** The masters `startMasters` started; `await using` or close() stops them. */
 export interface LocalMasters extends AsyncDisposable {
+  /** Each master, to stop, pause, restart or flush. */
   readonly masters: readonly LocalMaster[];
+  /** Their URLs, in order: what `new Redlock(urls)` takes. */
   readonly urls: readonly string[];
   /** Stops every server and removes its temp dir; idempotent. */
   close(): Promise<void>;
@@ -62,6 +70,7 @@ const claimedPorts = new Set<number>();
 // A factory made once and reused pays that once.
 let clientFactory: ReturnType<typeof RedisClient.factory> | undefined;
 
+/** Starts `count` independent local masters on free ports (never 6379), each in a temp dir, and resolves once all answer PING. For tests, examples and load tests: `import { startMasters } from 'pipelock/testing'`. */
 export async function startMasters(options?: StartMastersOptions): Promise<LocalMasters> {
   const config = resolveMastersOptions(options);
   const results = await Promise.allSettled(Array.from({ length: config.count }, (_, i) => Master.start(i, config)));

@@ -1,5 +1,6 @@
 import { InvalidOptionError } from './errors.js';
 
+/** Options of `startMasters`; each is checked and a bad one throws `InvalidOptionError`. */
 export interface StartMastersOptions {
   /** How many independent masters to start, an integer 1..64. @default 5 */
   count?: number;

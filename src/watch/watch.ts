@@ -58,7 +58,7 @@ export interface MemberWatch {
  * on (CLIENT TRACKING in the default mode), opened the first time someone waits: RESP3 for
  * @redis/client, a redirect link for ioredis and iovalkey (src/watch/ioredis-link.ts).
  *
- * Why tracking and a connection of its own (see the README's "Waiting" section): a tracked key costs
+ * Why tracking and a connection of its own (see docs/waiting-and-fairness.md): a tracked key costs
  * nothing until someone reads it on this connection, so the lock path — SET NX and the batch script
  * on the main connections — is untouched; Redis 7 pushes an invalidation within a millisecond of a
  * DEL or overwrite by any other connection; and the user's own connections are never switched into

@@ -11,7 +11,7 @@ import { internals } from '../../src/redlock.js';
 /*
  * node-redlock v5's public contract (its README and type declarations), held by pipelock for each
  * kind of client a v5 user may already have: the same suite runs once per kind. The intentional
- * differences are tested where they are documented (README, "Migrating from node-redlock v5").
+ * differences are tested where they are documented (docs/migrating-from-node-redlock.md).
  */
 for (const kind of CLIENT_KINDS) contract(kind);
 

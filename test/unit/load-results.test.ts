@@ -2,7 +2,8 @@ import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { decode, encode, kHighestUs, percentileCurve, Recorder, summarize } from '../../tools/src/load/histogram.js';
-import { hostLine } from '../../tools/src/load/host.js';
+import { describeHost, hostLine } from '../../tools/src/load/host.js';
+import { serverVersion } from '../../tools/src/load/servers.js';
 import { errorCode } from '../../tools/src/load/meter.js';
 import { buildResult, mergeResults, OP_NAMES, type OpName, type RunResult, type WorkerReport } from '../../tools/src/load/result.js';
 import { LockLostError, ResourceLockedError } from '../../src/index.js';
@@ -91,6 +92,14 @@ test('errorCode: pipelock codes, else the name', () => {
   assert.is(errorCode(new LockLostError('x')), 'ERR_PIPELOCK_LOCK_LOST');
   assert.is(errorCode(new TypeError('x')), 'TypeError');
   assert.is(errorCode('text'), 'non-error thrown');
+});
+
+test('the host line names Valkey by its own version, not the Redis version it reports beside it', () => {
+  assert.is(serverVersion('# Server\r\nredis_version:7.2.4\r\nserver_name:valkey\r\nvalkey_version:9.0.0\r\n'), 'valkey 9.0.0');
+  assert.is(serverVersion('# Server\r\nredis_version:7.0.15\r\n'), '7.0.15');
+  assert.match(describeHost(hostLine(['valkey 9.0.0'], {}, new Date(0))), ', valkey 9.0.0, ');
+  assert.match(describeHost(hostLine(['7.0.15'], {}, new Date(0))), ', redis 7.0.15, ');
+  assert.match(describeHost(hostLine([], {}, new Date(0))), ', redis ?, ');
 });
 
 test.run();

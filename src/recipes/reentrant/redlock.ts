@@ -46,6 +46,7 @@ let sharedContexts: AsyncLocalStorage<Context> | undefined;
  * - protection against the holder's own pauses: the fencing token (shared by the nest) is for that.
  */
 export class ReentrantRedlock {
+  /** The Redlock it is a view over (its masters, settings and renewal scheduler). */
   readonly redlock: Redlock;
   readonly #plain: ResolvedCall;
   readonly #contexts: AsyncLocalStorage<Context>;

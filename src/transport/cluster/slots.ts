@@ -12,7 +12,7 @@ export const slotOf: (key: string) => number = calculateSlot;
 /**
  * On a Redis Cluster member, one operation's keys must share a slot: Redis refuses a script whose
  * declared keys span slots (CROSSSLOT, even with `allow-cross-slot-keys`, measured on 7.0.15), and
- * all-or-nothing across shards is not offered (see README, "Deployments"). Throws the typed error
+ * all-or-nothing across shards is not offered (see docs/deployments.md). Throws the typed error
  * that tells the user how to get one slot: a hash tag.
  */
 export function checkOneSlot(keys: readonly string[], resources: readonly string[]): void {

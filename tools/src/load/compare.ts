@@ -1,4 +1,4 @@
-import type { HostLine } from './host.js';
+import { describeServers, type HostLine } from './host.js';
 import { median } from '../shared/median.js';
 import { percentileInterval, separationChance, throughputInterval, type Interval } from './noise.js';
 import { OP_NAMES, type OpName, type RunResult } from './result.js';
@@ -114,7 +114,7 @@ export function checkComparable(base: Side, next: Side): string[] {
   };
   differing('CPU', (h) => `${h.cpu} ×${h.cores}`);
   differing('node', (h) => h.node);
-  differing('redis', (h) => h.redis.join('/'));
+  differing('server', (h) => describeServers(h));
   differing('pipelock', (h) => h.pipelock);
   differing('measured duration', (h) => `${Number(h.flags.durationMs) / 1000}s`);
   return notes;

@@ -10,7 +10,7 @@ export interface HostLine {
   readonly memoryGiB: number;
   readonly node: string;
   readonly pipelock: string;
-  /** redis_version of each distinct server version seen (INFO server). */
+  /** Each distinct server version seen (INFO server): `7.0.15` for Redis, `valkey 9.0.0` for Valkey. */
   readonly redis: readonly string[];
   /** ISO time of the start (wall clock: for people, never for measuring). */
   readonly startedAt: string;
@@ -33,9 +33,15 @@ export function hostLine(redis: readonly string[], flags: HostLine['flags'], sta
   };
 }
 
-/** One line for tables: "Intel Xeon …, 2 cores, node v20.20.2, redis 7.0.15, host". */
+/** One line for tables: "Intel Xeon …, 2 cores, node v20.20.2, redis 7.0.15, host" (or "valkey 9.0.0"). */
 export function describeHost(host: HostLine): string {
-  return `${host.cpu}, ${host.cores} cores, node ${host.node}, redis ${host.redis.join('/') || '?'}, pipelock ${host.pipelock}, ${host.hostname}`;
+  return `${host.cpu}, ${host.cores} cores, node ${host.node}, ${describeServers(host)}, pipelock ${host.pipelock}, ${host.hostname}`;
+}
+
+/** "redis 7.0.15", "valkey 9.0.0", or both joined by '/': a bare version is Redis's (result files before Valkey was named). */
+export function describeServers(host: HostLine, separator = '/'): string {
+  if (host.redis.length === 0) return 'redis ?';
+  return host.redis.map((v) => (/^\d/.test(v) ? `redis ${v}` : v)).join(separator);
 }
 
 function packageVersion(): string {

@@ -1,6 +1,6 @@
 import type { Comparison, Row } from './compare.js';
 import { ATTEMPT_LABELS } from './contention.js';
-import type { HostLine } from './host.js';
+import { describeServers, type HostLine } from './host.js';
 import { OP_NAMES, type RunResult } from './result.js';
 
 /** One run (or a merge of runs) drawn in a report, under its label. */
@@ -26,6 +26,11 @@ const kFlagRows: readonly (readonly [string, string, 'ms' | 's' | '' | 'list'])[
   ['retryDelayMs', '--retry-delay', 'ms'], ['retryJitterMs', '--retry-jitter', 'ms'], ['startAt', '--start-at', ''],
 ];
 
+/** Flags that mean something only for one lock kind: shown for runs of that kind, '–' for the others. */
+const kKindFlags: Readonly<Record<string, string>> = { depth: 'reentrant', permits: 'semaphore' };
+
+const applies = (key: string, host: HostLine): boolean => host.flags[key] !== undefined && (kKindFlags[key] === undefined || host.flags.kind === kKindFlags[key]);
+
 function flagValue(value: HostLine['flags'][string] | undefined, unit: (typeof kFlagRows)[number][2]): string {
   if (value === undefined || value === null) return '–';
   if (unit === 'list') return Array.isArray(value) && value.length > 0 ? value.join('<br>') : '– (embedded)';
@@ -38,12 +43,12 @@ function flagValue(value: HostLine['flags'][string] | undefined, unit: (typeof k
 export function settingsTable(series: readonly Series[]): string {
   const columns = series.flatMap((s) => s.result.hosts.map((host, i) => ({ head: s.result.hosts.length > 1 ? `${s.label} #${i + 1}` : s.label, host, window: s.result.windows?.[i] })));
   const rows: string[][] = kFlagRows
-    .filter(([key]) => columns.some((c) => c.host.flags[key] !== undefined))
-    .map(([key, flag, unit]) => [`<code>${flag}</code>`, ...columns.map((c) => flagValue(c.host.flags[key], unit))]);
+    .filter(([key]) => columns.some((c) => applies(key, c.host)))
+    .map(([key, flag, unit]) => [`<code>${flag}</code>`, ...columns.map((c) => (applies(key, c.host) ? flagValue(c.host.flags[key], unit) : '–'))]);
   const host = (label: string, of: (h: HostLine) => string): string[] => [label, ...columns.map((c) => escapeHtml(of(c.host)))];
   rows.push(
     host('host', (h) => h.hostname), host('CPU', (h) => `${h.cpu}, ${h.cores} cores, ${h.memoryGiB} GiB`), host('OS', (h) => h.os),
-    host('node', (h) => h.node), host('redis', (h) => h.redis.join(', ') || '?'), host('pipelock', (h) => h.pipelock), host('started', (h) => h.startedAt),
+    host('node', (h) => h.node), host('server', (h) => describeServers(h, ', ')), host('pipelock', (h) => h.pipelock), host('started', (h) => h.startedAt),
     ['measured window', ...columns.map((c) => (c.window === undefined ? '–' : `${escapeHtml(c.window.from)} →<br>${escapeHtml(c.window.to)}`))],
   );
   return table('settings', ['setting', ...columns.map((c) => c.head)], rows);

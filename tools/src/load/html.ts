@@ -20,7 +20,21 @@ export interface ReportPage {
 
 /** The report of one run (or of one merge of runs). */
 export function renderHtml(result: RunResult): string {
-  return renderReport({ title: 'pipelock loadtest', series: [{ label: result.runs === 1 ? 'run' : `${result.runs} runs merged`, result }] });
+  return renderReport({ title: 'pipelock loadtest', series: [{ label: runLabel(result), result }] });
+}
+
+/**
+ * What a run measured, as its legend and column head say it: "mutex acquire-release, concurrency 16,
+ * 10000 keys" (or "…, 2000/s open loop, …"); a merge of runs is "N runs merged".
+ */
+export function runLabel(result: RunResult): string {
+  if (result.runs !== 1) return `${result.runs} runs merged`;
+  const flags = result.hosts[0]?.flags;
+  if (flags === undefined) return 'run';
+  const text = (value: unknown): string => (typeof value === 'string' || typeof value === 'number' ? String(value) : '?');
+  const rate = Number(flags.rate);
+  const load = rate > 0 ? `${text(flags.rate)}/s open loop` : `concurrency ${text(flags.concurrency)}`;
+  return `${text(flags.kind ?? 'mutex')} ${text(flags.operation)}, ${load}, ${text(flags.keys)} keys`;
 }
 
 /** The whole seconds of a timeline; files written before `partial` was recorded lose their stub past the planned end. */
@@ -111,7 +125,7 @@ for (const c of data.latency) {
   const el = document.createElement('div');
   document.getElementById('latency').append(el);
   const u = new uPlot({
-    title: c.op + ' latency by percentile', width: 560, height: 320,
+    title: c.op + ' latency by percentile', width: 560, height: 320, legend: { live: false },
     scales: { x: { time: false, distr: 3, log: 10 }, y: { distr: 3, log: 10 } },
     axes: [
       { splits: () => nines.filter((v) => v <= c.x[c.x.length - 1]), values: (u, ticks) => ticks.map(percent), label: 'percentile' },
@@ -133,7 +147,7 @@ const timeChart = (id, title, unit, columns, dashed) => {
     cols.push(v);
     colors.push(dash ? '#999999' : color(i));
   }));
-  const u = new uPlot({ title, width: 1100, height: 280, scales: { x: { time: false } }, axes: [{ label: 'second since start', incrs: [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600] }, { label: unit, size: 80 }], series }, cols, document.getElementById(id));
+  const u = new uPlot({ title, width: 1100, height: 280, legend: { live: false }, scales: { x: { time: false } }, axes: [{ label: 'second since start', incrs: [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600] }, { label: unit, size: 80 }], series }, cols, document.getElementById(id));
   window.pipelockCharts.push({ name: id, u, colors });
 };
 timeChart('throughput', 'completed cycles per second', 'cycles/s', [['', data.timeline.measured, false], [' (warm-up)', data.timeline.warmup, true]]);

@@ -6,9 +6,10 @@ const kScanCount = '1000';
 
 /**
  * Connects to every master (a cluster entry: its seed) once, failing with the first unreachable one,
- * and returns each one's redis_version. A plain entry that is a Redis Cluster node fails the run
- * before it starts: as a standalone master it would answer MOVED for most keys and no cycle would
- * complete there.
+ * and returns each one's version: `7.0.15` for Redis (as result files have always held it), `valkey 9.0.0`
+ * for Valkey, whose redis_version is the Redis version it is compatible with (7.2.4), not its own. A
+ * plain entry that is a Redis Cluster node fails the run before it starts: as a standalone master it
+ * would answer MOVED for most keys and no cycle would complete there.
  */
 export async function probeServers(urls: readonly string[]): Promise<string[]> {
   return Promise.all(urls.map((url) => withClient(plainUrl(url), async (client) => {
@@ -17,8 +18,15 @@ export async function probeServers(urls: readonly string[]): Promise<string[]> {
       const { host } = new URL(url);
       throw new Error(`${redactUrl(url)} is a Redis Cluster node, not a standalone master: give the cluster as one member with redis+cluster://${host} in --servers`);
     }
-    return /^redis_version:(.+)$/m.exec(info)?.[1]?.trim() ?? 'unknown';
+    return serverVersion(info);
   })));
+}
+
+/** The server's own name and version from INFO server: Valkey's valkey_version, else redis_version. */
+export function serverVersion(info: string): string {
+  const valkey = /^valkey_version:(.+)$/m.exec(info)?.[1]?.trim();
+  if (valkey !== undefined) return `valkey ${valkey}`;
+  return /^redis_version:(.+)$/m.exec(info)?.[1]?.trim() ?? 'unknown';
 }
 
 /** Deletes every key under `prefix` on every master (what a run left behind, e.g. locks it could not release); returns how many. */

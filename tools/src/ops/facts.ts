@@ -91,7 +91,8 @@ export async function gatherFacts(connection: Connection, key: string): Promise<
   return {
     url,
     reachable: true,
-    version: info.get('redis_version'),
+    // Valkey's redis_version is the Redis version it is compatible with (7.2.4), not its own.
+    version: info.has('valkey_version') ? `valkey ${info.get('valkey_version') ?? ''}` : info.get('redis_version'),
     runId: info.get('run_id'),
     mode: info.get('redis_mode'),
     tcpPort: numberOr(info.get('tcp_port')),
