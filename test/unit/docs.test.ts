@@ -8,6 +8,7 @@ import { checkDocs, slug } from '../../scripts/docs/check.js';
 import { committedDashboard, renderDashboard } from '../../scripts/docs/dashboard.js';
 import { committedErrors, errorClasses, renderErrors } from '../../scripts/docs/errors.js';
 import { committedSettings, renderSettings } from '../../scripts/docs/settings.js';
+import { checkSnippets, snippets } from '../../scripts/docs/snippets.js';
 import { repoRoot } from '../../scripts/docs/tsdoc.js';
 
 /** The docs state what the code does: generated pages are fresh, links resolve, README keeps its promises. */
@@ -35,6 +36,11 @@ test('every error class of src/errors.ts is exported from pipelock and has a cod
 
 test('relative links and anchors in README.md and docs/*.md resolve; shown files match', () => {
   assert.equal(checkDocs(), []);
+});
+
+test('the TypeScript blocks of README.md and docs/*.md typecheck against the sources', () => {
+  assert.ok(snippets().length >= 5, `${snippets().length} snippets`);
+  assert.equal(checkSnippets(), []);
 });
 
 test('slugs are GitHub\'s', () => {
