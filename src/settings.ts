@@ -45,17 +45,16 @@ export interface Settings {
   readonly coalesce: boolean;
   /**
    * A refused acquisition sleeps until its keys are released or expire (announced by the masters
-   * on a watch connection of pipelock's own per @redis/client master) instead of only until its
-   * next retry; local callers for the same resources queue behind one network waiter. `false`:
-   * node-redlock's polling only. ioredis masters are always polled. @default true
+   * on a watch connection of pipelock's own per master, a redirect-tracking pair for ioredis and
+   * iovalkey) instead of only until its next retry; local callers for the same resources queue
+   * behind one network waiter. `false`: node-redlock's polling only. @default true
    */
   readonly wakeups: boolean;
   /**
    * An auto-extended lock (autoExtend, `using()`) watches its keys on every master's watch
    * connection and aborts its signal with LockLostError within about a round trip of losing them
    * on a quorum (deleted, overwritten, expired), instead of at its next renewal. Opt-in: each
-   * renewal rearms the watch with one GET per key per master (see the README's "Waiting").
-   * ioredis masters are not watched. @default false
+   * renewal rearms the watch with one GET per key per master (see the README's "Waiting"). @default false
    */
   readonly watchHeld: boolean;
   /**
