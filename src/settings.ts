@@ -45,9 +45,9 @@ export interface Settings {
   readonly coalesce: boolean;
   /**
    * A refused acquisition sleeps until its keys are released or expire (announced by the masters
-   * on watch connections of pipelock's own per master) instead of only until its
-   * next retry; local callers for the same resources queue behind one network waiter. `false`:
-   * node-redlock's polling only. @default true
+   * on a watch connection of pipelock's own per master, a redirect-tracking pair for ioredis and
+   * iovalkey) instead of only until its next retry; local callers for the same resources queue
+   * behind one network waiter. `false`: node-redlock's polling only. @default true
    */
   readonly wakeups: boolean;
   /**

@@ -91,11 +91,11 @@ export class MasterSet {
 
   /**
    * Undefined once the connections that were opening at construction are ready (or failed once);
-   * until then, resolves when they are, or at `until` (performance.now()): the first operations
-   * wait for it so that their writes reach every master at once (src/engine/opening.ts).
+   * until then, resolves when they are, after `budget` ms, or at `deadline` (performance.now()):
+   * the first operations wait for it so that their writes reach every master at once (src/engine/opening.ts).
    */
-  opened(until: number): Promise<void> | undefined {
-    return this.#opening.until(until);
+  opened(deadline: number, budget: number): Promise<void> | undefined {
+    return this.#opening.until(deadline, budget);
   }
 
   readonly #onCapability = (change: CapabilityChange): void => {

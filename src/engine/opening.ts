@@ -22,10 +22,15 @@ export class Opening {
     this.#pending = Promise.all(opening.map(settled)).then(() => { this.#pending = undefined; });
   }
 
-  /** Undefined when nothing is opening; else resolves once it is all open (or failed), or at `until` (performance.now()), whichever is first. */
-  until(until: number): Promise<void> | undefined {
+  /**
+   * Undefined when nothing is opening (no clock read: this is on every acquisition's path); else
+   * resolves once it is all open (or failed), or after `budget` ms, or at `deadline`
+   * (performance.now()), whichever is first.
+   */
+  until(deadline: number, budget = Infinity): Promise<void> | undefined {
     const pending = this.#pending;
     if (pending === undefined) return undefined;
+    const until = Math.min(deadline, performance.now() + budget);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, Math.min(kMaxTimerMs, Math.max(0, Math.ceil(until - performance.now()))));

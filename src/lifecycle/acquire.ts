@@ -135,7 +135,7 @@ export class Acquirer implements KindHost {
     try {
       // The first acquisitions after construction wait (one attempt's budget at most) for the
       // connections still opening, so that their writes reach every master at once (src/engine/opening.ts).
-      const opening = masters.opened(Math.min(deadline, performance.now() + s.nodeTimeout));
+      const opening = masters.opened(deadline, s.nodeTimeout);
       if (opening !== undefined) {
         await opening;
         masters.assertOpen();

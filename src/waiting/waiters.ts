@@ -28,7 +28,7 @@ export type WaitMode = 'line' | 'alone' | 'one';
  */
 export class Waiters implements Line, WatchListener {
   readonly quorum: number;
-  /** One watch per member that can have one (@redis/client masters and clusters; ioredis ones are polled); the Redlock's, shared with its Guard. */
+  /** One watch per member that can have one (every client kind pipelock knows); the Redlock's, shared with its Guard. */
   readonly watches: readonly (MemberWatch | undefined)[];
   /** Per set of resources, its waiting calls in arrival order; the first is the head. */
   readonly #lines = new Map<string, Ticket[]>();

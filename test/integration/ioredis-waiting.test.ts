@@ -6,6 +6,7 @@ import { Redis as Redis6 } from 'ioredis6';
 import { Redis as Valkey } from 'iovalkey';
 import { mastersSuite, probesEach } from '../helpers/masters.js';
 import { eventually, type Probe } from '../helpers/redis.js';
+import { rejection } from '../helpers/reject.js';
 import { timed } from '../helpers/timeout.js';
 import { LockLostError, Redlock } from '../../src/index.js';
 import type { IoredisClient } from '../../src/clients.js';
@@ -122,6 +123,31 @@ test('ioredis 5: after both watch connections are killed, the reconnected link t
     await holder.quit();
     await waiter.quit();
   }
+}));
+
+test('ioredis 6: the user\'s clients stay untracked and on their own protocol; quit({ keepClients }) closes the watch links pipelock opened and leaves the user\'s clients', timed(10000, async ({ masters }) => {
+  const given6 = await clients('ioredis 6', masters.urls);
+  const names = await Promise.all(given6.map(async (client) => String(await client.call('CLIENT', 'ID'))));
+  const holder = new Redlock(masters.urls);
+  const waiter = new Redlock(given6, { retryCount: 1, retryDelay: 300, retryJitter: 0 });
+  const held = await holder.acquire(['io-quiet'], 10000);
+  await rejection(waiter.acquire(['io-quiet'], 1000));
+  await armed();
+  const lines = await Promise.all(probes.map((probe) => probe.sendCommand<string>(['CLIENT', 'LIST'])));
+  lines.forEach((list, i) => {
+    const mine = list.split('\n').find((line) => line.startsWith(`id=${names[i]!} `))!;
+    assert.ok(!/flags=\S*t/.test(mine), `the user's client is not tracking: ${mine}`);
+    assert.match(mine, /resp=3/, 'ioredis 6 keeps RESP3 on the user\'s connection');
+    assert.ok(/sub=1/.test(list) && /flags=\S*t/.test(list), 'a subscriber and a tracking reader of pipelock\'s');
+  });
+  await waiter.quit({ keepClients: true });
+  await held.release();
+  await holder.quit();
+  await eventually(async () => {
+    const after = await Promise.all(probes.map((probe) => probe.sendCommand<string>(['CLIENT', 'LIST'])));
+    return after.every((list) => !/sub=1/.test(list) && !/flags=\S*t/.test(list));
+  }, 2000, 'pipelock\'s readers and subscribers closed');
+  assert.ok(given6.every((client) => client.status === 'ready'), 'the user\'s clients stay open');
 }));
 
 test.run();
