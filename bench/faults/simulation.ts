@@ -19,6 +19,13 @@ phase, timers left after quit(), callbacks that throw and unhandled rejections; 
 exactly (a hash of the history). \`npm run simulate:bugs\` plants known bug shapes in a copy of
 src/ and reports the seed that finds each.
 
+Found in pipelock by the simulation, and fixed: \`extend()\` to a shorter duration left the Lock
+claiming its old validity while the extension was out (test/integration/extend-shorter.test.ts);
+an auto-extended lock whose renewal waited on slow masters was reported lost at the node timeout,
+after its validity ran out (test/integration/renewal-expiry.test.ts); a late grant of a won
+acquisition was undone after an extension of the held lock had counted that master
+(src/engine/leftovers.ts).
+
 Not covered: ioredis clients and Redis Cluster members (the simulated client is @redis/client's
 shape), the offline queue (a command sent while disconnected fails at once), gated waiting across
 processes and tokens made predictable (every simulated process shares one module: one gate process
