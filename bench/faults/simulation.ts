@@ -8,7 +8,7 @@ import { hostLine } from '../lib/host.js';
 const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
 
 const kCovers = `\`npm run simulate\` (sim/world/, described in sim/README.md) runs pipelock's own Redlock, engine,
-waiting, renewal and handover code in several simulated processes against simulated masters
+waiting, renewal, handover, semaphore and read/write lock code in several simulated processes against simulated masters
 (sim/master, proven against redis-server by the differential tests), on virtual time, with the
 schedule chosen by a seed: message delays and late messages per connection (FIFO kept), dropped
 connections, partitions, master pauses, restarts that lose every key (delayed past any TTL),
@@ -19,10 +19,17 @@ phase, timers left after quit(), callbacks that throw and unhandled rejections; 
 exactly (a hash of the history). \`npm run simulate:bugs\` plants known bug shapes in a copy of
 src/ and reports the seed that finds each.
 
+Found in pipelock by the simulation, and fixed: \`extend()\` to a shorter duration left the Lock
+claiming its old validity while the extension was out (test/integration/extend-shorter.test.ts);
+an auto-extended lock whose renewal waited on slow masters was reported lost at the node timeout,
+after its validity ran out (test/integration/renewal-expiry.test.ts); a late grant of a won
+acquisition was undone after an extension of the held lock had counted that master
+(src/engine/leftovers.ts).
+
 Not covered: ioredis clients and Redis Cluster members (the simulated client is @redis/client's
 shape), the offline queue (a command sent while disconnected fails at once), gated waiting across
 processes and tokens made predictable (every simulated process shares one module: one gate process
-id, one token stream), semaphores and read/write locks, run-once and the election, RESP3 main
+id, one token stream), run-once and the election, RESP3 main
 connections, and bytes that are not UTF-8.
 A holder that acts right after its process was paused, judging only by using()'s signal, can
 overlap a newer holder: that is the lease's limit (fencing is its answer), counted apart as

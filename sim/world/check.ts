@@ -31,18 +31,16 @@ export function checkClaims(history: History): Violation[] {
     claims.sort((a, b) => a.from - b.from || a.to - b.to);
     for (let i = 0; i < claims.length; i++) {
       const a = claims[i]!;
-      let sharing = 0;
       for (let j = i + 1; j < claims.length && claims[j]!.from < a.to; j++) {
         const b = claims[j]!;
         if (b.to <= b.from || a.to <= a.from) continue;
-        if (a.kind === 'r' && b.kind === 'r') continue;
-        if (a.kind === 'p' && b.kind === 'p') {
-          if (++sharing < a.permits) continue;
-        }
+        if ((a.kind === 'r' && b.kind === 'r') || (a.kind === 'p' && b.kind === 'p')) continue;
         out.push({ property: a.stalled === true || b.stalled === true ? 'stalled' : 'exclusion', resource, at: b.from, text: `${resource}: ${describe(a)} overlaps ${describe(b)}` });
         if (out.length > 5) return out;
       }
     }
+    const permits = overPermits(claims.filter((c) => c.kind === 'p' && c.to > c.from));
+    if (permits !== undefined) out.push({ property: judged(permits), resource, at: permits.at, text: `${resource}: ${permits.count} permit holders at once (${permits.holders.join(', ')}) of ${permits.limit}` });
     let last: Claim | undefined;
     for (const claim of claims) {
       if (claim.fence === undefined) continue;
@@ -53,6 +51,30 @@ export function checkClaims(history: History): Violation[] {
     }
   }
   return out;
+}
+
+/** The first instant more permit holders than permits claimed the resource at once. */
+function overPermits(claims: readonly Claim[]): { at: number; count: number; limit: number; holders: string[]; stalled: boolean } | undefined {
+  const events = claims.flatMap((c) => [{ at: c.from, c, d: 1 }, { at: c.to, c, d: -1 }]);
+  // Ends before starts at the same instant: a holder that lets go as another takes it is not both.
+  events.sort((x, y) => x.at - y.at || x.d - y.d);
+  const open = new Set<Claim>();
+  for (const e of events) {
+    if (e.d < 0) {
+      open.delete(e.c);
+      continue;
+    }
+    open.add(e.c);
+    if (open.size > e.c.permits) {
+      const holders = [...open];
+      return { at: e.at, count: open.size, limit: e.c.permits, holders: holders.map(describe), stalled: holders.some((h) => h.stalled === true) };
+    }
+  }
+  return undefined;
+}
+
+function judged(over: { stalled: boolean }): Violation['property'] {
+  return over.stalled ? 'stalled' : 'exclusion';
 }
 
 /** Violations a run within Redlock's assumptions may still show: a holder acting straight after a pause. */

@@ -41,6 +41,7 @@ export class Holders {
   instant(proc: Proc, holder: string, resource: string, stalled: boolean): void {
     const now = proc.world.now;
     this.history.claims.push({ holder, proc: proc.id, resource, kind: 'x', permits: 1, fence: undefined, from: now, to: now + kInstant, stalled });
+    this.history.log(proc.id, `${holder} acts on ${resource} (using)${stalled ? ' after a pause' : ''}`);
   }
 
   label(): string {

@@ -47,15 +47,26 @@ interface Pipelock {
 const kRoot = join(fileURLToPath(import.meta.url), '..', '..', '..');
 const loaded = new Map<string, Promise<Pipelock>>();
 
-function load(root: string): Promise<Pipelock> {
+/**
+ * pipelock's modules, loaded once per process inside a world of seed 0: what they draw at load
+ * (the gate's process id for its turns queue) is then the same in every process, so a seed
+ * replayed in a fresh process (`--seed K`) is the run it was in a batch.
+ */
+async function load(root: string): Promise<Pipelock> {
   let p = loaded.get(root);
   if (p === undefined) {
     const url = (path: string): string => pathToFileURL(join(root, path)).href;
+    install(new Scheduler(), new Random(0));
     p = Promise.all([import(url('src/index.ts')), import(url('src/protocol/token.ts'))]).then(([index, token]) => ({
       Redlock: (index as { Redlock: typeof RedlockClass }).Redlock,
       createToken: (token as { createToken: () => string }).createToken,
     }));
     loaded.set(root, p);
+    try {
+      await p;
+    } finally {
+      uninstall();
+    }
   }
   return p;
 }

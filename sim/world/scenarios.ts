@@ -1,7 +1,7 @@
 import type { Random } from '../diff/random.js';
 import type { FaultMix } from './faults.js';
 import type { Latency } from './network.js';
-import { mutexes, type Worker } from './workloads.js';
+import { kinds, mutexes, type Worker } from './workloads.js';
 
 /** What one scenario runs: how many masters and processes, the workload, the faults. */
 export interface Scenario {
@@ -43,6 +43,12 @@ export const kScenarios: Readonly<Record<string, Scenario>> = {
     name: 'handover', masters: 3, procs: 2, workers: 4, resources: 1, phaseMs: 6000, flavor: 'redis-7.0',
     faults: (random) => ({ count: random.between(2, 10), unsafe: false, dateJumps: 6 }),
     workload: mutexes,
+  },
+  /** Semaphores (2 permits) and read/write locks. */
+  kinds: {
+    name: 'kinds', masters: 3, procs: 3, workers: 2, resources: 2, phaseMs: 6000, flavor: 'redis-7.0',
+    faults: (random) => ({ count: random.between(0, 8), unsafe: false }),
+    workload: kinds,
   },
   unsafe: {
     name: 'unsafe', masters: 3, procs: 3, workers: 2, resources: 1, phaseMs: 6000, flavor: 'redis-7.0',

@@ -122,3 +122,32 @@ export async function mutexes(w: Worker, until: number): Promise<void> {
     await sleep(random.between(0, 200));
   }
 }
+
+const kPermits = 2;
+
+/**
+ * Semaphores and read/write locks: each resource is one kind's (even: a semaphore of 2 permits;
+ * odd: a read/write lock, 3 reads in 4), acquired plain or auto-extended, held, released.
+ */
+export async function kinds(w: Worker, until: number): Promise<void> {
+  const { proc, random, redlock, history } = w;
+  while (proc.world.now < until) {
+    const index = random.int(w.resources.length);
+    const resource = w.resources[index]!;
+    const duration = random.pick(kDurations);
+    const settings = { retryCount: random.between(0, 20), autoExtend: random.chance(0.3) };
+    const kind = index % 2 === 0 ? 'p' : random.chance(0.75) ? 'r' : 'w';
+    const op = history.op(proc.id, `${kind === 'p' ? 'permit' : kind === 'r' ? 'read' : 'write'} ${resource} ${duration}`);
+    let lock: Lock | undefined;
+    try {
+      lock = kind === 'p'
+        ? await redlock.semaphore(resource, kPermits).acquire(duration, settings)
+        : kind === 'r' ? await redlock.readWriteLock(resource).readLock(duration, settings) : await redlock.readWriteLock(resource).writeLock(duration, settings);
+      history.settle(op, `ok ${lock.validity.toFixed(1)}`);
+    } catch (error) {
+      history.settle(op, outcome(error));
+    }
+    if (lock !== undefined) await letGo(w, await hold(w, lock, resource, kind, kPermits), resource);
+    await sleep(random.between(0, 200));
+  }
+}

@@ -5,6 +5,11 @@ import { nativeReply } from '../protocol/native.js';
 import { undoOf, type OpCode } from '../protocol/opcodes.js';
 import type { Transport } from '../transport/transport.js';
 
+/** Whether an attempt's context (acquire sets the Lock it became) is a lock still valid. */
+function stillHeld(context: unknown): boolean {
+  return typeof context === 'object' && context !== null && ((context as { validity?: unknown }).validity as number) > 0;
+}
+
 /** Releases kept for a stalled master (see defer): past this many, their keys expire with their TTL. */
 const kMaxDeferred = 4096;
 
@@ -77,7 +82,11 @@ export class Leftovers {
     const ops = batch.ops;
     for (let i = 0; i < ops.length; i++) {
       const op = ops[i]!;
-      if (op.votes[this.index] === PENDING) continue;
+      // The key of a won attempt whose lock is still held holds that lock's token: an extension of
+      // the lock sent after it on this connection may have found it and counted this master in its
+      // quorum, so deleting it would take a counted key from a held lock. The lock's release
+      // removes it; the key of a lock already let go is undone as any late grant.
+      if (op.votes[this.index] === PENDING || (op.won && stillHeld(op.context))) continue;
       const value = batch.native ? nativeReply(reply) ?? 0 : isCallReply(reply, ops.length) ? answerAt(reply, ops.length, i) : 0;
       if (typeof value !== 'number' || value <= 0) continue;
       const what = undoOf(op.opcode, op.keys, op.target, value);

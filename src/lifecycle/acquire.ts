@@ -201,6 +201,8 @@ export class Acquirer implements KindHost {
           const now = performance.now();
           if (until > now && !isAborted(signal)) {
             const lock = new Lock(this.owner, masters, lockKeys, attempt.token, attempts, until, 0, now, fence);
+            // A late grant of this attempt is then not undone while the lock is held (src/engine/leftovers.ts).
+            attempt.context = lock;
             if (kind !== undefined) lock[kOps] = kind.ops;
             else if (handed !== undefined) lock[kChain] = wait!.chain;
             if (call.autoExtend) this.renewals.hold(lock, duration, s, call.onLockLost);

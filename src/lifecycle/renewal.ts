@@ -46,6 +46,8 @@ export class Renewal implements Renewing {
   slot = -1;
   /** The bound was reached: at `dueAt` (the lock's expiry) the lock is reported lost, not renewed. */
   final = false;
+  /** A renewal is out: `dueAt` is the lock's expiry, when it is lost unless that renewal answered first. */
+  renewing = false;
 
   constructor(
     readonly renewals: Renewals,
@@ -169,8 +171,10 @@ export class Renewals {
     const until = now + this.#batchMs;
     const heap = this.#heap;
     const masters = this.#masters;
+    const out: Renewal[] = [];
     for (let held = heap.peek(); held !== undefined; held = heap.peek()) {
-      if (held.active && held.dueAt > until) break;
+      // A lock whose renewal is out is not renewed again with the batch; only its expiry is due.
+      if (held.active && (held.dueAt > until || (held.renewing && held.dueAt > now))) break;
       heap.pop();
       if (!held.active) continue;
       if (held.final || now >= held.lock.validUntil) {
@@ -178,10 +182,24 @@ export class Renewals {
         else this.#lose(held, new LockLostError(`${held.lock.resources.join(', ')}: validity ran out before a renewal succeeded`));
         continue;
       }
+      // Its validity moved (an extend() of the caller's) while its renewal is out: wait for that one.
+      if (held.renewing) {
+        out.push(held);
+        continue;
+      }
       const attempt = masters.attempt(held.lock[kOps].extend, held.lock.resources, held.lock.value, held.ttlArg, held.settings.nodeTimeout, false);
       attempt.context = held;
       attempt.onDecided = this.#decided;
       masters.dispatch(attempt);
+      out.push(held);
+    }
+    // A renewal may wait for a slow master up to nodeTimeout, past the lock's validity: the lock is
+    // lost when its validity runs out, not when the renewal gives up (a routine reading the signal
+    // meanwhile would act on an expired lock).
+    for (const held of out) {
+      held.renewing = true;
+      held.dueAt = held.lock.validUntil;
+      heap.push(held);
     }
     const next = heap.peek();
     if (next !== undefined) this.#alarm.before(next.dueAt);
@@ -189,7 +207,9 @@ export class Renewals {
 
   readonly #decided = (attempt: Attempt): void => {
     const held = attempt.context as Renewal;
-    if (!held.active) return; // released while the renewal was in flight
+    if (!held.active) return; // released, or its validity ran out, while the renewal was in flight
+    held.renewing = false;
+    if (held.slot >= 0) this.#heap.remove(held.slot);
     const lock = held.lock;
     const now = performance.now();
     const outcome = extensionOf(attempt, lock.validUntil, now);

@@ -1,7 +1,11 @@
 import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { runSeed } from '../../sim/world/run.js';
+
+const kRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 // The simulation of whole client processes (sim/world/): a seed is a run, exactly.
 const test = suite('simulated world');
@@ -15,6 +19,12 @@ test('a seed replays the same history, whatever ran before it; another seed does
   // Not a run where nothing happened: holders held, every operation settled.
   assert.ok(first.history.claims.length > 10, `${first.history.claims.length} claims`);
   assert.ok(first.history.ops.every((op) => op.settled !== undefined));
+});
+
+test('a seed replayed in a fresh process (npm run simulate -- --seed K) is the same run', async () => {
+  const here = await runSeed({ seed: 13, scenario: 'handover' });
+  const out = execFileSync(process.execPath, ['--conditions=pipelock-source', '--import', 'tsx', 'sim/world/cli.ts', '--seed', '13', '--scenario', 'handover'], { cwd: kRoot, encoding: 'utf8' });
+  assert.match(out, `history ${here.hash}`);
 });
 
 test.run();
