@@ -4,4 +4,4 @@
  * helpers fall back to, so a handle keyed by it is disposed by either.
  */
 const native = (Symbol as { readonly asyncDispose?: symbol }).asyncDispose;
-export const kAsyncDispose = (native ?? Symbol.for('Symbol.asyncDispose')) as typeof Symbol.asyncDispose;
+export const kAsyncDispose: typeof Symbol.asyncDispose = (native ?? Symbol.for('Symbol.asyncDispose')) as typeof Symbol.asyncDispose;
