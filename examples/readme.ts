@@ -25,6 +25,12 @@ try {
     signal.throwIfAborted();                         // the lock was lost: stop before writing
     console.log('report written under the lock');
   });
+
+  // Or `await using` (TypeScript >= 5.2, tsx, esbuild): released when the scope ends, thrown or not.
+  {
+    await using held = await redlock.acquire(['orders:43'], 10_000);
+    console.log(`holding ${held.resources.join()} until the end of this block`);
+  }
 } catch (error) {
   if (error instanceof ResourceLockedError) console.log(`busy: ${error.code}`);
   else throw error;

@@ -162,6 +162,13 @@ export class OverloadedError extends ExecutionError {
   }
 }
 
+/** A term's signal aborted because its leader resigned (Term.resign(), or its scope ended under `await using`). */
+export class ResignedError extends PipelockError {
+  constructor(election: string, term: number) {
+    super(`resigned the leadership of ${election} (term ${term})`, 'ERR_PIPELOCK_RESIGNED');
+  }
+}
+
 /**
  * A reentrant lock (src/recipes/reentrant/redlock.ts) was used against its rules: acquired outside a scope,
  * over resources its context holds only in part, released before the holders nested inside it, or

@@ -3,6 +3,9 @@ export { ReleaseResult } from './lifecycle/release-result.js';
 export { Lock, type LockLostHandler, type LockOwner, type RedlockAbortSignal } from './lifecycle/lock.js';
 export { Semaphore } from './kinds/semaphore.js';
 export { ReadWriteLock } from './kinds/rwlock.js';
+export { Election, type Leader, type CampaignOptions } from './kinds/election/election.js';
+export { Term } from './kinds/election/term.js';
+export type { ElectionOptions, ResolvedElectionOptions } from './kinds/election/options.js';
 export type { ResolvedSettings, Settings } from './settings.js';
 export type { CallSettings } from './lifecycle/lock.js';
 export type { Routine } from './lifecycle/using.js';
@@ -13,7 +16,7 @@ export type {
 export {
   PipelockError, InvalidArgumentError, RedlockClosedError, ExecutionError, ResourceLockedError, MisconfigurationError, QuorumUnreachableError,
   LockExpiredError, LockLostError, ExtensionLimitError, LockAbortedError, NodeUnavailableError, NodeTimeoutError,
-  UnexpectedReplyError, OverloadedError, ReentrancyError, type ExecutionStats, type ExecutionAttempts, type NodeOutcome,
+  UnexpectedReplyError, OverloadedError, ReentrancyError, ResignedError, type ExecutionStats, type ExecutionAttempts, type NodeOutcome,
 } from './errors.js';
 export { NodeStalledError, NoScriptingError } from './errors.js';
 export type { MemberCapabilities } from './lifecycle/capabilities.js';

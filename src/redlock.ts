@@ -15,6 +15,8 @@ import { Renewals } from './lifecycle/renewal.js';
 import { checkUsingDuration, holding, routineOf, type Routine } from './lifecycle/using.js';
 import { ReadWriteLock } from './kinds/rwlock.js';
 import { Semaphore } from './kinds/semaphore.js';
+import { Election } from './kinds/election/election.js';
+import type { ElectionOptions } from './kinds/election/options.js';
 import { resolveSettings, validateDuration, validateResources, type ResolvedSettings, type Settings } from './settings.js';
 import { checkClients } from './transport/members.js';
 import { memberCapabilities, type MemberCapabilities } from './lifecycle/capabilities.js';
@@ -138,6 +140,12 @@ export class Redlock extends EventEmitter implements LockOwner {
   /** A read/write lock on `resource`: many readers or one writer, writers preferred (src/kinds/rwlock.ts). */
   readWriteLock(resource: string): ReadWriteLock {
     return new ReadWriteLock(this.#acquirer, resource);
+  }
+
+  /** Leader election on `name` with a renewed lease and fencing-token terms (docs/lock-kinds.md#leader-election). */
+  election(name: string, options?: ElectionOptions): Election {
+    this.#masters.assertOpen();
+    return new Election(this.#acquirer, name, options);
   }
 
   /** Releases a lock: deletes its keys, owner-checked, on every master. Resolves at the quorum (`result.complete()` waits for all); an expired lock resolves with `expired: true`. */

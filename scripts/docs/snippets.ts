@@ -25,6 +25,9 @@ declare function write(page: string): Promise<void>;
 declare function log(error: unknown): void;
 declare function job(signal: AbortSignal): Promise<void>;
 declare function transfer(): Promise<void>;
+declare const podName: string;
+declare const signal: AbortSignal;
+declare function schedule(options: { fence: number; signal: AbortSignal }): Promise<void>;
 `;
 
 export interface Snippet {

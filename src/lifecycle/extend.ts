@@ -6,7 +6,7 @@ import { ExtensionLimitError, LockAbortedError, LockExpiredError, LockLostError 
 import { isAborted, onSchedule } from '../waiting/schedule.js';
 import type { ResolvedCall } from './call.js';
 import { describeResources, quorumError } from './failure.js';
-import { kExtending, kOps, kRenewal, kRenewed, Lock, type LockOwner } from './lock.js';
+import { kExtending, kOps, kRenewal, kRenewed, Lock, replaced, type LockOwner } from './lock.js';
 import { misconfigured } from './misconfigured.js';
 import { validUntil } from './validity.js';
 
@@ -63,6 +63,7 @@ export async function extend(masters: MasterSet, owner: LockOwner, lock: Lock, d
         }
         lock.expiration = 0;
         const next = new Lock(owner, masters, lock.resources, lock.value, attempts, until, lock.extensions + 1, now);
+        replaced(lock, next);
         next[kOps] = lock[kOps];
         return next;
       }

@@ -5,6 +5,7 @@ import type { ExecutionStats, PipelockError } from '../errors.js';
 import { OP_EXTEND, OP_RELEASE, type OpCode } from '../protocol/opcodes.js';
 import type { Settings } from '../settings.js';
 import type { ReleaseResult } from './release-result.js';
+import { kAsyncDispose } from '../util/dispose.js';
 
 /** Per-call settings of acquire / extend / release / using. */
 export interface CallSettings extends Partial<Pick<Settings, 'driftFactor' | 'retryCount' | 'retryDelay' | 'retryJitter' | 'automaticExtensionThreshold' | 'nodeTimeout' | 'maxExtensions' | 'maxHoldTime' | 'acquireTimeout' | 'watchHeld'>> {
@@ -79,6 +80,18 @@ export const kPassedOn = Symbol('pipelock.passedOn');
 export const kRenewed = Symbol('pipelock.renewed');
 /** The lock was lost: its expiration reads 0. */
 export const kLost = Symbol('pipelock.lost');
+
+/**
+ * The Lock extend() made of each lock it replaced, so that disposing the first of a chain releases
+ * the one still held. Kept beside the locks rather than as a field: most locks are never extended
+ * (docs/decisions/0002-acquire-memory.md counts every field of a Lock).
+ */
+const replacements = new WeakMap<Lock, Lock>();
+
+/** extend() replaced `old` (its expiration now 0) by `next`. */
+export function replaced(old: Lock, next: Lock): void {
+  replacements.set(old, next);
+}
 
 /**
  * A held lock. node-redlock's shape (`resources`, `value`, `attempts`, `expiration`, `release()`,
@@ -183,5 +196,19 @@ export class Lock implements CompletionKeeper {
   /** Extends this lock to `duration` ms from now and resolves with the new Lock (`redlock.extend(lock, duration)`). */
   extend(duration: number, settings?: CallSettings): Promise<Lock> {
     return this.redlock.extend(this, duration, settings);
+  }
+
+  /**
+   * `await using lock = await redlock.acquire(…)`: released when the scope ends (the lock extend()
+   * replaced it with, if any). Sends nothing once released or lost, so it may follow release().
+   * A release that fails rejects, never vanishes: after a scope that threw, the runtime throws a
+   * SuppressedError whose `error` is the release's and `suppressed` the scope's own.
+   */
+  async [kAsyncDispose](): Promise<void> {
+    let held = replacements.get(this);
+    for (let next = held; next !== undefined; next = replacements.get(next)) held = next;
+    const lock = held ?? this;
+    if (lock.expiration === 0) return;
+    await lock.release();
   }
 }

@@ -12,7 +12,16 @@ export interface RunOnceOptions {
   /** Or the window's end as epoch ms (the window is the caller's; the job runs once before it). */
   readonly windowEnd?: number;
   /** The lease while the job runs, kept renewed by the renewal scheduler; a crashed runner's lease expires after this. */
-  readonly leaseMs: number;
+  readonly leaseMs?: number;
+  /** ShedLock's name for leaseMs (give one of them): how long the guard holds after its runner died, the crash bound. */
+  readonly lockAtMostFor?: number;
+  /**
+   * ShedLock's lower bound, in ms from the job's start: no runner starts the job again this soon,
+   * even in another window, so a runner whose clock or start is skewed (and so sees another
+   * window) does not run it twice; a job that failed is not retried sooner either. At most
+   * lockAtMostFor. @default 0
+   */
+  readonly lockAtLeastFor?: number;
   /** Runs (started attempts) per window at most; a failed or crashed run is retried by some runner until then. */
   readonly maxAttempts: number;
 }
@@ -38,6 +47,10 @@ export type RunOnceOutcome<T> =
     readonly status: 'running-elsewhere';
   }
   | {
+    /** Some runner started the job less than lockAtLeastFor ago (in this window or, by its clock, another). */
+    readonly status: 'ran-recently';
+  }
+  | {
     /** maxAttempts runs were started in this window; nobody runs it again. */
     readonly status: 'attempts-exhausted';
     /** How many were started. */
@@ -57,6 +70,8 @@ export type RunOnceOutcome<T> =
  * SETNX + EXPIRE lets skip or double), over the quorum:
  * 1. take the window's run key with a short lease (auto-renewed while the job runs);
  *    if it is held, it is either the done-marker (already-done) or another runner's lease;
+ * 1b. with lockAtLeastFor, take the job's lower-bound lock (not per window, never released);
+ *    held, some runner started the job less than lockAtLeastFor ago: ran-recently;
  * 2. count the attempt with INCR (the largest count of a quorum); past maxAttempts, stop;
  * 3. run; on success replace the lease by the done-marker until the window ends (owner-checked),
  *    so no runner re-runs it; on a thrown error release, so another runner retries;
@@ -66,21 +81,27 @@ export type RunOnceOutcome<T> =
  */
 export async function runOnce<T>(redlock: Redlock, jobKey: string, options: RunOnceOptions, job: (signal: AbortSignal) => Promise<T>): Promise<RunOnceOutcome<T>> {
   const now = Date.now();
-  const windowEnd = checkOptions(redlock, jobKey, options, job, now);
+  const { windowEnd, lease, atLeast } = checkOptions(redlock, jobKey, options, job, now);
   const runKey = `${jobKey}:run:${windowEnd}`;
   const budget = redlock.settings.nodeTimeout;
   const masters = internals(redlock).masters;
   let lock: Lock;
   try {
-    lock = await redlock.acquire([runKey], options.leaseMs, { retryCount: 0, autoExtend: true });
+    lock = await redlock.acquire([runKey], lease, { retryCount: 0, autoExtend: true });
   } catch (error) {
     if (!(error instanceof ResourceLockedError)) throw error;
     const done = masters.execute(OP_IS_DONE, [runKey], '', '0', budget);
     await done.done;
     return done.won ? { status: 'already-done' } : { status: 'running-elsewhere' };
   }
+  // The lower bound is a lock of its own, one per job and not per window, never released: it
+  // expires lockAtLeastFor after this start, whatever window a skewed clock puts a runner in.
+  if (atLeast > 0 && !(await startedRecently(redlock, jobKey, atLeast))) {
+    await lock.release();
+    return { status: 'ran-recently' };
+  }
   // The attempt counter outlives the window a little so that late runners still see it.
-  const counted = masters.execute(OP_INCR, [`${jobKey}:attempts:${windowEnd}`], '', String(windowEnd - now + options.leaseMs), budget);
+  const counted = masters.execute(OP_INCR, [`${jobKey}:attempts:${windowEnd}`], '', String(windowEnd - now + lease), budget);
   await counted.done;
   if (!counted.won) {
     await lock.release();
@@ -108,19 +129,36 @@ export async function runOnce<T>(redlock: Redlock, jobKey: string, options: RunO
   return { status: 'ran', value, attempt, marked: mark.won };
 }
 
-function checkOptions(redlockOf: unknown, jobKey: unknown, options: unknown, job: unknown, now: number): number {
+/** Takes the job's lower-bound lock for `atLeast` ms; false when another runner's still holds it. */
+async function startedRecently(redlock: Redlock, jobKey: string, atLeast: number): Promise<boolean> {
+  try {
+    await redlock.acquire([`${jobKey}:at-least`], atLeast, { retryCount: 0 });
+    return true;
+  } catch (error) {
+    if (error instanceof ResourceLockedError) return false;
+    throw error;
+  }
+}
+
+function checkOptions(redlockOf: unknown, jobKey: unknown, options: unknown, job: unknown, now: number): { windowEnd: number; lease: number; atLeast: number } {
   if (!(redlockOf instanceof Redlock)) throw new InvalidArgumentError('redlock', 'must be a Redlock', redlockOf);
   if (typeof jobKey !== 'string' || jobKey.length === 0) throw new InvalidArgumentError('jobKey', 'must be a non-empty string', jobKey);
   if (typeof job !== 'function') throw new InvalidArgumentError('job', 'must be a function', job);
   if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'must be an object', options);
-  const { windowMs, windowEnd, leaseMs, maxAttempts } = options as RunOnceOptions;
-  if (!Number.isSafeInteger(leaseMs) || leaseMs <= 0) throw new InvalidArgumentError('options.leaseMs', 'must be a positive safe integer of ms', leaseMs);
+  const { windowMs, windowEnd, leaseMs, lockAtMostFor, lockAtLeastFor, maxAttempts } = options as RunOnceOptions;
+  if (leaseMs !== undefined && lockAtMostFor !== undefined) throw new InvalidArgumentError('options.lockAtMostFor', 'or options.leaseMs must be given, not both (they are one setting)', lockAtMostFor);
+  const leaseName = lockAtMostFor === undefined ? 'options.leaseMs' : 'options.lockAtMostFor';
+  const lease = lockAtMostFor ?? leaseMs;
+  if (!Number.isSafeInteger(lease) || (lease as number) <= 0) throw new InvalidArgumentError(leaseName, 'must be a positive safe integer of ms', lease);
+  const atLeast = lockAtLeastFor ?? 0;
+  if (!Number.isSafeInteger(atLeast) || atLeast < 0) throw new InvalidArgumentError('options.lockAtLeastFor', 'must be a safe integer of ms ≥ 0', lockAtLeastFor);
+  if (atLeast > (lease as number)) throw new InvalidArgumentError('options.lockAtLeastFor', `must be at most ${leaseName.slice(8)} (${lease as number} ms): lockAtLeastFor ≤ lockAtMostFor`, atLeast);
   if (!Number.isSafeInteger(maxAttempts) || maxAttempts < 1) throw new InvalidArgumentError('options.maxAttempts', 'must be an integer ≥ 1', maxAttempts);
   if ((windowMs === undefined) === (windowEnd === undefined)) throw new InvalidArgumentError('options.windowMs', 'or options.windowEnd must be given, not both', windowMs ?? windowEnd);
   if (windowEnd !== undefined) {
     if (!Number.isSafeInteger(windowEnd) || windowEnd <= now) throw new InvalidArgumentError('options.windowEnd', 'must be a future epoch time in ms', windowEnd);
-    return windowEnd;
+    return { windowEnd, lease: lease as number, atLeast };
   }
   if (!Number.isSafeInteger(windowMs) || (windowMs as number) <= 0) throw new InvalidArgumentError('options.windowMs', 'must be a positive safe integer of ms', windowMs);
-  return (Math.floor(now / (windowMs as number)) + 1) * (windowMs as number);
+  return { windowEnd: (Math.floor(now / (windowMs as number)) + 1) * (windowMs as number), lease: lease as number, atLeast };
 }

@@ -18,7 +18,7 @@ import { cli, type Exit } from './cli.js';
 export type Fn =
   | 'new Redlock' | 'Redlock.ready' | 'Redlock.acquire' | 'Redlock.release' | 'Redlock.extend' | 'Redlock.using'
   | 'Redlock.quit' | 'Redlock.semaphore' | 'Semaphore.acquire' | 'Semaphore.using' | 'Redlock.readWriteLock' | 'ReadWriteLock.readLock' | 'ReadWriteLock.writeLock'
-  | 'Lock.release' | 'Lock.extend' | 'ReleaseResult.complete' | 'runOnce' | 'fencedWrite'
+  | 'Lock.release' | 'Lock.extend' | 'ReleaseResult.complete' | 'runOnce' | 'fencedWrite' | 'Redlock.election' | 'Election.campaign'
   | 'startMasters' | 'LocalMaster.restart' | 'LocalMaster.pause' | 'LocalMaster.flush' | 'LocalMasters.close'
   | 'pipelock' | 'pipelock loadtest' | 'pipelock report';
 
@@ -79,7 +79,7 @@ export interface BadInputCase {
 }
 
 /** Functions that throw (they return no promise); every other call must reject, never throw. */
-export const SYNC_FNS: ReadonlySet<Fn> = new Set(['new Redlock', 'Redlock.semaphore', 'Redlock.readWriteLock', 'LocalMaster.pause', 'pipelock loadtest', 'pipelock report']);
+export const SYNC_FNS: ReadonlySet<Fn> = new Set(['new Redlock', 'Redlock.semaphore', 'Redlock.election', 'Redlock.readWriteLock', 'LocalMaster.pause', 'pipelock loadtest', 'pipelock report']);
 
 /** The argument, option or flag an error names (the property differs by family). */
 export function namedBy(error: unknown): string | undefined {
@@ -247,6 +247,21 @@ for (const [category, resource] of [['missing', undefined], ['empty', ''], ['wro
   add('Redlock.semaphore', category, `resource = ${show(resource)}`, (env) => env.redlock.semaphore(resource as never, 2), invalid('resource'));
   add('Redlock.readWriteLock', category, `resource = ${show(resource)}`, (env) => env.redlock.readWriteLock(resource as never), invalid('resource'));
 }
+// Leader election (src/kinds/election/): timing checked at construction, campaign options per call.
+for (const [category, name] of [['missing', undefined], ['empty', ''], ['wrong type', 42]] as const) {
+  add('Redlock.election', category, `name = ${show(name)}`, (env) => env.redlock.election(name as never), invalid('name'));
+}
+add('Redlock.election', 'wrong type', 'options = 5', (env) => env.redlock.election('e', 5 as never), invalid('options'));
+for (const [category, lease] of [['wrong type', '100'], ['zero', 0], ['negative', -1], ['fraction', 1.5], ['NaN', NaN], ['Infinity', Infinity], ['huge', 2 ** 31]] as const) {
+  add('Redlock.election', category, `options.lease = ${show(lease)}`, (env) => env.redlock.election('e', { lease: lease as never }), invalid('options.lease'));
+}
+add('Redlock.election', 'conflict', 'renewDeadline > lease / 2', (env) => env.redlock.election('e', { lease: 1000, renewDeadline: 600 }), invalid('options.renewDeadline'));
+add('Redlock.election', 'conflict', 'renewDeadline ≤ 1.2 × retryPeriod', (env) => env.redlock.election('e', { lease: 1000, renewDeadline: 300, retryPeriod: 250 }), invalid('options.renewDeadline'));
+add('Redlock.election', 'conflict', 'retryPeriod too long for the default renewDeadline', (env) => env.redlock.election('e', { lease: 1000, retryPeriod: 300 }), invalid('options.retryPeriod'));
+add('Election.campaign', 'wrong type', 'options = 5', (env) => env.redlock.election('e').campaign(5 as never), invalid('options'));
+add('Election.campaign', 'wrong type', 'options.value = 3', (env) => env.redlock.election('e').campaign({ value: 3 as never }), invalid('options.value'));
+add('Election.campaign', 'wrong type', 'options.signal = "x"', (env) => env.redlock.election('e').campaign({ signal: 'x' as never }), invalid('options.signal'));
+add('Election.campaign', 'aborted signal', 'options.signal already aborted', (env) => env.redlock.election('e').campaign({ signal: AbortSignal.abort() }), aborted);
 for (const [category, duration] of DURATION_BAD) {
   add('Semaphore.acquire', category, `duration = ${show(duration)}`, (env) => env.redlock.semaphore(kKey, 2).acquire(duration as never), invalid('duration'));
   add('ReadWriteLock.readLock', category, `duration = ${show(duration)}`, (env) => env.redlock.readWriteLock(kKey).readLock(duration as never), invalid('duration'));

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { mastersSuite } from '../helpers/masters.js';
 import { rejection } from '../helpers/reject.js';
 import { timed } from '../helpers/timeout.js';
-import { InvalidArgumentError, Redlock, runOnce, type RunOnceOutcome } from '../../src/index.js';
+import { InvalidArgumentError, Redlock, RedlockClosedError, runOnce, type RunOnceOutcome } from '../../src/index.js';
 
 // The run-once job guard: once per window, retried after a crash or a failure, at most K times.
 const test = mastersSuite('run-once', { count: 5, flushEach: true });
@@ -103,6 +103,70 @@ test('bad options get typed errors naming the option', async () => {
     const error = await rejection(runOnce(r, key as string, options as never, job), InvalidArgumentError);
     assert.is(error.argument, argument);
   }
+});
+
+test('lockAtLeastFor: two runners whose starts differ by less than it (a skewed clock: another window) run the job once', timed(10000, async () => {
+  let runs = 0;
+  const job = (): Promise<string> => {
+    runs++;
+    return Promise.resolve('fast');
+  };
+  const windowEnd = Date.now() + 60_000;
+  const first = await runOnce(runners[0]!, 'skewed', { windowEnd, lockAtMostFor: 5000, lockAtLeastFor: 2000, maxAttempts: 1 }, job);
+  assert.is(first.status, 'ran');
+  await sleep(100);
+  // The second runner's clock puts it in the next window already: the window's done-marker cannot stop it.
+  const skewed = await runOnce(runners[1]!, 'skewed', { windowEnd: windowEnd + 60_000, lockAtMostFor: 5000, lockAtLeastFor: 2000, maxAttempts: 1 }, job);
+  assert.equal(skewed, { status: 'ran-recently' });
+  assert.is(runs, 1);
+  // Without the lower bound it would have run twice: the case the option exists for.
+  const unbounded = await runOnce(runners[2]!, 'skewed', { windowEnd: windowEnd + 120_000, lockAtMostFor: 5000, maxAttempts: 1 }, job);
+  assert.is(unbounded.status, 'ran');
+  assert.is(runs, 2);
+}));
+
+test('lockAtMostFor: a runner killed mid-job holds the guard until it passes, and not much longer', timed(10000, async ({ masters }) => {
+  const windowEnd = Date.now() + 60_000;
+  const options = { windowEnd, lockAtMostFor: 600, maxAttempts: 3 };
+  const doomed = new Redlock(masters.urls, { retryCount: 0 });
+  let started!: () => void;
+  const running = new Promise<void>((resolve) => (started = resolve));
+  const crashed = runOnce(doomed, 'killed', options, async (signal) => {
+    started();
+    await new Promise((resolve) => { signal.addEventListener('abort', resolve); });
+    return 'never';
+  }).catch((error: unknown) => error);
+  await running;
+  const killedAt = performance.now();
+  // quit() leaves held locks' keys to expire, as a killed process does: no release, no more renewals.
+  await doomed.quit();
+  assert.instance(await crashed, RedlockClosedError);
+  let ranAt = 0;
+  for (;;) {
+    const outcome = await runOnce(runners[0]!, 'killed', options, () => Promise.resolve('again'));
+    if (outcome.status === 'ran') {
+      ranAt = performance.now();
+      assert.is(outcome.attempt, 2);
+      break;
+    }
+    assert.is(outcome.status, 'running-elsewhere');
+    await sleep(25);
+  }
+  const waited = ranAt - killedAt;
+  assert.ok(waited >= 600 * 0.5, `not before the crashed runner's lease ran out (${waited.toFixed(0)} ms)`);
+  assert.ok(waited < 600 + 500, `soon after it (${waited.toFixed(0)} ms)`);
+}));
+
+test('bounds are checked: lockAtLeastFor ≤ lockAtMostFor, one name for the lease', async () => {
+  const job = (): Promise<number> => Promise.resolve(1);
+  const base = { windowMs: 60_000, maxAttempts: 1 };
+  const error = await rejection(runOnce(runners[0]!, 'j', { ...base, lockAtMostFor: 1000, lockAtLeastFor: 2000 }, job), InvalidArgumentError);
+  assert.is(error.argument, 'options.lockAtLeastFor');
+  assert.match(error.message, /lockAtLeastFor ≤ lockAtMostFor/);
+  assert.is((await rejection(runOnce(runners[0]!, 'j', { ...base, leaseMs: 1000, lockAtMostFor: 1000 }, job), InvalidArgumentError)).argument, 'options.lockAtMostFor');
+  assert.is((await rejection(runOnce(runners[0]!, 'j', { ...base, lockAtMostFor: -1 }, job), InvalidArgumentError)).argument, 'options.lockAtMostFor');
+  assert.is((await rejection(runOnce(runners[0]!, 'j', { ...base, lockAtMostFor: 1000, lockAtLeastFor: 1.5 }, job), InvalidArgumentError)).argument, 'options.lockAtLeastFor');
+  assert.is((await rejection(runOnce(runners[0]!, 'j', { ...base, lockAtMostFor: 1000, lockAtLeastFor: -5 }, job), InvalidArgumentError)).argument, 'options.lockAtLeastFor');
 });
 
 test.run();

@@ -22,6 +22,7 @@ const TABLE: [new (...args: never[]) => Error, () => Error, string, string, (new
   [pipelock.OverloadedError, () => new pipelock.OverloadedError(10, 500, 250), 'OverloadedError', 'ERR_PIPELOCK_OVERLOADED', [pipelock.ExecutionError, pipelock.PipelockError]],
   [pipelock.MisconfigurationError, () => new pipelock.MisconfigurationError('x', { reason: 'noperm', master: 'h:1', keys: ['k'], fix: 'y' }), 'MisconfigurationError', 'ERR_PIPELOCK_MISCONFIGURED', [pipelock.ExecutionError, pipelock.PipelockError]],
   [pipelock.ReentrancyError, () => new pipelock.ReentrancyError('x', ['a']), 'ReentrancyError', 'ERR_PIPELOCK_REENTRANCY', [pipelock.PipelockError]],
+  [pipelock.ResignedError, () => new pipelock.ResignedError('leader', 7), 'ResignedError', 'ERR_PIPELOCK_RESIGNED', [pipelock.PipelockError]],
   [pipelock.NodeStalledError, () => new pipelock.NodeStalledError('h:1'), 'NodeStalledError', 'ERR_PIPELOCK_NODE_STALLED', [pipelock.PipelockError]],
 ];
 

@@ -2,6 +2,7 @@ import { ReentrancyError, type ExecutionStats } from '../../errors.js';
 import type { Lock, RedlockAbortSignal } from '../../lifecycle/lock.js';
 import type { ReleaseResult } from '../../lifecycle/release-result.js';
 import type { Holding } from './holding.js';
+import { kAsyncDispose } from '../../util/dispose.js';
 
 type ReleaseSettings = Parameters<Lock['release']>[0];
 type ExtendSettings = Parameters<Lock['extend']>[1];
@@ -74,6 +75,14 @@ export class ReentrantLock {
       return Promise.resolve(undefined);
     }
     return this.#releaseOutermost(false, settings);
+  }
+
+  /**
+   * `await using held = await reentrant.acquire(…)`: release() at the end of the scope (nested
+   * scopes end first, so the outermost is not refused). A second dispose, or one after release(), sends nothing.
+   */
+  async [kAsyncDispose](): Promise<void> {
+    await this.release();
   }
 
   /** @internal The outermost `using` scope ended: released even with nested holders inside (see Holding.release). */

@@ -1,0 +1,143 @@
+import { InvalidArgumentError, LockAbortedError, QuorumUnreachableError } from '../../errors.js';
+import type { Acquirer } from '../../lifecycle/acquire.js';
+import { resolveCall } from '../../lifecycle/call.js';
+import { counterKeys, raiseFence } from '../../lifecycle/fencing.js';
+import type { Lock } from '../../lifecycle/lock.js';
+import { isObject } from '../../util/checks.js';
+import { resolveElectionOptions, type ResolvedElectionOptions } from './options.js';
+import { putRecord, readRecord } from './record.js';
+import { Term, type TermHost } from './term.js';
+
+/** The current leader as a quorum of masters sees it. */
+export interface Leader {
+  /** The leader's term: its fencing token. */
+  readonly term: number;
+  /** What it proclaimed last. */
+  readonly value: string;
+}
+
+/** What campaign() takes: the value to show while leading, and a signal to stop campaigning. */
+export interface CampaignOptions {
+  /** What leader() and observe() show while this caller leads. @default '' */
+  readonly value?: string;
+  /** Stops campaigning: campaign() rejects with LockAbortedError and leaves no key behind. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Leader election over a Redlock's masters (etcd's concurrency.Election, client-go's timing).
+ * Leading is holding the election's lock (`name`), auto-extended by the renewal scheduler with the
+ * other locks; campaigners wait for it as any waiter does, woken by its release in arrival order.
+ * A new leader raises the election's fencing counter across the quorum to get its term
+ * (src/lifecycle/fencing.ts: greater than every earlier term), then writes the record
+ * (src/kinds/election/record.ts) that leader() and observe() read.
+ */
+export class Election implements TermHost {
+  /** The election's name: its lock's resource. */
+  readonly name: string;
+  /** Its timing, validated and with defaults filled in. */
+  readonly options: ResolvedElectionOptions;
+  readonly #acquirer: Acquirer;
+  readonly #recordKey: string;
+  readonly #counters: readonly string[];
+  /** Observers of this process sleeping between reads: woken at once by a local change. */
+  readonly #sleepers = new Set<() => void>();
+
+  /** @internal From Redlock.election(). */
+  constructor(acquirer: Acquirer, name: unknown, options: unknown) {
+    if (typeof name !== 'string' || name.length === 0) throw new InvalidArgumentError('name', 'must be a non-empty string', name);
+    this.options = resolveElectionOptions(options);
+    // The record is read beside the lock key in one command: on a Cluster member they could sit in two slots.
+    if (acquirer.masters.clustered) throw new InvalidArgumentError('redlock', 'must have standalone masters for an election (Redis Cluster members are not supported yet)', name);
+    this.name = name;
+    this.#acquirer = acquirer;
+    this.#recordKey = `${name}:leader`;
+    this.#counters = counterKeys([name]);
+  }
+
+  /**
+   * Resolves when this caller leads, with its Term. Waits as long as it takes (until `signal`
+   * aborts or the Redlock quits); a failure to write the term on a quorum releases and rejects.
+   */
+  async campaign(options?: CampaignOptions): Promise<Term> {
+    if (options !== undefined && !isObject(options)) throw new InvalidArgumentError('options', 'must be an object', options);
+    const value = options?.value ?? '';
+    if (typeof value !== 'string') throw new InvalidArgumentError('options.value', 'must be a string', value);
+    const signal: unknown = options?.signal;
+    if (signal !== undefined && !(signal instanceof AbortSignal)) throw new InvalidArgumentError('options.signal', 'must be an AbortSignal', signal);
+    const { lease, renewDeadline, retryPeriod } = this.options;
+    const acquirer = this.#acquirer;
+    const call = resolveCall(acquirer.settings, acquirer.plain, {
+      signal, autoExtend: true, retryCount: -1, acquireTimeout: Infinity, maxExtensions: Infinity, maxHoldTime: Infinity,
+      retryDelay: retryPeriod, retryJitter: Math.floor(retryPeriod * 0.2), automaticExtensionThreshold: renewDeadline,
+    });
+    const lock = await acquirer.traced([this.name], lease, call);
+    try {
+      const budget = acquirer.settings.nodeTimeout;
+      // The clock (µs) is the floor a counter recreated after it expired starts from, as the fenced acquire's does.
+      const term = await raiseFence(acquirer.masters, this.#counters, Date.now() * 1000, budget);
+      if (term === undefined) throw new QuorumUnreachableError(`could not raise the term of ${this.name} on a quorum`);
+      if (!(await this.put(lock, term, value, 0))) throw new QuorumUnreachableError(`could not write the leader record of ${this.name} on a quorum`);
+      // Lost while the term was being written, or given up: not a leadership to hand out.
+      if (lock.signal!.aborted) throw lock.signal!.reason;
+      if (signal?.aborted === true) throw new LockAbortedError(signal.reason);
+      this.changed();
+      return new Term(this, lock, term, value);
+    } catch (error) {
+      await this.put(lock, 0, undefined, 0).catch((cause: unknown) => { acquirer.report(cause); });
+      await lock.release().catch((cause: unknown) => { acquirer.report(cause); });
+      throw error;
+    }
+  }
+
+  /** The current leader and its term, or undefined when none holds the election on a quorum. */
+  async leader(): Promise<Leader | undefined> {
+    const record = await readRecord(this.#acquirer.masters, this.name, this.#recordKey, this.#acquirer.settings.nodeTimeout);
+    return record === undefined ? undefined : { term: record.term, value: record.value };
+  }
+
+  /**
+   * Leader changes in order, each once: a new term or a new proclaimed value. Read every
+   * `retryPeriod`, and at once on a change made through this process; ends when `signal` aborts.
+   * A leadership that begins and ends between two reads is not seen.
+   */
+  async *observe(options?: { readonly signal?: AbortSignal }): AsyncGenerator<Leader, void, undefined> {
+    if (options !== undefined && !isObject(options)) throw new InvalidArgumentError('options', 'must be an object', options);
+    const signal = options?.signal;
+    if (signal !== undefined && !(signal instanceof AbortSignal)) throw new InvalidArgumentError('options.signal', 'must be an AbortSignal', signal);
+    let last: Leader | undefined;
+    while (signal?.aborted !== true) {
+      const now = await this.leader();
+      if (now !== undefined && (last === undefined || now.term > last.term || (now.term === last.term && now.value !== last.value))) {
+        last = now;
+        yield now;
+      }
+      await this.#sleep(signal);
+    }
+  }
+
+  #sleep(signal: AbortSignal | undefined): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = (): void => {
+        clearTimeout(timer);
+        this.#sleepers.delete(wake);
+        signal?.removeEventListener('abort', wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, this.options.retryPeriod);
+      this.#sleepers.add(wake);
+      signal?.addEventListener('abort', wake, { once: true });
+    });
+  }
+
+  /** @internal */
+  put(lock: Lock, term: number, value: string | undefined, seq: number): Promise<boolean> {
+    const record = value === undefined ? undefined : { token: lock.value, term, value, seq };
+    return putRecord(this.#acquirer.masters, this.name, this.#recordKey, lock.value, record, this.#acquirer.settings.nodeTimeout);
+  }
+
+  /** @internal */
+  changed(): void {
+    for (const wake of [...this.#sleepers]) wake();
+  }
+}

@@ -1,0 +1,119 @@
+import { InvalidArgumentError, LockLostError, QuorumUnreachableError, ResignedError } from '../../errors.js';
+import type { Lock } from '../../lifecycle/lock.js';
+import { kAsyncDispose } from '../../util/dispose.js';
+import type { RedlockAbortSignal } from '../../lifecycle/lock.js';
+
+/** What a term asks of its election: the record writes, and word of a change for observers. */
+export interface TermHost {
+  readonly name: string;
+  /** Owner-checked write of the record (undefined: erase); resolves false when no quorum took it. */
+  put(lock: Lock, term: number, value: string | undefined, seq: number): Promise<boolean>;
+  /** Something changed: observers of this process read again now. */
+  changed(): void;
+}
+
+/**
+ * One leadership: what campaign() resolves with. `term` is a fencing token, greater than every
+ * earlier term of the election; the system the leader acts on must check it, because a lease is
+ * not a guarantee that only one process acts (a paused leader may act after its lease ended).
+ */
+export class Term {
+  /** Aborted, with the reason, when leadership is lost (a LockLostError) or resigned (a ResignedError). */
+  readonly signal: RedlockAbortSignal;
+  readonly #host: TermHost;
+  readonly #lock: Lock;
+  readonly #resigned = new AbortController();
+  /** Aborts at the lease's local end when no renewal moved it: see #watch. */
+  readonly #expired = new AbortController();
+  #timer: NodeJS.Timeout | undefined;
+  #value: string;
+  #seq = 0;
+  #resigning: Promise<void> | undefined;
+
+  /** The term: a fencing token, greater than every earlier term of the election. */
+  readonly term: number;
+
+  /** @internal From Election.campaign(). */
+  constructor(host: TermHost, lock: Lock, term: number, value: string) {
+    this.term = term;
+    this.#host = host;
+    this.#lock = lock;
+    this.#value = value;
+    this.signal = AbortSignal.any([lock.signal!, this.#resigned.signal, this.#expired.signal]);
+    this.signal.addEventListener('abort', () => { clearTimeout(this.#timer); }, { once: true });
+    this.#watch();
+  }
+
+  /**
+   * The renewal scheduler declares a lock lost when a renewal is decided, which with masters silent
+   * is up to nodeTimeout after the validity ran out; a leader must stop before its lease ends, so
+   * the term also aborts on its own clock at the validity's end unless a renewal moved it.
+   */
+  #watch(): void {
+    const left = this.#lock.validity;
+    if (left <= 0) {
+      this.#expired.abort(new LockLostError(`${this.#host.name}: the lease ran out before a renewal succeeded (term ${this.term})`));
+      return;
+    }
+    this.#timer = setTimeout(() => { this.#watch(); }, Math.ceil(left));
+    this.#timer.unref();
+  }
+
+  /** The election's name. */
+  get election(): string {
+    return this.#host.name;
+  }
+
+  /** The value this leader proclaimed last (the campaign's, until proclaim()). */
+  get value(): string {
+    return this.#value;
+  }
+
+  /** Milliseconds of the lease left on the monotonic clock; 0 once lost or resigned. */
+  get validity(): number {
+    return this.signal.aborted ? 0 : this.#lock.validity;
+  }
+
+  /**
+   * Changes the value others read (leader(), observe()) without a new election. Rejects with the
+   * signal's reason once leadership is over, and with QuorumUnreachableError if no quorum took it.
+   */
+  async proclaim(value: string): Promise<void> {
+    if (typeof value !== 'string') throw new InvalidArgumentError('value', 'must be a string', value);
+    if (this.signal.aborted) throw this.signal.reason;
+    const seq = ++this.#seq;
+    if (!(await this.#host.put(this.#lock, this.term, value, seq))) {
+      throw new QuorumUnreachableError(`could not proclaim a value for ${this.#host.name} (term ${this.term}) on a quorum`);
+    }
+    this.#value = value;
+    this.#host.changed();
+  }
+
+  /**
+   * Gives up leadership: the signal aborts first (so guarded work stops), then the record and the
+   * lock go, and the next campaigner is woken. A second call (or one after the lease was lost)
+   * resolves with the first's outcome and sends nothing more.
+   */
+  resign(): Promise<void> {
+    return (this.#resigning ??= this.#resign());
+  }
+
+  async #resign(): Promise<void> {
+    const lost = this.signal.aborted;
+    this.#resigned.abort(new ResignedError(this.#host.name, this.term));
+    try {
+      // A lost lease's keys are gone or someone else's: an owner-checked erase and release would do nothing.
+      if (lost) return;
+      // An erase short of a quorum leaves a record no reader believes once the lock key below is gone.
+      await this.#host.put(this.#lock, this.term, undefined, 0);
+      await this.#lock.release();
+    } finally {
+      this.#host.changed();
+    }
+  }
+
+  /** `await using term = await election.campaign()`: resigns at the end of the scope. */
+  [kAsyncDispose](): Promise<void> {
+    return this.resign();
+  }
+}

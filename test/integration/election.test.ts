@@ -1,0 +1,191 @@
+import '../helpers/setup.js';
+import * as assert from 'uvu/assert';
+import { mastersSuite, probesEach } from '../helpers/masters.js';
+import { eventually } from '../helpers/redis.js';
+import { rejection, throwsInvalid } from '../helpers/reject.js';
+import { timed } from '../helpers/timeout.js';
+import { LockAbortedError, LockLostError, QuorumUnreachableError, Redlock, RedlockClosedError, ResignedError, Term, type Leader } from '../../src/index.js';
+
+// Leader election on three real masters: three Redlock instances (three clients each) campaign.
+const test = mastersSuite('election', { count: 3, flushEach: true, healEach: true });
+const probes = probesEach(test);
+
+const opened: Redlock[] = [];
+const open = (urls: readonly string[]): Redlock => {
+  const redlock = new Redlock(urls, { nodeTimeout: 100 });
+  opened.push(redlock);
+  return redlock;
+};
+test.after.each(async () => {
+  await Promise.allSettled(opened.splice(0).map((r) => r.quit()));
+});
+
+const timing = { lease: 900, renewDeadline: 400, retryPeriod: 100 };
+
+/** Keys left on the masters besides the election's fencing counter (which outlives every term). */
+async function leftovers(): Promise<string[]> {
+  const keys = (await Promise.all(probes.map((p) => p.keys('*')))).flat();
+  return keys.filter((key) => !key.startsWith('pipelock:fence:')).sort();
+}
+
+test('campaigners of one process lead in arrival order; resign hands over; each term greater', timed(10_000, async ({ masters }) => {
+  const redlock = open(masters.urls);
+  const elections = [0, 1, 2].map(() => redlock.election('jobs-leader', timing));
+  const first = await elections[0]!.campaign({ value: 'a' });
+  assert.instance(first, Term);
+  const order: string[] = [];
+  const second = elections[1]!.campaign({ value: 'b' }).then((t) => { order.push('b'); return t; });
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const third = elections[2]!.campaign({ value: 'c' }).then((t) => { order.push('c'); return t; });
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  assert.equal(order, [], 'nobody else leads while the first does');
+  assert.equal(await elections[2]!.leader(), { term: first.term, value: 'a' });
+  await first.resign();
+  assert.ok(first.signal.aborted);
+  assert.instance(first.signal.reason, ResignedError);
+  const t2 = await second;
+  assert.equal(order, ['b']);
+  assert.ok(t2.term > first.term, `${t2.term} > ${first.term}`);
+  assert.equal(await elections[0]!.leader(), { term: t2.term, value: 'b' });
+  await t2.resign();
+  const t3 = await third;
+  assert.ok(t3.term > t2.term);
+  await t3.resign();
+  await t3.resign(); // a second resign sends nothing and does not throw
+  assert.is(await elections[0]!.leader(), undefined);
+  assert.equal(await leftovers(), []);
+}));
+
+test('three Redlocks campaign: one leads at a time, terms strictly increase across leaders', timed(15_000, async ({ masters }) => {
+  const elections = [0, 1, 2].map(() => open(masters.urls).election('pods', timing));
+  let leading = 0;
+  let most = 0;
+  const terms: number[] = [];
+  await Promise.all(elections.map(async (election) => {
+    for (let round = 0; round < 3; round++) {
+      const term = await election.campaign();
+      leading++;
+      most = Math.max(most, leading);
+      terms.push(term.term);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      leading--;
+      await term.resign();
+    }
+  }));
+  assert.is(most, 1);
+  assert.is(terms.length, 9);
+  for (let i = 1; i < terms.length; i++) assert.ok(terms[i]! > terms[i - 1]!, `term ${i}: ${terms[i]} > ${terms[i - 1]}`);
+}));
+
+test('proclaim changes the value leader() and observe() show; observe sees each change once, in order', timed(10_000, async ({ masters }) => {
+  const watcher = open(masters.urls).election('feed', timing);
+  const stop = new AbortController();
+  const seen: Leader[] = [];
+  const observing = (async () => {
+    for await (const leader of watcher.observe({ signal: stop.signal })) seen.push(leader);
+  })();
+  const a = await open(masters.urls).election('feed', timing).campaign({ value: 'a1' });
+  await eventually(() => seen.length === 1, 2000, 'the first leader seen');
+  await a.proclaim('a2');
+  assert.equal(await watcher.leader(), { term: a.term, value: 'a2' });
+  await eventually(() => seen.length === 2, 2000, 'the proclaim seen');
+  const next = open(masters.urls).election('feed', timing).campaign({ value: 'b1' });
+  await a.resign();
+  const b = await next;
+  await eventually(() => seen.length === 3, 2000, 'the next leader seen');
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  stop.abort();
+  await observing;
+  assert.equal(seen, [{ term: a.term, value: 'a1' }, { term: a.term, value: 'a2' }, { term: b.term, value: 'b1' }]);
+  await rejection(a.proclaim('late'), ResignedError);
+  await b.resign();
+}));
+
+test('keys deleted behind the leader\'s back: its signal aborts, and the next leader has a greater term', timed(10_000, async ({ masters }) => {
+  const a = await open(masters.urls).election('cron', timing).campaign();
+  const waiting = open(masters.urls).election('cron', timing).campaign();
+  await Promise.all(probes.map((p) => p.del('cron')));
+  await eventually(() => a.signal.aborted, 2000, 'the lost leader\'s signal');
+  assert.instance(a.signal.reason, LockLostError);
+  const b = await waiting;
+  assert.ok(b.term > a.term);
+  await a.resign(); // after a loss: sends nothing, does not throw
+  await b.resign();
+}));
+
+test('a crashed leader (quit: keys left to expire): its signal aborts, another takes over after its lease with a greater term', timed(10_000, async ({ masters }) => {
+  const doomed = open(masters.urls);
+  const a = await doomed.election('singleton', timing).campaign();
+  const b = open(masters.urls).election('singleton', timing).campaign();
+  const crashed = performance.now();
+  await doomed.quit();
+  assert.ok(a.signal.aborted);
+  assert.instance(a.signal.reason, RedlockClosedError);
+  const t = await b;
+  assert.ok(performance.now() - crashed > timing.lease * 0.5, 'not before the crashed leader\'s keys expired');
+  assert.ok(t.term > a.term);
+  await t.resign();
+}));
+
+test('a quorum of masters paused: the leader steps down before its lease ends; nobody leads until they are back', timed(15_000, async ({ masters }) => {
+  const a = await open(masters.urls).election('q', timing).campaign();
+  const other = open(masters.urls).election('q', timing);
+  const b = other.campaign();
+  let aborted = Infinity;
+  a.signal.addEventListener('abort', () => { aborted = performance.now(); });
+  // The masters keep the keys at least this long: validity is the lease since the last renewal's
+  // send less the clock-drift allowance (driftFactor 0.01 × lease + 2 ms).
+  const leaseEnds = performance.now() + a.validity + timing.lease * 0.01 + 2;
+  masters.masters[1]!.pause();
+  masters.masters[2]!.pause();
+  try {
+    await eventually(() => a.signal.aborted, 3000, 'the leader\'s signal');
+    assert.ok(aborted <= leaseEnds, `stepped down ${(aborted - leaseEnds).toFixed(1)} ms after its lease ended`);
+    assert.instance(a.signal.reason, LockLostError);
+    await rejection(other.leader(), QuorumUnreachableError);
+  } finally {
+    masters.masters[1]!.resume();
+    masters.masters[2]!.resume();
+  }
+  const t = await b;
+  assert.ok(t.term > a.term);
+  assert.equal(await other.leader(), { term: t.term, value: '' });
+  await t.resign();
+}));
+
+test('an aborted campaign rejects and leaves no key behind', timed(10_000, async ({ masters }) => {
+  const a = await open(masters.urls).election('abort', timing).campaign();
+  const stop = new AbortController();
+  const waiting = open(masters.urls).election('abort', timing).campaign({ signal: stop.signal });
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  stop.abort(new Error('shutting down'));
+  await rejection(waiting, LockAbortedError);
+  await a.resign();
+  assert.equal(await leftovers(), []);
+  const aborted = AbortSignal.abort();
+  await rejection(open(masters.urls).election('abort', timing).campaign({ signal: aborted }), LockAbortedError);
+  assert.equal(await leftovers(), []);
+}));
+
+test('bad options are typed errors naming the argument and the rule', ({ masters }) => {
+  const redlock = open(masters.urls);
+  throwsInvalid(() => redlock.election('', timing), 'name');
+  throwsInvalid(() => redlock.election('e', 5 as never), 'options');
+  throwsInvalid(() => redlock.election('e', { lease: -1 }), 'options.lease');
+  throwsInvalid(() => redlock.election('e', { lease: 1.5 }), 'options.lease');
+  throwsInvalid(() => redlock.election('e', { lease: 1000, renewDeadline: 600 }), 'options.renewDeadline');
+  throwsInvalid(() => redlock.election('e', { lease: 1000, renewDeadline: 300, retryPeriod: 250 }), 'options.renewDeadline');
+  throwsInvalid(() => redlock.election('e', { lease: 1000, retryPeriod: 300 }), 'options.retryPeriod');
+  try {
+    redlock.election('e', { lease: 1000, renewDeadline: 300, retryPeriod: 250 });
+  } catch (error) {
+    assert.match((error as Error).message, /renewDeadline > 1.2 × retryPeriod/);
+  }
+  const election = redlock.election('e', timing);
+  return Promise.all([
+    rejection(election.campaign({ value: 3 as never })).then((e) => { assert.is((e as { argument?: string }).argument, 'options.value'); }),
+    rejection(election.campaign({ signal: 'x' as never })).then((e) => { assert.is((e as { argument?: string }).argument, 'options.signal'); }),
+  ]).then(() => undefined);
+});
+
+test.run();
