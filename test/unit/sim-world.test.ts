@@ -21,7 +21,7 @@ test('a seed replays the same history, whatever ran before it; another seed does
   assert.ok(first.history.ops.every((op) => op.settled !== undefined));
 });
 
-test('a seed replayed in a fresh process (npm run simulate -- --seed K) is the same run', async () => {
+test('a seed replayed in a fresh process (npm run simulate -- --seed K) is the same run', () => {
   // Both sides in fresh processes: this file may share its process with other unit files that
   // loaded pipelock outside a seed-0 world (sim/world/run.ts), whose module state a seed then meets.
   const replay = (): string => {

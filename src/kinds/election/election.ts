@@ -6,7 +6,7 @@ import type { Lock } from '../../lifecycle/lock.js';
 import { isObject } from '../../util/checks.js';
 import { resolveElectionOptions, type ResolvedElectionOptions } from './options.js';
 import { putRecord, readRecord } from './record.js';
-import { Term, type TermHost } from './term.js';
+import { Term } from './term.js';
 
 /** The current leader as a quorum of masters sees it. */
 export interface Leader {
@@ -32,7 +32,7 @@ export interface CampaignOptions {
  * (src/lifecycle/fencing.ts: greater than every earlier term), then writes the record
  * (src/kinds/election/record.ts) that leader() and observe() read.
  */
-export class Election implements TermHost {
+export class Election {
   /** The election's name: its lock's resource. */
   readonly name: string;
   /** Its timing, validated and with defaults filled in. */
