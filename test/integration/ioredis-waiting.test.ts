@@ -65,7 +65,7 @@ for (const kind of Object.keys(KINDS) as (keyof typeof KINDS)[]) {
     try {
       const held = await holder.acquire(['io-wake'], 10000);
       const waiting = waiter.acquire(['io-wake'], 10000);
-      await delay(300);
+      await armed();
       const released = performance.now();
       await held.release();
       const { value: lock, ms } = await timedFrom(released, waiting);
