@@ -18,7 +18,7 @@ const kRetry = { retryCount: 50, retryDelay: 200, retryJitter: 100 } as const;
 export async function openWaiter(id: string, urls: readonly string[]): Promise<Waiter> {
   switch (id) {
     case 'pipelock': return pipelock(urls, true);
-    case 'pipelock-ioredis': return pipelockIoredis(urls);
+    case 'pipelock-ioredis': return pipelock(await ioredisClients(urls), true);
     case 'pipelock-poll': return pipelock(urls, false);
     case 'node-redlock': return nodeRedlock(urls);
     case 'redis-semaphore': return redisSemaphore(urls);
@@ -26,35 +26,22 @@ export async function openWaiter(id: string, urls: readonly string[]): Promise<W
   }
 }
 
-async function pipelock(urls: readonly string[], wakeups: boolean): Promise<Waiter> {
+/**
+ * pipelock on URLs, or handed ioredis clients as a node-redlock v5 user would (its waiters are woken
+ * through redirect tracking; quit() closes the clients it was given, as node-redlock v5's did).
+ */
+async function pipelock(masters: readonly string[] | readonly import('ioredis').Redis[], wakeups: boolean): Promise<Waiter> {
   const { Redlock } = await import('../../src/index.js');
   type Lock = import('../../src/index.js').Lock;
   // A Record, not a literal: `wakeups` is newer than some checkouts' Settings type, and this compiles either way.
   const settings: Record<string, unknown> = { ...kRetry, wakeups };
-  const redlock = new Redlock(urls, settings);
+  const redlock = new Redlock(masters, settings);
   await redlock.ready();
   return {
     acquire: (key, ttlMs) => redlock.acquire([key], ttlMs),
     async release(held) {
       await (held as Lock).release();
     },
-    close: () => redlock.quit(),
-  };
-}
-
-/** pipelock handed ioredis clients, as a node-redlock v5 user would: its waiters are woken through redirect tracking. */
-async function pipelockIoredis(urls: readonly string[]): Promise<Waiter> {
-  const { Redlock } = await import('../../src/index.js');
-  type Lock = import('../../src/index.js').Lock;
-  const clients = await ioredisClients(urls);
-  const redlock = new Redlock(clients, { ...kRetry });
-  await redlock.ready();
-  return {
-    acquire: (key, ttlMs) => redlock.acquire([key], ttlMs),
-    async release(held) {
-      await (held as Lock).release();
-    },
-    // quit() closes the clients it was given, as node-redlock v5's did.
     close: () => redlock.quit(),
   };
 }
