@@ -1,11 +1,12 @@
 /**
- * `npm run bench:report`: BENCHMARKS.md from bench/results/peers.json, micro.json and (if present) renewal.json, overload.json, contended.json, kinds.json and profile.json.
+ * `npm run bench:report`: BENCHMARKS.md from bench/results/peers.json, micro.json and (if present) renewal.json, overload.json, contended.json, kinds.json, profile.json and the concurrency-1 profiles (profile-c1*.json).
  * Every figure comes from the JSON; nothing here is typed in by hand except the method and the
  * notes on missed targets (bench/notes.ts).
  */
 import { renderContended, type ContendedResult } from './contended/render.js';
 import { renderKinds, type KindsResult } from './kinds/render.js';
 import { renderProfile, type ProfileResult } from './profile/analyze.js';
+import { renderProfileTrio, type ProfileTrio } from './profile/compare.js';
 import { renderOverload, type OverloadResult } from './overload/render.js';
 import { renderRenewal, type RenewalResult } from './renewal/render.js';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -64,7 +65,7 @@ function configTable(summary: Summary, config: string, contenders: readonly stri
   return rows.join('\n');
 }
 
-export function renderMarkdown(peers: PeersResult, micro: MicroResult | undefined, renewal?: RenewalResult, overload?: OverloadResult, contended?: ContendedResult, kinds?: KindsResult, profile?: ProfileResult): string {
+export function renderMarkdown(peers: PeersResult, micro: MicroResult | undefined, renewal?: RenewalResult, overload?: OverloadResult, contended?: ContendedResult, kinds?: KindsResult, profile?: ProfileResult, profileC1?: ProfileTrio): string {
   const summary = summarize(peers.runs);
   const plan = peers.plan;
   const targets = judgeTargets(summary);
@@ -117,6 +118,7 @@ export function renderMarkdown(peers: PeersResult, micro: MicroResult | undefine
   if (contended !== undefined) out.push(renderContended(contended));
   if (kinds !== undefined) out.push(renderKinds(kinds));
   if (profile !== undefined) out.push(renderProfile(profile));
+  if (profileC1 !== undefined) out.push(renderProfileTrio(profileC1));
 
   if (micro !== undefined) {
     out.push('## Micro benchmarks (hot path)', '');
@@ -164,6 +166,8 @@ async function readJson<T>(path: string): Promise<T | undefined> {
   const contended = await readJson<ContendedResult>(join(ROOT, 'bench', 'results', 'contended.json'));
   const kinds = await readJson<KindsResult>(join(ROOT, 'bench', 'results', 'kinds.json'));
   const profile = await readJson<ProfileResult>(join(ROOT, 'bench', 'results', 'profile.json'));
-  await writeFile(join(ROOT, 'BENCHMARKS.md'), renderMarkdown(peers, micro, renewal, overload, contended, kinds, profile));
+  const [ceiling, before, after] = await Promise.all(['profile-c1-ceiling.json', 'profile-c1-before.json', 'profile-c1.json'].map((name) => readJson<ProfileResult>(join(ROOT, 'bench', 'results', name))));
+  const profileC1 = ceiling !== undefined && before !== undefined && after !== undefined ? { ceiling, before, after } : undefined;
+  await writeFile(join(ROOT, 'BENCHMARKS.md'), renderMarkdown(peers, micro, renewal, overload, contended, kinds, profile, profileC1));
   console.log('bench:report: wrote BENCHMARKS.md');
 }

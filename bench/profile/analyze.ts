@@ -38,6 +38,8 @@ export interface RedisProfile {
 
 export interface ProfileResult {
   readonly host: Host;
+  /** What ran: 'pipelock' (absent in results older than the option) or 'raw-quorum', the per-command ceiling. */
+  readonly contender?: string;
   readonly concurrency: number;
   readonly cycles: number;
   readonly cyclesPerSec: number;

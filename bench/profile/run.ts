@@ -5,7 +5,9 @@
  * (node:inspector, 100 µs interval); the masters' own counters (CONFIG RESETSTAT, then
  * INFO commandstats and cpu) say what Redis spent. Writes bench/results/profile.json for
  * bench:report. Absolute µs move with the machine; the shares are what to read.
- *   --concurrency N (64)  --cycles N (200000)
+ *   --concurrency N (64)  --cycles N (200000)  --contender pipelock|raw-quorum (pipelock)  --out FILE (bench/results/profile.json)
+ * `--contender raw-quorum` profiles the per-command quorum ceiling (raw @redis/client doing the same work), the
+ * yardstick of the one-lock-at-a-time figures: bench:profile:c1 writes both at concurrency 1 for bench:report.
  */
 import { Session } from 'node:inspector/promises';
 import { writeFile } from 'node:fs/promises';
@@ -15,14 +17,23 @@ import { startMasters } from '../../src/testing/masters.js';
 import { hostInfo, ROOT } from '../lib/host.js';
 import { openInfoClients } from '../peers/redis-cpu.js';
 import { REFUSED } from '../peers/contender.js';
-import { pipelockContender } from '../peers/adapters.js';
+import { openContender, pipelockContender } from '../peers/adapters.js';
+import type { Contender } from '../peers/contender.js';
 import { categorize, redisRows, selfTimes, type CpuProfile, type ProfileResult } from './analyze.js';
 
-const { values } = parseArgs({ options: { concurrency: { type: 'string', default: '64' }, cycles: { type: 'string', default: '200000' } } });
+const { values } = parseArgs({
+  options: {
+    concurrency: { type: 'string', default: '64' },
+    cycles: { type: 'string', default: '200000' },
+    contender: { type: 'string', default: 'pipelock' },
+    out: { type: 'string', default: join(ROOT, 'bench', 'results', 'profile.json') },
+  },
+});
 const concurrency = Number(values.concurrency);
 const cycles = Number(values.cycles);
-if (!(Number.isInteger(concurrency) && concurrency > 0) || !(Number.isInteger(cycles) && cycles > 0)) {
-  console.error('usage: bench/profile/run.ts [--concurrency N] [--cycles N]');
+const contenderId = values.contender;
+if (!(Number.isInteger(concurrency) && concurrency > 0) || !(Number.isInteger(cycles) && cycles > 0) || !['pipelock', 'raw-quorum'].includes(contenderId)) {
+  console.error('usage: bench/profile/run.ts [--concurrency N] [--cycles N] [--contender pipelock|raw-quorum] [--out FILE]');
   process.exit(2);
 }
 const kMasters = 5;
@@ -31,16 +42,18 @@ const kWarmupCycles = 40_000;
 const { Redlock } = await import(join(ROOT, 'dist', 'index.js')) as typeof import('../../src/index.js');
 const masters = await startMasters({ count: kMasters });
 const info = await openInfoClients(masters.urls);
-const redlock = new Redlock(masters.urls, { retryCount: 0, nodeTimeout: 5_000 });
+const redlock = contenderId === 'pipelock' ? new Redlock(masters.urls, { retryCount: 0, nodeTimeout: 5_000 }) : undefined;
+let contender: Contender | undefined;
 try {
-  const contender = await pipelockContender(redlock);
+  const active = redlock === undefined ? await openContender(contenderId, masters.urls) : await pipelockContender(redlock);
+  contender = active;
   const run = async (n: number, prefix: string): Promise<void> => {
     let next = 0;
     const loop = async (): Promise<void> => {
       while (next < n) {
-        const lock = await contender.acquire(`${prefix}:${next++}`);
+        const lock = await active.acquire(`${prefix}:${next++}`);
         if (lock === REFUSED) throw new Error('a unique key was refused');
-        await contender.release(lock);
+        await active.release(lock);
       }
     };
     await Promise.all(Array.from({ length: concurrency }, loop));
@@ -65,7 +78,8 @@ try {
   const client = categorize(selfTimes(profile), cycles);
   const redis = redisRows(cpuBefore.map(String), after.map(String), cycles);
   const result: ProfileResult = {
-    host: hostInfo(['@redis/client'], `npm run bench:profile -- --concurrency ${concurrency} --cycles ${cycles}`),
+    host: hostInfo(['@redis/client'], `npm run bench:profile -- --concurrency ${concurrency} --cycles ${cycles} --contender ${contenderId}`),
+    contender: contenderId,
     concurrency,
     cycles,
     cyclesPerSec: cycles / (ms / 1000),
@@ -74,12 +88,13 @@ try {
     client,
     redis,
   };
-  await writeFile(join(ROOT, 'bench', 'results', 'profile.json'), `${JSON.stringify(result, null, 1)}\n`);
-  console.log(`bench:profile: ${cycles} cycles at ${concurrency} in flight, ${Math.round(result.cyclesPerSec)} cycles/s; client ${result.processCpuUsPerCycle.toFixed(2)} µs/cycle (process), Redis ${redis.totalUsPerCycle.toFixed(2)} µs/cycle (5 masters)`);
+  await writeFile(values.out, `${JSON.stringify(result, null, 1)}\n`);
+  console.log(`bench:profile (${contenderId}): ${cycles} cycles at ${concurrency} in flight, ${Math.round(result.cyclesPerSec)} cycles/s; client ${result.processCpuUsPerCycle.toFixed(2)} µs/cycle (process), Redis ${redis.totalUsPerCycle.toFixed(2)} µs/cycle (5 masters)`);
   for (const row of client.rows) console.log(`  client ${row.share.toFixed(3)}  ${row.usPerCycle.toFixed(2)} µs  ${row.name}`);
   for (const row of redis.rows) console.log(`  redis  ${row.usPerCycle.toFixed(2)} µs  ${row.name}`);
 } finally {
-  await redlock.quit();
+  // The contender's close() quits its Redlock or its raw clients.
+  await (contender?.close() ?? redlock?.quit());
   for (const c of info) c.destroy();
   await masters.close();
 }
