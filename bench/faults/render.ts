@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { hostLine, ROOT } from '../lib/host.js';
 import type { FaultsResult, ScenarioResult } from './run.js';
 import { simulationSection } from './simulation.js';
+import { scriptedSection } from './scripted.js';
 import type { SimulationSummary } from '../../sim/world/summary.js';
 
 interface BadInputResult {
@@ -127,6 +128,10 @@ ${violationDetails(result)}
   storage that checks them keeps rejecting the older holder's writes.
 - \`clock-jump\`: ${clock ?? 'not run'}. A jump of the lock's duration expires the holder's key on that master at once:
   the same loss as a restart without persistence, which is why Redlock assumes clocks that move at nearly the same rate.
+
+## Scripted fault scenarios
+
+${scriptedSection(result.scripts)}
 
 ## Simulation
 

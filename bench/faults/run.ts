@@ -6,12 +6,10 @@
  * The full run writes bench/results/faults.json and RELIABILITY.md; `--short` (CI) writes neither
  * unless given --json. Exits 1 when a scenario misses what it must meet.
  */
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { defaultSettings } from '../../src/index.js';
 import { startMasters } from '../../src/testing/masters.js';
@@ -28,6 +26,7 @@ import { check, type LogState, type SafetyFigures } from './check.js';
 import { clockedMasters } from './clock.js';
 import { FAULTS_JSON, renderReliability } from './render.js';
 import { SCENARIOS, type FaultContext, type Scenario } from './scenarios.js';
+import { runScripted, SCRIPTED, type ScriptedResult } from './scripted.js';
 
 /** The contention every scenario runs under. */
 export const kSettings = Object.freeze({
@@ -90,6 +89,8 @@ export interface FaultsResult {
   readonly mode: 'full' | 'short';
   readonly settings: typeof kSettings;
   readonly scenarios: readonly ScenarioResult[];
+  /** The scripted scenarios (bench/faults/scripted.ts), absent in results older than them. */
+  readonly scripts?: readonly ScriptedResult[];
 }
 
 function loadOptions(scenario: Scenario): LoadOptions {
@@ -276,23 +277,10 @@ function line(result: ScenarioResult): string {
 }
 
 /** Scenarios with their own shape of load, each a script run in its own process after the others. */
-const kScripts: readonly { readonly name: string; readonly file: string; readonly fault: string }[] = [
-  { name: 'waiters', file: './waiters.ts', fault: '1,000 callers in 10 Redlocks on one key; every watch connection killed every 300 ms, a master restarted late' },
-  { name: 'kinds', file: './kinds/run.ts', fault: 'semaphores (3 permits) and read/write locks contended while masters are killed, paused and restarted; an interval log counts the holders' },
-  { name: 'burst-paused', file: './burst.ts', fault: 'a burst of acquisitions (retryCount 0) with a master SIGSTOPped after the first lock; beside the same burst unfaulted' },
-  { name: 'stall-memory', file: './stall.ts', fault: 'the main loadtest job (100,000 keys, full speed) with a master SIGSTOPped for 30 s (CI: 12 s): the client\'s RSS bounded over its fault-free level, back to it after the resume' },
-];
-
-function runScript(file: string, short: boolean): boolean {
-  const script = fileURLToPath(new URL(file, import.meta.url));
-  const run = spawnSync(process.execPath, ['--conditions=pipelock-source', '--import', 'tsx', script, ...(short ? ['--short'] : [])], { stdio: 'inherit' });
-  return run.status === 0;
-}
-
 const USAGE = `usage: npm run faults -- [--short] [--valkey] [--only NAME,…] [--json FILE]
 
   --short      CI's form: every fault ${kShortScale}× as long; writes no file unless --json
-  --only       run these scenarios only (${[...SCENARIOS, ...kScripts].map((s) => s.name).join(', ')}); writes no file unless --json
+  --only       run these scenarios only (${[...SCENARIOS, ...SCRIPTED].map((s) => s.name).join(', ')}); writes no file unless --json
   --valkey     Valkey masters (scripts/ensure-valkey.sh) instead of redis-server: the script-free path
   --json FILE  where to write the results (default for a full run: bench/results/faults.json, and RELIABILITY.md)`;
 
@@ -311,7 +299,7 @@ async function main(): Promise<number> {
   // startMasters reads it at each start, and the workers inherit it.
   if (values.valkey === true) process.env.PIPELOCK_REDIS_SERVER = valkeyServer();
   const names = values.only?.split(',') ?? [];
-  const unknown = names.filter((name) => !kScripts.some((s) => s.name === name) && !SCENARIOS.some((s) => s.name === name));
+  const unknown = names.filter((name) => !SCRIPTED.some((s) => s.name === name) && !SCENARIOS.some((s) => s.name === name));
   if (unknown.length > 0) {
     console.error(`faults: --only: no scenario named ${unknown.join(', ')}\n\n${USAGE}`);
     return 2;
@@ -332,7 +320,15 @@ async function main(): Promise<number> {
     results.push(result);
   }
 
-  const result: FaultsResult = { format: 'pipelock-faults', version: 1, host, mode: short ? 'short' : 'full', settings: kSettings, scenarios: results };
+  const scripts = SCRIPTED.filter((script) => names.length === 0 || names.includes(script.name));
+  const total = results.length + scripts.length;
+  const scripted: ScriptedResult[] = [];
+  for (const [i, script] of scripts.entries()) {
+    console.log(`[${results.length + i + 1}/${total}] ${script.name}: ${script.fault}`);
+    scripted.push(await runScripted(script, short));
+  }
+
+  const result: FaultsResult = { format: 'pipelock-faults', version: 1, host, mode: short ? 'short' : 'full', settings: kSettings, scenarios: results, scripts: scripted };
   const json = values.json ?? (complete ? FAULTS_JSON : undefined);
   if (json !== undefined) {
     await mkdir(dirname(json), { recursive: true });
@@ -341,13 +337,7 @@ async function main(): Promise<number> {
   }
   // RELIABILITY.md shows full runs of every scenario only.
   if (complete) console.log(`faults: wrote ${await renderReliability(result)}`);
-  const failed = results.filter((r) => r.problems.length > 0).map((r) => r.name);
-  const scripts = kScripts.filter((script) => names.length === 0 || names.includes(script.name));
-  const total = results.length + scripts.length;
-  for (const [i, script] of scripts.entries()) {
-    console.log(`[${results.length + i + 1}/${total}] ${script.name}: ${script.fault}`);
-    if (!runScript(script.file, short)) failed.push(script.name);
-  }
+  const failed = [...results.filter((r) => r.problems.length > 0), ...scripted.filter((r) => !r.ok)].map((r) => r.name);
   console.log(failed.length === 0 ? `faults: all ${total} scenarios met their expectations` : `faults: ${failed.length} of ${total} scenarios FAILED: ${failed.join(', ')}`);
   return failed.length === 0 ? 0 : 1;
 }
