@@ -35,7 +35,7 @@ const kVariants: Readonly<Record<string, Variant>> = {
     dir: 'integration',
     files: [
       'redlock', 'ioredis', 'lean-script', 'waiting', 'gate', 'cluster-waiting', 'held-watch', 'handover', 'pass',
-      'redlock-faults', 'fencing', 'reentrant', 'rwlock', 'semaphore',
+      'redlock-faults', 'late-grant', 'fencing', 'reentrant', 'rwlock', 'semaphore',
     ].map((name) => `${name}.test.ts`),
     env: { PIPELOCK_TEST_SERVER: 'valkey' },
   },

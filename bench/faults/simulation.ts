@@ -24,12 +24,13 @@ claiming its old validity while the extension was out (test/integration/extend-s
 an auto-extended lock whose renewal waited on slow masters was reported lost at the node timeout,
 after its validity ran out (test/integration/renewal-expiry.test.ts); a late grant of a won
 acquisition was undone after an extension of the held lock had counted that master
-(src/engine/leftovers.ts).
+(src/engine/leftovers.ts; reproduced on real masters with SIGSTOP in test/integration/late-grant.test.ts).
 
 Not covered: ioredis clients and Redis Cluster members (the simulated client is @redis/client's
 shape), the offline queue (a command sent while disconnected fails at once), gated waiting across
 processes and tokens made predictable (every simulated process shares one module: one gate process
-id, one token stream), run-once and the election, RESP3 main
+id, one token stream; test/integration/tokens.test.ts compares tokens across child processes and
+worker threads), run-once and the election, RESP3 main
 connections, and bytes that are not UTF-8.
 A holder that acts right after its process was paused, judging only by using()'s signal, can
 overlap a newer holder: that is the lease's limit (fencing is its answer), counted apart as

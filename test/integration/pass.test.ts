@@ -1,11 +1,13 @@
 import '../helpers/setup.js';
 import * as assert from 'uvu/assert';
-import { setTimeout as delay } from 'node:timers/promises';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { setImmediate as turn, setTimeout as delay } from 'node:timers/promises';
 import { mastersSuite, probesEach } from '../helpers/masters.js';
 import { commandCalls, eventually, valuesOf } from '../helpers/redis.js';
 import { rejection } from '../helpers/reject.js';
 import { timed } from '../helpers/timeout.js';
-import { LockAbortedError, Redlock } from '../../src/index.js';
+import { Lock, LockAbortedError, Redlock } from '../../src/index.js';
+import { ACQUIRE_RETRY_CHANNEL, type AcquireRetryMessage } from '../../src/metrics/index.js';
 
 // Passing (src/lifecycle/handover.ts): a lock released while a caller of the same Redlock waits for
 // the same resources, and still valid for about the duration that caller asked for, is passed to
@@ -123,6 +125,46 @@ test('an auto-extended lock passed on is renewed as the waiter\'s own: held past
     await running;
     assert.is(token, held.value, 'still its keys, renewed, 1.8 s into a 1 s lock');
     assert.equal(await valuesOf(probes, 'renewed'), masters.urls.map(() => null), 'released at the end');
+  } finally {
+    await redlock.quit();
+  }
+}));
+
+test('a lock passed to a waiter whose validity runs out in a stall before the waiter resumes is not returned: it gets a fresh lock or an error', timed(15_000, async ({ masters }) => {
+  // 1 s locks with a 302 ms drift allowance: passed while 396 ms of the ~698 ms validity is left.
+  // Retries 1 s apart: the waiter is still asleep when the lock is released, as a pass needs.
+  const redlock = new Redlock(masters.urls, { retryCount: 10, retryDelay: 1_000, retryJitter: 0, driftFactor: 0.3 });
+  try {
+    const held = await redlock.acquire(['stalled'], 1_000);
+    // The waiter's retry is scheduled just before it goes to sleep, where a release can pass it the lock.
+    const asleep = new Promise<void>((resolve) => {
+      const onRetry = (message: unknown): void => {
+        if ((message as AcquireRetryMessage).resources[0] !== 'stalled') return;
+        unsubscribe(ACQUIRE_RETRY_CHANNEL, onRetry);
+        resolve();
+      };
+      subscribe(ACQUIRE_RETRY_CHANNEL, onRetry);
+    });
+    const waiting = redlock.acquire(['stalled'], 1_000).then((lock) => ({ lock, validity: lock.validity }), (error: unknown) => ({ error }));
+    await asleep;
+    await turn();
+    const releasing = held.release();
+    // The pass is made inside release(): stalling here, before any microtask runs, stalls the
+    // waiter between the pass and its resumption, past the passed lock's validity.
+    const until = held.validUntil + 20;
+    let spins = 0;
+    while (performance.now() < until) spins++;
+    assert.ok(spins > 0);
+    assert.is((await releasing).passedOn, true, 'the lock was passed (the waiter slept)');
+    const outcome = await waiting;
+    if ('lock' in outcome) {
+      assert.ok(outcome.validity > 0, `the waiter was returned a lock with validity ${outcome.validity}`);
+      assert.is.not(outcome.lock.value, held.value, 'not the passed lock');
+      assert.instance(outcome.lock, Lock);
+      await outcome.lock.release();
+    } else {
+      assert.instance(outcome.error, Error);
+    }
   } finally {
     await redlock.quit();
   }

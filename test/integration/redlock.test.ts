@@ -50,6 +50,33 @@ test('acquire sets the token with the duration on every master; release deletes 
   assert.equal(await valuesOf(probes, 'r1'), Array(5).fill(null));
 }));
 
+test('validity is duration − elapsed − drift: validUntil lies within the call\'s own time span less the whole drift allowance, for acquire and extend', timed(10_000, async ({ masters }) => {
+  // Validity counts from the attempt's send (src/lifecycle/validity.ts), which lies between the
+  // clock readings either side of the call: so validUntil is in [before, after] + duration − drift.
+  // Drift allowances of 1,002 and 602 ms are far wider than a call's span, so validity without
+  // the allowance lands above the range in every run, whatever the machine's timing.
+  for (const { driftFactor, duration } of [{ driftFactor: 0.1, duration: 10_000 }, { driftFactor: 0.01, duration: 60_000 }]) {
+    const allowance = Math.round(duration * driftFactor) + 2;
+    const client = new Redlock(masters.urls, { driftFactor });
+    try {
+      await client.ready();
+      for (let i = 0; i < 3; i++) {
+        let before = performance.now();
+        const lock = await client.acquire([`drift:${duration}:${i}`], duration);
+        let after = performance.now();
+        assert.ok(lock.validUntil >= before + duration - allowance && lock.validUntil <= after + duration - allowance, `acquire: validUntil − before = ${(lock.validUntil - before).toFixed(1)} ms, the call took ${(after - before).toFixed(1)} ms, duration − drift = ${duration - allowance} ms`);
+        before = performance.now();
+        const extended = await lock.extend(duration);
+        after = performance.now();
+        assert.ok(extended.validUntil >= before + duration - allowance && extended.validUntil <= after + duration - allowance, `extend: validUntil − before = ${(extended.validUntil - before).toFixed(1)} ms, the call took ${(after - before).toFixed(1)} ms, duration − drift = ${duration - allowance} ms`);
+        await extended.release();
+      }
+    } finally {
+      await client.quit();
+    }
+  }
+}));
+
 test('lock.attempts read after every master answered (a held lock keeps a compact record) report the same votes', timed(5000, async () => {
   await probes[0]!.set('late', 'someone-else');
   const split = await redlock.acquire(['late'], 2000);

@@ -3,7 +3,9 @@ import * as assert from 'uvu/assert';
 import { mastersSuite, probesEach } from '../helpers/masters.js';
 import { eventually, type Probe } from '../helpers/redis.js';
 import { timed } from '../helpers/timeout.js';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { ExtensionLimitError, LockLostError, Redlock, RedlockClosedError, type Lock, type PipelockError } from '../../src/index.js';
+import { NODE_CALL_CHANNEL, type NodeCallMessage } from '../../src/metrics/index.js';
 
 // The renewal scheduler: many auto-extended locks kept alive by a few script calls per master.
 const test = mastersSuite('renewal', { count: 5, healEach: true, flushEach: true });
@@ -114,6 +116,40 @@ test('one master killed: renewals still succeed; three killed: every lock is rep
     for (const lock of locks) assert.instance(lock.signal?.reason, LockLostError);
     assert.is(redlock.autoExtended, 0);
   } finally {
+    await redlock.quit();
+  }
+}));
+
+test('a renewal refused by a quorum (keys overwritten on 3 of 5) aborts the signal within the renewal\'s round trip, not at the lock\'s expiry 5 s later', timed(20_000, async ({ masters }) => {
+  // Renewed when half its validity is left (the threshold's upper bound): about 5 s after it was
+  // taken and 5 s before its expiry, so a loss noticed only at expiry comes 5 s after the renewal.
+  // No watch: the guard would notice the overwrite before any renewal is sent.
+  const redlock = new Redlock(masters.urls, { retryCount: 0, automaticExtensionThreshold: 10_000, watchHeld: false });
+  // When each master call after the tampering was sent (its reply's time less its round trip): the renewal's.
+  const sends: number[] = [];
+  let tampered = false;
+  const onCall = (message: unknown): void => {
+    if (tampered) sends.push(performance.now() - (message as NodeCallMessage).durationMs);
+  };
+  subscribe(NODE_CALL_CHANNEL, onCall);
+  try {
+    const lock = await redlock.acquire(['refused'], 10_000, { autoExtend: true });
+    const signal = lock.signal!;
+    const lost = new Promise<number>((resolve) => { signal.addEventListener('abort', () => { resolve(performance.now()); }, { once: true }); });
+    await eventually(async () => (await probes[4]!.get('refused')) === lock.value, 2000, 'every master holds the lock');
+    for (const probe of probes.slice(0, 3)) await probe.set('refused', 'someone-else', { PX: 30_000 });
+    tampered = true;
+    const abortedAt = await lost;
+    const sentAt = Math.min(...sends);
+    assert.ok(Number.isFinite(sentAt), 'the renewal was sent before the loss');
+    // Its round trip plus a loaded machine's event-loop lag; the expiry is ~5 s after the send.
+    assert.ok(abortedAt - sentAt < 1500, `aborted ${Math.round(abortedAt - sentAt)} ms after the renewal was sent`);
+    assert.ok(abortedAt < lock.validUntil - 3000, `aborted ${Math.round(lock.validUntil - abortedAt)} ms before the lock's expiry`);
+    assert.instance(signal.reason, LockLostError);
+    assert.match((signal.reason as Error).message, /no longer held under its token on a quorum/);
+    assert.is(lock.validity, 0);
+  } finally {
+    unsubscribe(NODE_CALL_CHANNEL, onCall);
     await redlock.quit();
   }
 }));
