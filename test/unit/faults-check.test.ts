@@ -10,7 +10,7 @@ const times = { start: 0, faultStart: 100, faultEnd: 200, end: 400 };
 
 let next = 0;
 function row(resource: number, entry: number, exit: number, fence: number, extra: Partial<LedgerRow> = {}): LedgerRow {
-  return { row: next++, resource, worker: 0, entry, exit, validEnd: entry + 1000, fence, write: WRITE_ACCEPTED, writeAt: entry + 1, commit: WRITE_NONE, stalledMs: 0, ...extra };
+  return { row: next++, resource, worker: 0, entry, exit, validEnd: entry + 1000, fence, write: WRITE_ACCEPTED, writeAt: entry + 1, commit: WRITE_NONE, stalledMs: 0, lost: 0, ...extra };
 }
 
 function logOf(rows: readonly LedgerRow[], resource = 0): LogState {
