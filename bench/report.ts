@@ -1,9 +1,10 @@
 /**
- * `npm run bench:report`: BENCHMARKS.md from bench/results/peers.json, micro.json and (if present) renewal.json, overload.json, contended.json, kinds.json and profile.json.
+ * `npm run bench:report`: BENCHMARKS.md from bench/results/peers.json, micro.json and (if present) renewal.json, overload.json, contended.json, kinds.json, election.json and profile.json.
  * Every figure comes from the JSON; nothing here is typed in by hand except the method and the
  * notes on missed targets (bench/notes.ts).
  */
 import { renderContended, type ContendedResult } from './contended/render.js';
+import { renderElection, type ElectionResult } from './election/render.js';
 import { renderKinds, type KindsResult } from './kinds/render.js';
 import { renderProfile, type ProfileResult } from './profile/analyze.js';
 import { renderOverload, type OverloadResult } from './overload/render.js';
@@ -64,7 +65,7 @@ function configTable(summary: Summary, config: string, contenders: readonly stri
   return rows.join('\n');
 }
 
-export function renderMarkdown(peers: PeersResult, micro: MicroResult | undefined, renewal?: RenewalResult, overload?: OverloadResult, contended?: ContendedResult, kinds?: KindsResult, profile?: ProfileResult): string {
+export function renderMarkdown(peers: PeersResult, micro: MicroResult | undefined, renewal?: RenewalResult, overload?: OverloadResult, contended?: ContendedResult, kinds?: KindsResult, profile?: ProfileResult, election?: ElectionResult): string {
   const summary = summarize(peers.runs);
   const plan = peers.plan;
   const targets = judgeTargets(summary);
@@ -116,6 +117,7 @@ export function renderMarkdown(peers: PeersResult, micro: MicroResult | undefine
   if (overload !== undefined) out.push(renderOverload(overload));
   if (contended !== undefined) out.push(renderContended(contended));
   if (kinds !== undefined) out.push(renderKinds(kinds));
+  if (election !== undefined) out.push(renderElection(election));
   if (profile !== undefined) out.push(renderProfile(profile));
 
   if (micro !== undefined) {
@@ -164,6 +166,7 @@ async function readJson<T>(path: string): Promise<T | undefined> {
   const contended = await readJson<ContendedResult>(join(ROOT, 'bench', 'results', 'contended.json'));
   const kinds = await readJson<KindsResult>(join(ROOT, 'bench', 'results', 'kinds.json'));
   const profile = await readJson<ProfileResult>(join(ROOT, 'bench', 'results', 'profile.json'));
-  await writeFile(join(ROOT, 'BENCHMARKS.md'), renderMarkdown(peers, micro, renewal, overload, contended, kinds, profile));
+  const election = await readJson<ElectionResult>(join(ROOT, 'bench', 'results', 'election.json'));
+  await writeFile(join(ROOT, 'BENCHMARKS.md'), renderMarkdown(peers, micro, renewal, overload, contended, kinds, profile, election));
   console.log('bench:report: wrote BENCHMARKS.md');
 }
