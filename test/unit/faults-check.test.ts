@@ -113,4 +113,23 @@ test('ledger: a requested stall is taken by exactly one holder', () => {
   assert.not.ok(ledger.stallPending);
 });
 
+test('ledger: extend moves a validity end only later, never by a lease that ran out; lost marks the row', () => {
+  const ledger = Ledger.create(2);
+  const row = ledger.enter(0, 1, 1, 7);
+  const entered = ledger.rows()[0]!.validEnd;
+  // Past the 1 ms of validity the row entered with: a leader looking now has nothing left.
+  const until = performance.now() + 3;
+  while (performance.now() < until);
+  ledger.extend(row, 0);
+  assert.is(ledger.rows()[0]!.validEnd, entered, 'a lease with nothing left does not stretch the window to now');
+  ledger.extend(row, 10_000);
+  assert.ok(ledger.rows()[0]!.validEnd >= entered + 9_000);
+  const moved = ledger.rows()[0]!.validEnd;
+  ledger.extend(row, 1);
+  assert.is(ledger.rows()[0]!.validEnd, moved, 'never earlier');
+  assert.is(ledger.rows()[0]!.lost, 0);
+  ledger.lost(row);
+  assert.is(ledger.rows()[0]!.lost, 1);
+});
+
 test.run();

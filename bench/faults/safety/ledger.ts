@@ -113,9 +113,12 @@ export class Ledger {
     if (row >= 0) this.#rows[row * kFields + F_STALLED_MS] = ms;
   }
 
-  /** Moves the validity end to now + `validityMs` if that is later (a renewed election lease). */
+  /**
+   * Moves the validity end to now + `validityMs` if that is later (a renewed election lease). A
+   * lease that ran out (0) moves nothing: the window must not stretch to whenever the leader looked.
+   */
   extend(row: number, validityMs: number): void {
-    if (row < 0) return;
+    if (row < 0 || validityMs <= 0) return;
     const at = row * kFields + F_VALID_END;
     this.#rows[at] = Math.max(this.#rows[at]!, sharedNow() + validityMs);
   }
