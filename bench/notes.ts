@@ -28,3 +28,9 @@ export const MISSED_TARGET_NOTES: Readonly<Record<string, string>> = {
   'valkey-vs-scripts':
     '1.04× at concurrency 1 (native: 412.7 against 501.2 µs of Redis CPU per cycle, 10 commands against 20), 1.02× at 512 (past 256 operations out, flushes go by script), 0.85× at 64, where native releases cost the client 12.6 µs per cycle more than they save the masters (6.1 µs) on 2 shared cores (decision 0007).',
 };
+
+/** What the election failover figures (bench/results/election.json) show, and what ran beside them. */
+export const ELECTION_NOTE =
+  'From the run of 2026-11-27 01:56 UTC, on a machine shared with other work: another session\'s simulation (sim/world, 1,000 seeds) ran throughout, and another\'s election integration test (seen at the start) (load average 7.4 at the start, 5.7 at the end, on 2 cores); the failover figures are set by the lease, not by CPU, so they move little with load, but the resign and "after the lease" tails would be shorter on a quiet machine. ' +
+  'A crash costs the lease its leader had left (here ~780 ms of the 1,000 ms lease, the leader dying 200 ms after it led) plus 16–45 ms: the drift allowance (a lease\'s validity is the TTL less elapsed time less 1% + 2 ms, so the keys outlive it by ~12 ms) and the wake-up, which is not the retry period (133 ms): a waiting campaigner sleeps until the moment the holder\'s keys will have expired, and the keys\' expiry also reaches it as a client-tracking invalidation (src/waiting/). ' +
+  'A resign costs a few round trips on local masters (median 6.6 ms): the leader record erased and the lock released, the head waiter woken by the release, then its own lock, term and record.';

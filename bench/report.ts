@@ -1,9 +1,10 @@
 /**
- * `npm run bench:report`: BENCHMARKS.md from bench/results/peers.json, micro.json and (if present) renewal.json, overload.json, contended.json, kinds.json, profile.json and the concurrency-1 profiles (profile-c1*.json).
+ * `npm run bench:report`: BENCHMARKS.md from bench/results/peers.json, micro.json and (if present) renewal.json, overload.json, contended.json, kinds.json, election.json, profile.json and the concurrency-1 profiles (profile-c1*.json).
  * Every figure comes from the JSON; nothing here is typed in by hand except the method and the
  * notes on missed targets (bench/notes.ts).
  */
 import { renderContended, type ContendedResult } from './contended/render.js';
+import { renderElection, type ElectionResult } from './election/render.js';
 import { renderKinds, type KindsResult } from './kinds/render.js';
 import { renderProfile, type ProfileResult } from './profile/analyze.js';
 import { renderProfileTrio, type ProfileTrio } from './profile/compare.js';
@@ -65,7 +66,7 @@ function configTable(summary: Summary, config: string, contenders: readonly stri
   return rows.join('\n');
 }
 
-export function renderMarkdown(peers: PeersResult, micro: MicroResult | undefined, renewal?: RenewalResult, overload?: OverloadResult, contended?: ContendedResult, kinds?: KindsResult, profile?: ProfileResult, profileC1?: ProfileTrio): string {
+export function renderMarkdown(peers: PeersResult, micro: MicroResult | undefined, renewal?: RenewalResult, overload?: OverloadResult, contended?: ContendedResult, kinds?: KindsResult, profile?: ProfileResult, profileC1?: ProfileTrio, election?: ElectionResult): string {
   const summary = summarize(peers.runs);
   const plan = peers.plan;
   const targets = judgeTargets(summary);
@@ -117,6 +118,7 @@ export function renderMarkdown(peers: PeersResult, micro: MicroResult | undefine
   if (overload !== undefined) out.push(renderOverload(overload));
   if (contended !== undefined) out.push(renderContended(contended));
   if (kinds !== undefined) out.push(renderKinds(kinds));
+  if (election !== undefined) out.push(renderElection(election));
   if (profile !== undefined) out.push(renderProfile(profile));
   if (profileC1 !== undefined) out.push(renderProfileTrio(profileC1));
 
@@ -166,8 +168,9 @@ async function readJson<T>(path: string): Promise<T | undefined> {
   const contended = await readJson<ContendedResult>(join(ROOT, 'bench', 'results', 'contended.json'));
   const kinds = await readJson<KindsResult>(join(ROOT, 'bench', 'results', 'kinds.json'));
   const profile = await readJson<ProfileResult>(join(ROOT, 'bench', 'results', 'profile.json'));
+  const election = await readJson<ElectionResult>(join(ROOT, 'bench', 'results', 'election.json'));
   const [ceiling, before, after] = await Promise.all(['profile-c1-ceiling.json', 'profile-c1-before.json', 'profile-c1.json'].map((name) => readJson<ProfileResult>(join(ROOT, 'bench', 'results', name))));
   const profileC1 = ceiling !== undefined && before !== undefined && after !== undefined ? { ceiling, before, after } : undefined;
-  await writeFile(join(ROOT, 'BENCHMARKS.md'), renderMarkdown(peers, micro, renewal, overload, contended, kinds, profile, profileC1));
+  await writeFile(join(ROOT, 'BENCHMARKS.md'), renderMarkdown(peers, micro, renewal, overload, contended, kinds, profile, profileC1, election));
   console.log('bench:report: wrote BENCHMARKS.md');
 }

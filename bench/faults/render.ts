@@ -41,7 +41,8 @@ function scenarioTable(result: FaultsResult): string {
     s.fault,
     s.expect === 'safe' ? '0' : 'may be > 0',
     `**${fmt(s.violations)}**`,
-    fmt(s.attempts),
+    // A campaign's attempts are not counted (it waits as long as it takes).
+    s.election === undefined ? fmt(s.attempts) : '–',
     fmt(s.acquisitions),
     failures(s),
     `${fmt(s.writes.rejected)}${s.stalled.holders > 0 ? ` (paused holders: ${s.stalled.staleRejected} of ${s.stalled.stale} stale writes rejected)` : ''}`,
@@ -63,6 +64,18 @@ function violationDetails(result: FaultsResult): string {
       `  - resource ${v.resource}: worker ${v.first.worker} (fence ${v.first.fence}) and worker ${v.second.worker} (fence ${v.second.fence}) both inside for ${v.overlapMs.toFixed(1)} ms, ${fmt(v.atMs)} ms after the fault began`).join('\n');
     return `- \`${s.name}\`: ${fmt(s.violations)} of ${fmt(s.acquisitions)} sections overlapped another holder's validity window; the fenced log rejected ${fmt(s.writes.rejected)} stale write(s) and accepted only rising fences (${s.server.ordered ? 'verified' : '**not** verified'} on the log server). First ones:\n${examples}`;
   }).join('\n');
+}
+
+/** The election scenario's own figures: its rows count leaderships, and its fences are terms. */
+function electionDetails(result: FaultsResult): string {
+  const runs = result.scenarios.filter((s) => s.election !== undefined);
+  if (runs.length === 0) return '';
+  return `### Leader election\n\n${runs.map((s) => {
+    const e = s.election!;
+    return `- \`${s.name}\`: each acquisition is a leadership (\`election.campaign()\` resolved), its fence the term, its window [entry, min(exit, validity end)] with the exit taken when the term's signal aborted (a loss, or the start of \`resign()\`) and the validity end moved by the leader's renewals (it reads \`term.validity\` every 50 ms). ` +
+      `${fmt(e.leaderships)} leaderships with lease left at entry, ${fmt(e.lost)} told of a loss by their signal; ` +
+      `**${fmt(e.termInversions)}** terms not above every earlier leader's (in order of entry); **${fmt(e.pausedNotTold)}** leaders paused past the lease whose signal did not abort with a loss (0 required for both).`;
+  }).join('\n')}\n\n`;
 }
 
 function badInputSection(bad: BadInputResult | undefined): string {
@@ -117,7 +130,7 @@ ${scenarioTable(result)}
 Failed cycles are expected under contention: \`RESOURCE_LOCKED\` is a contender losing to a holder after its retries;
 \`RELEASED_EXPIRED\` is a release that found the lock already expired (a paused holder, or a master that lost it).
 
-### What the unsafe scenarios show
+${electionDetails(result)}### What the unsafe scenarios show
 
 ${violationDetails(result)}
 

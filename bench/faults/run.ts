@@ -24,6 +24,7 @@ import { FaultProxy } from '../../test/helpers/proxy.js';
 import { hostInfo, hostLine, type Host } from '../lib/host.js';
 import { check, type LogState, type SafetyFigures } from './check.js';
 import { clockedMasters } from './clock.js';
+import { checkTerms, type TermFigures } from './terms.js';
 import { FAULTS_JSON, renderReliability } from './render.js';
 import { SCENARIOS, type FaultContext, type Scenario } from './scenarios.js';
 import { runScripted, SCRIPTED, type ScriptedResult } from './scripted.js';
@@ -68,6 +69,8 @@ export interface ScenarioResult extends SafetyFigures {
   /** Keys on the masters with no TTL at all. */
   readonly keysWithoutTtl: number;
   readonly ledgerOverflow: number;
+  /** The election scenario's leaderships and terms (section 'election'). */
+  readonly election?: TermFigures;
   /** The fault-free run before the fault, then each phase the scenario marked: what the masters ran, per acquisition. */
   readonly phases?: readonly Phase[];
   /** What the scenario missed of what it must meet; empty: it passed. */
@@ -96,12 +99,12 @@ export interface FaultsResult {
 function loadOptions(scenario: Scenario): LoadOptions {
   return {
     ...kLoadDefaults,
-    workers: kSettings.workers,
-    concurrency: kSettings.contenders,
+    workers: scenario.load?.workers ?? kSettings.workers,
+    concurrency: scenario.load?.contenders ?? kSettings.contenders,
     // The run is ended by the scenario (an abort), not by a duration.
     durationMs: 3_600_000,
     warmupMs: 0,
-    keys: kSettings.resources,
+    keys: scenario.load?.resources ?? kSettings.resources,
     holdMs: scenario.holdMs ?? kSettings.holdMs,
     lockMs: kSettings.lockMs,
     retryCount: kSettings.retryCount,
@@ -167,8 +170,16 @@ function stormProblems(phases: readonly Phase[], factor: number): string[] {
   return problems;
 }
 
-function judge(scenario: Scenario, figures: SafetyFigures, keys: { left: number; withoutTtl: number }, overflow: number, phases: readonly Phase[]): string[] {
+/** What an election must also meet: terms rising in order of leadership, and a paused leader told of its loss. */
+function electionProblems(terms: TermFigures): string[] {
   const problems: string[] = [];
+  if (terms.termInversions > 0) problems.push(`${terms.termInversions} term(s) not above every earlier leader's`);
+  if (terms.pausedNotTold > 0) problems.push(`${terms.pausedNotTold} leader(s) paused past the lease whose term's signal did not abort with a loss`);
+  return problems;
+}
+
+function judge(scenario: Scenario, figures: SafetyFigures, keys: { left: number; withoutTtl: number }, overflow: number, phases: readonly Phase[], terms: TermFigures | undefined): string[] {
+  const problems: string[] = terms === undefined ? [] : electionProblems(terms);
   if (scenario.maxCommandsFactor !== undefined) problems.push(...stormProblems(phases, scenario.maxCommandsFactor));
   if (figures.acquisitions === 0) problems.push('no acquisition at all');
   if (scenario.expect === 'safe' && figures.violations > 0) problems.push(`${figures.violations} safety violation(s)`);
@@ -184,6 +195,13 @@ function judge(scenario: Scenario, figures: SafetyFigures, keys: { left: number;
   if (overflow > 0) problems.push(`${overflow} section(s) did not fit the ledger`);
   return problems;
 }
+
+/** The load worker's module for each kind of section. */
+const kSections: Readonly<Record<NonNullable<Scenario['section']>, string>> = {
+  mutex: './safety/critical-section.ts',
+  reentrant: './safety/reentrant-section.ts',
+  election: './safety/election-section.ts',
+};
 
 async function runScenario(scenario: Scenario, scale: number): Promise<ScenarioResult> {
   const opened: { close(): Promise<void> }[] = [];
@@ -216,7 +234,7 @@ async function runScenario(scenario: Scenario, scale: number): Promise<ScenarioR
       onStart,
       onSecond: () => undefined,
       signal: stop.signal,
-      custom: { module: new URL(scenario.section === 'reentrant' ? './safety/reentrant-section.ts' : './safety/critical-section.ts', import.meta.url).href, data: { ledger: ledger.buffer, logUrl: logServer.urls[0]! } satisfies SafetyData },
+      custom: { module: new URL(kSections[scenario.section ?? 'mutex'], import.meta.url).href, data: { ledger: ledger.buffer, logUrl: logServer.urls[0]! } satisfies SafetyData },
     });
     // A run that fails before it starts (an unreachable master) rejects here instead of hanging.
     await Promise.race([started, running]);
@@ -238,7 +256,9 @@ async function runScenario(scenario: Scenario, scale: number): Promise<ScenarioR
     }
     const keys = await scanKeys(masters.urls, prefix);
     const rows = ledger.rows();
-    const figures = check(rows, await readLog(logServer.urls[0]!, kSettings.resources), { start, faultStart, faultEnd, end }, kSettings.resources);
+    const resources = scenario.load?.resources ?? kSettings.resources;
+    const figures = check(rows, await readLog(logServer.urls[0]!, resources), { start, faultStart, faultEnd, end }, resources);
+    const terms = scenario.section === 'election' ? checkTerms(rows) : undefined;
     // The fault-free phase ends where the fault starts (its first mark).
     const phases: Phase[] = marks.slice(0, -1).map((m, i) => {
       const next = marks[i + 1]!;
@@ -258,8 +278,9 @@ async function runScenario(scenario: Scenario, scale: number): Promise<ScenarioR
       keysLeft: keys.left,
       keysWithoutTtl: keys.withoutTtl,
       ledgerOverflow: ledger.overflow,
+      ...(terms === undefined ? {} : { election: terms }),
       ...(phases.length === 0 ? {} : { phases }),
-      problems: judge(scenario, figures, keys, ledger.overflow, phases),
+      problems: judge(scenario, figures, keys, ledger.overflow, phases, terms),
     };
   } finally {
     for (const resource of opened.reverse()) await resource.close();
@@ -273,7 +294,8 @@ function line(result: ScenarioResult): string {
   const verdict = result.problems.length === 0 ? 'ok' : `FAIL: ${result.problems.join('; ')}`;
   return `  ${fmt(result.attempts)} attempts, ${fmt(result.acquisitions)} acquisitions, ${fmt(failures)} failed cycles, ` +
     `${result.violations} violations (${result.expect}), ${result.writes.rejected} fenced writes rejected, ` +
-    `recovery ${result.recoveryMs === null ? 'never' : `${fmt(result.recoveryMs)} ms`}, ${result.keysLeft} keys left, ${result.keysWithoutTtl} without TTL — ${verdict}`;
+    `recovery ${result.recoveryMs === null ? 'never' : `${fmt(result.recoveryMs)} ms`}, ${result.keysLeft} keys left, ${result.keysWithoutTtl} without TTL — ${verdict}` +
+    (result.election === undefined ? '' : `\n  election: ${result.election.leaderships} leaderships, ${result.election.lost} lost, ${result.election.termInversions} term inversions, ${result.election.pausedNotTold} paused leaders not told`);
 }
 
 /** Scenarios with their own shape of load, each a script run in its own process after the others. */

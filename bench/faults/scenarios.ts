@@ -43,8 +43,13 @@ export interface Scenario {
    * that stay long enough for several faults to hit one of them, as in the Redlock page's crash-recovery scenario.
    */
   readonly holdMs?: number;
-  /** What each contender's section is: a fenced mutex section (default) or a reentrant nest (safety/reentrant-section.ts). */
-  readonly section?: 'mutex' | 'reentrant';
+  /**
+   * What each contender's section is: a fenced mutex section (default), a reentrant nest
+   * (safety/reentrant-section.ts) or a leadership of an election (safety/election-section.ts).
+   */
+  readonly section?: 'mutex' | 'reentrant' | 'election';
+  /** Worker threads, contenders per worker and resources, when not the suite's. */
+  readonly load?: { readonly workers: number; readonly contenders: number; readonly resources: number };
   /** Start a spare server (FaultContext.spare). */
   readonly spare?: boolean;
   /**
@@ -213,6 +218,30 @@ export const SCENARIOS: readonly Scenario[] = [
       await delay(2 * lockMs);
       paused.resume();
       await delay(300);
+    },
+  },
+  {
+    name: 'election-kill-pause',
+    fault: 'three campaigners (one per thread) on one election, leading 100 ms or 1.5× the lease, then resigning: a master SIGKILLed and restarted after 1.5× the lease, another SIGSTOPped for 2× it, a leader\'s thread blocked for 2× it (a GC pause); then the same on two other masters (not in the short form)',
+    expect: 'safe',
+    section: 'election',
+    holdMs: 100,
+    load: { workers: 3, contenders: 1, resources: 1 },
+    inject: async ({ masters, ledger, lockMs, scale }) => {
+      // CI's short form makes one round: its faults are set by the lease, so they cannot be scaled.
+      const faulted: readonly (readonly [number, number])[] = scale < 1 ? [[0, 2]] : [[0, 2], [4, 1]];
+      for (const [killed, paused] of faulted) {
+        await masters.masters[killed]!.restart({ delayMs: 1.5 * lockMs });
+        await delay(300);
+        const master = masters.masters[paused]!;
+        master.pause();
+        await delay(2 * lockMs);
+        master.resume();
+        await delay(300);
+        ledger.requestStall(2 * lockMs);
+        while (ledger.stallPending) await delay(5);
+        await delay(2 * lockMs + 300);
+      }
     },
   },
 ];

@@ -466,7 +466,7 @@ add('LocalMasters.close', 'duplicate', 'close() twice', (env) => env.spare.close
 
 // ─── pipelock loadtest: every flag ───
 
-const INT_FLAGS: readonly [string, number, number][] = [['--masters', 1, 64], ['--workers', 1, 256], ['--concurrency', 1, 100_000], ['--keys', 1, 1e9], ['--retry-count', -1, 1e6], ['--permits', 1, 1024]];
+const INT_FLAGS: readonly [string, number, number][] = [['--masters', 1, 64], ['--workers', 1, 256], ['--concurrency', 1, 100_000], ['--keys', 1, 1e9], ['--retry-count', -1, 1e6], ['--permits', 1, 1024], ['--kills', 1, 10_000]];
 const TIME_FLAGS: readonly [string, number][] = [['--duration', 1], ['--warmup', 0], ['--hold', 0], ['--lock-duration', 1], ['--retry-delay', 0], ['--retry-jitter', 0]];
 const FLAG_BAD: [string, Category, string][] = [];
 for (const [flag, min, max] of INT_FLAGS) {
@@ -493,7 +493,7 @@ FLAG_BAD.push(['--start-at', 'wrong type', '2030-01-01T12:00:00'], ['--start-at'
 const kValid: Readonly<Record<string, string>> = {
   '--servers': 'redis://a:1', '--masters': '3', '--workers': '2', '--concurrency': '4', '--rate': '10', '--duration': '1s', '--warmup': '0',
   '--keys': '10', '--hold': '0', '--lock-duration': '1000', '--retry-count': '1', '--retry-delay': '5', '--retry-jitter': '5',
-  '--operation': 'using', '--kind': 'semaphore', '--depth': '3', '--permits': '4', '--json': 'a.json', '--html': 'a.html', '--start-at': `@${Math.round(Date.now() / 1000) + 3600}`,
+  '--operation': 'using', '--kind': 'semaphore', '--depth': '3', '--permits': '4', '--kills': '5', '--json': 'a.json', '--html': 'a.html', '--start-at': `@${Math.round(Date.now() / 1000) + 3600}`,
 };
 /** Every loadtest flag the table tries (a test checks them against --help). */
 export const LOADTEST_FLAGS_TRIED: readonly string[] = Object.keys(kValid);
@@ -514,6 +514,8 @@ const LOADTEST_OTHER: readonly [Category, readonly string[], string][] = [
   ['conflict', ['--depth', '3'], '--depth'],
   ...(['abc', '0', '-1', '1.5', '1001', 'NaN'] as const).map((v): [Category, readonly string[], string] => [v === '0' ? 'zero' : v === '-1' ? 'negative' : v === '1.5' ? 'fraction' : v === '1001' ? 'huge' : v === 'NaN' ? 'NaN' : 'wrong type', ['--kind', 'reentrant', '--depth', v], '--depth']), ['conflict', ['--kind', 'reentrant', '--operation', 'using'], '--kind'],
   ['conflict', ['--permits', '4'], '--permits'], ['conflict', ['--kind', 'rw', '--permits', '4'], '--permits'],
+  ['conflict', ['--kills', '5'], '--kills'], ['conflict', ['--kind', 'election', '--workers', '2'], '--workers'],
+  ['conflict', ['--kind', 'election', '--operation', 'using'], '--operation'], ['too small', ['--kind', 'election', '--lock-duration', '50'], '--lock-duration'],
 ];
 for (const [category, args, flag] of LOADTEST_OTHER) add('pipelock loadtest', category, args.join(' '), loadtest(args), usage(flag));
 

@@ -10,7 +10,7 @@ const times = { start: 0, faultStart: 100, faultEnd: 200, end: 400 };
 
 let next = 0;
 function row(resource: number, entry: number, exit: number, fence: number, extra: Partial<LedgerRow> = {}): LedgerRow {
-  return { row: next++, resource, worker: 0, entry, exit, validEnd: entry + 1000, fence, write: WRITE_ACCEPTED, writeAt: entry + 1, commit: WRITE_NONE, stalledMs: 0, ...extra };
+  return { row: next++, resource, worker: 0, entry, exit, validEnd: entry + 1000, fence, write: WRITE_ACCEPTED, writeAt: entry + 1, commit: WRITE_NONE, stalledMs: 0, lost: 0, ...extra };
 }
 
 function logOf(rows: readonly LedgerRow[], resource = 0): LogState {
@@ -111,6 +111,25 @@ test('ledger: a requested stall is taken by exactly one holder', () => {
   assert.is(ledger.takeStall(), 250);
   assert.is(ledger.takeStall(), 0);
   assert.not.ok(ledger.stallPending);
+});
+
+test('ledger: extend moves a validity end only later, never by a lease that ran out; lost marks the row', () => {
+  const ledger = Ledger.create(2);
+  const row = ledger.enter(0, 1, 1, 7);
+  const entered = ledger.rows()[0]!.validEnd;
+  // Past the 1 ms of validity the row entered with: a leader looking now has nothing left.
+  const until = performance.now() + 3;
+  while (performance.now() < until);
+  ledger.extend(row, 0);
+  assert.is(ledger.rows()[0]!.validEnd, entered, 'a lease with nothing left does not stretch the window to now');
+  ledger.extend(row, 10_000);
+  assert.ok(ledger.rows()[0]!.validEnd >= entered + 9_000);
+  const moved = ledger.rows()[0]!.validEnd;
+  ledger.extend(row, 1);
+  assert.is(ledger.rows()[0]!.validEnd, moved, 'never earlier');
+  assert.is(ledger.rows()[0]!.lost, 0);
+  ledger.lost(row);
+  assert.is(ledger.rows()[0]!.lost, 1);
 });
 
 test.run();

@@ -16,7 +16,8 @@ const F_WRITE = 6;
 const F_WRITE_AT = 7;
 const F_STALLED_MS = 8;
 const F_COMMIT = 9;
-const kFields = 10;
+const F_LOST = 10;
+const kFields = 11;
 
 /** Header slots, Int32 each. */
 const H_NEXT = 0;
@@ -52,6 +53,8 @@ export interface LedgerRow {
   readonly commit: WriteResult;
   /** How long this holder's thread was blocked on purpose inside the section (a GC pause), ms. */
   readonly stalledMs: number;
+  /** An election leader whose term's signal told it leadership was lost (not resigned): 1, else 0. */
+  readonly lost: number;
 }
 
 /** ms on the clock all threads of this process share. */
@@ -110,6 +113,21 @@ export class Ledger {
     if (row >= 0) this.#rows[row * kFields + F_STALLED_MS] = ms;
   }
 
+  /**
+   * Moves the validity end to now + `validityMs` if that is later (a renewed election lease). A
+   * lease that ran out (0) moves nothing: the window must not stretch to whenever the leader looked.
+   */
+  extend(row: number, validityMs: number): void {
+    if (row < 0 || validityMs <= 0) return;
+    const at = row * kFields + F_VALID_END;
+    this.#rows[at] = Math.max(this.#rows[at]!, sharedNow() + validityMs);
+  }
+
+  /** Marks an election leader told of its loss by its term's signal. */
+  lost(row: number): void {
+    if (row >= 0) this.#rows[row * kFields + F_LOST] = 1;
+  }
+
   exit(row: number): void {
     if (row >= 0) this.#rows[row * kFields + F_EXIT] = sharedNow();
   }
@@ -161,6 +179,7 @@ export class Ledger {
         writeAt: r[at + F_WRITE_AT]!,
         commit: r[at + F_COMMIT]! as WriteResult,
         stalledMs: r[at + F_STALLED_MS]!,
+        lost: r[at + F_LOST]!,
       });
     }
     return rows;

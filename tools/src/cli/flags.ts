@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { KINDS, kLoadDefaults, kMinUsingLockMs, OPERATIONS, runsUnderUsing, type LoadOptions } from '../load/options.js';
+import { KINDS, kLoadDefaults, kMinLeaseMs, kMinUsingLockMs, OPERATIONS, runsUnderUsing, type LoadOptions } from '../load/options.js';
 import { kOpenInFlight } from '../load/loops.js';
 import { redactUrl } from '../shared/redact-url.js';
 import { UsageError } from './errors.js';
@@ -70,10 +70,14 @@ const FLAGS: Readonly<Record<string, Flag>> = {
       '              --depth − 1 acquisitions of it inside (counted, nothing sent), holds, and releases them all\n' +
       '              (acquire timed to the outermost, release from the outermost); acquire-release only\n' +
       '  semaphore   a permit of redlock.semaphore(key, --permits): up to --permits holders per key\n' +
-      '  rw          redlock.readWriteLock(key): read locks, every fourth acquisition of each worker a write lock',
+      '  rw          redlock.readWriteLock(key): read locks, every fourth acquisition of each worker a write lock\n' +
+      '  election    failover time of redlock.election(): three campaigners (Redlocks in one process), the leader\n' +
+      '              killed --hold after it leads, --kills times by a crash (its Redlock quit, no resign) and --kills\n' +
+      '              times by resign(); from the death to the next leader\'s first action. --lock-duration is the lease',
     apply: (v, o) => (o.kind = oneOf('--kind', v, KINDS)),
   },
   depth: { arg: 'N', help: `--kind reentrant: nesting depth, the outermost acquisition included (default ${d.depth})`, apply: (v, o) => (o.depth = int('--depth', v, 1, 1000)) },
+  kills: { arg: 'N', help: `--kind election: leader deaths of each sort, crash and resign, alternately (default ${d.kills})`, apply: (v, o) => (o.kills = int('--kills', v, 1, 10_000)) },
   permits: { arg: 'N', help: `--kind semaphore: permits per key (default ${d.permits})`, apply: (v, o) => (o.permits = int('--permits', v, 1, 1024)) },
   'start-at': {
     arg: 'TIME',
@@ -120,7 +124,19 @@ export function parseLoadFlags(args: readonly string[]): LoadOptions | 'help' {
   return Object.freeze(resolved);
 }
 
+/** The flags of a cycle run, which an election run (a fixed three campaigners until --kills deaths) does not take. */
+const kNotElection = ['workers', 'concurrency', 'rate', 'duration', 'warmup', 'keys', 'retry-count', 'retry-delay', 'retry-jitter', 'operation', 'html', 'start-at'];
+
+function checkElection(o: LoadOptions, given: (name: string) => boolean): void {
+  if (given('kills') && o.kind !== 'election') throw new UsageError('--kills', 'needs --kind election');
+  if (o.kind !== 'election') return;
+  const other = kNotElection.find(given);
+  if (other !== undefined) throw new UsageError(`--${other}`, 'conflicts with --kind election: it runs three campaigners in one process until --kills leaders of each sort have died');
+  if (o.lockMs < kMinLeaseMs) throw new UsageError('--lock-duration', `must be at least ${kMinLeaseMs}ms with --kind election (the lease: its renew deadline is a third of it, its retry period that / 2.5)`, `${o.lockMs}ms`);
+}
+
 function checkCombination(o: LoadOptions, given: (name: string) => boolean): void {
+  checkElection(o, given);
   if (given('permits') && o.kind !== 'semaphore') throw new UsageError('--permits', 'needs --kind semaphore');
   if (given('servers') && given('masters')) throw new UsageError('--masters', 'conflicts with --servers: embedded masters are started only when no --servers is given');
   if (given('rate') && given('concurrency') && o.operation !== 'renew-hold') throw new UsageError('--rate', `conflicts with --concurrency: an open loop (--rate) starts cycles on its schedule, at most ${kOpenInFlight} (+ rate × hold) in flight per worker`);
@@ -131,8 +147,8 @@ function checkCombination(o: LoadOptions, given: (name: string) => boolean): voi
   if (given('depth') && o.kind !== 'reentrant') throw new UsageError('--depth', 'needs --kind reentrant: only a reentrant lock nests');
   if (o.kind === 'reentrant' && o.operation !== 'acquire-release') throw new UsageError('--kind', `reentrant runs acquire-release cycles only: it conflicts with --operation ${o.operation}`, o.kind);
   if (o.operation === 'renew-hold' && given('hold')) throw new UsageError('--hold', 'conflicts with --operation renew-hold: its locks are held until the run ends');
-  // using() extends its lock while the routine runs; the plain cycles would hold an expired lock.
-  if (!runsUnderUsing(o.operation) && o.holdMs >= o.lockMs) {
+  // using() extends its lock while the routine runs, and an election renews its leader's lease; the plain cycles would hold an expired lock.
+  if (!runsUnderUsing(o.operation) && o.kind !== 'election' && o.holdMs >= o.lockMs) {
     throw new UsageError('--hold', `must be shorter than --lock-duration (${o.lockMs}ms): the lock would expire while held`, `${o.holdMs}ms`);
   }
   if (o.json !== undefined && o.json === o.html) throw new UsageError('--html', 'conflicts with --json: both name the same file');

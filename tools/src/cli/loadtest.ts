@@ -6,6 +6,7 @@ import { buildResult } from '../load/result.js';
 import { runLoad } from '../load/runner.js';
 import { probeServers, removeKeys } from '../load/servers.js';
 import { redactUrl } from '../shared/redact-url.js';
+import { electionRun } from './election.js';
 import { EXIT, UsageError } from './errors.js';
 import { LOADTEST_USAGE, parseLoadFlags } from './flags.js';
 import { liveReporter } from './live.js';
@@ -55,6 +56,10 @@ export async function loadtest(args: readonly string[]): Promise<number> {
     if (stop.signal.aborted) return EXIT[signalled!];
     const versions = await probeServers(urls);
     prefix = `pipelock-load:${randomBytes(6).toString('hex')}:`;
+    if (options.kind === 'election') {
+      const code = await electionRun(options, urls, `${prefix}election`, hostLine(versions, flagsOf(options), startedAt), stop.signal);
+      return signalled === undefined ? code : EXIT[signalled];
+    }
     if (options.startAt !== undefined) console.error(`pipelock loadtest: ready; starting at ${new Date(options.startAt).toISOString()} (--start-at)`);
     let startedWall = 0;
     const output = await runLoad(options, urls, prefix, {

@@ -20,6 +20,7 @@ export const kWriteEvery = 4;
 /** acquire() and using() of the run's kind, for one worker's Redlock. */
 export function lockerFor(redlock: Redlock, kind: LoadOptions['kind'], permits: number): { acquire: Acquire; using: Using } {
   switch (kind) {
+    case 'election': // measured by src/load/failover.ts, not by cycles
     case 'mutex':
     case 'reentrant': // its cycle (reentrantCycle) takes its locks through ReentrantRedlock itself
       return {

@@ -9,7 +9,7 @@ export type Operation = (typeof OPERATIONS)[number];
  * The kind of lock a cycle takes (default mutex). A string union so that each kind is one more
  * member here, one more case in src/load/kinds.ts and one more line in --kind's help.
  */
-export const KINDS = ['mutex', 'reentrant', 'semaphore', 'rw'] as const;
+export const KINDS = ['mutex', 'reentrant', 'semaphore', 'rw', 'election'] as const;
 export type Kind = (typeof KINDS)[number];
 
 /** A load run, every value resolved and validated (times in ms). */
@@ -37,6 +37,8 @@ export interface LoadOptions {
   readonly depth: number;
   /** Permits per key with `kind: 'semaphore'`. */
   readonly permits: number;
+  /** `kind: 'election'`: leader deaths of each sort measured (crashes and resigns, alternately). */
+  readonly kills: number;
   readonly json: string | undefined;
   readonly html: string | undefined;
   /** Wall-clock start, ms since the epoch, for load generators on several machines; undefined: at once. */
@@ -62,10 +64,14 @@ export const kLoadDefaults: LoadOptions = Object.freeze({
   kind: 'mutex',
   depth: 2,
   permits: 8,
+  kills: 30,
   json: undefined,
   html: undefined,
   startAt: undefined,
 });
+
+/** The leases an election run accepts: its renew deadline (lease / 3) and retry period (that / 2.5) must be whole ms. */
+export const kMinLeaseMs = 100;
 
 /** `using()` refuses durations within 100 ms of its extension threshold. */
 export const kMinUsingLockMs = defaultSettings.automaticExtensionThreshold + 101;
