@@ -10,7 +10,7 @@
  * rendered. Exits 1 on a violation in a run within the assumptions.
  */
 import { createHash } from 'node:crypto';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { SeedPool } from './pool.js';
 import { describeFailure } from './report.js';
@@ -48,6 +48,7 @@ if (values.seed !== undefined) {
   const seeds = Number(values.seeds);
   const first = Number(values.first);
   const jobs = Math.max(1, Math.min(Number(values.jobs), seeds));
+  const loadAtStart = loadavg()[0] ?? 0;
   const pool = new SeedPool(jobs);
   const tallies: ScenarioTally[] = [];
   for (const scenario of scenarios) {
@@ -62,8 +63,9 @@ if (values.seed !== undefined) {
     const digest = createHash('sha256').update(outcomes.map((o) => `${o.seed} ${o.hash}\n`).join('')).digest('hex').slice(0, 16);
     tallies.push({ scenario, first, seeds, violating: violatingSeeds.length, violatingSeeds, unsafeRuns, expectedRuns, seconds, digest });
     console.log(`scenario ${scenario}: seeds ${first}..${first + seeds - 1}, ${violatingSeeds.length} violating; ${unsafeRuns} with faults outside the assumptions; ${expectedRuns} unsafe only where expected (those faults, or a holder acting straight after a pause); ${(seeds / seconds).toFixed(1)} seeds/s on ${jobs} job(s); histories ${digest}`);
+    // Written after each scenario: a long run stopped part way still records the scenarios it finished.
+    if (values.json) writeSummary(SIMULATE_JSON, `npm run simulate -- ${process.argv.slice(2).join(' ')}`, jobs, tallies, loadAtStart);
   }
   await pool.close();
-  if (values.json) writeSummary(SIMULATE_JSON, `npm run simulate -- ${process.argv.slice(2).join(' ')}`, jobs, tallies);
 }
 process.exit(failed ? 1 : 0);

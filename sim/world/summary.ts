@@ -1,4 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { hostInfo, ROOT, type Host } from '../../bench/lib/host.js';
 
@@ -31,8 +32,10 @@ export interface SimulationSummary {
 
 export const SIMULATE_JSON = join(ROOT, 'bench', 'results', 'simulate.json');
 
-export function writeSummary(path: string, command: string, jobs: number, scenarios: readonly ScenarioTally[]): void {
-  const summary: SimulationSummary = { host: hostInfo([], command), command, jobs, scenarios };
+/** Writes the tallies so far; `loadAtStart` with the load now shows how busy the machine was. */
+export function writeSummary(path: string, command: string, jobs: number, scenarios: readonly ScenarioTally[], loadAtStart: number): void {
+  const host: Host = { ...hostInfo([], command), loadavg: [loadAtStart, loadavg()[0] ?? 0] };
+  const summary: SimulationSummary = { host, command, jobs, scenarios };
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, `${JSON.stringify(summary, null, 2)}\n`);
 }
