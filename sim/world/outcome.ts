@@ -13,12 +13,15 @@ export interface SeedOutcome {
   readonly report: string | undefined;
 }
 
-/** Runs one seed; a violation is replayed verbosely for its trace, and the replay must be the same run (its hash says so). */
-export async function judgeSeed(scenario: string, seed: number): Promise<SeedOutcome> {
-  const result = await runSeed({ seed, scenario });
+/**
+ * Runs one seed (of `root`'s sources: a planted bug, bugs.ts); a violation is replayed verbosely
+ * for its trace, and the replay must be the same run (its hash says so).
+ */
+export async function judgeSeed(scenario: string, seed: number, root?: string): Promise<SeedOutcome> {
+  const result = await runSeed({ seed, scenario, root });
   const outcome = { scenario, seed, hash: result.hash, verdict: result.verdict, unsafe: result.unsafe.length > 0 };
   if (result.verdict !== 'violation') return { ...outcome, report: undefined };
-  const replay = await runSeed({ seed, scenario, verbose: true });
+  const replay = await runSeed({ seed, scenario, verbose: true, root });
   const mismatch = replay.hash === result.hash ? '' : `\n  NOT REPRODUCED: the replay's history is ${replay.hash}, the run's ${result.hash}`;
-  return { ...outcome, report: `${describeFailure(replay)}${mismatch}` };
+  return { ...outcome, report: `${describeFailure(replay, root)}${mismatch}` };
 }

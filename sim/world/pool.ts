@@ -10,16 +10,18 @@ export class SeedPool {
   readonly #workers: Worker[] = [];
 
   constructor(readonly jobs: number) {
-    // The worker is TypeScript: tsx's loader is registered in the thread before it is imported.
+    // The worker is TypeScript: tsx's loaders are registered in the thread before it is imported (the
+    // CJS one too, as `--import tsx` does: a planted bug's copy of src/ lies outside any ESM package).
     const url = new URL('./worker.ts', import.meta.url).href;
-    const boot = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(url)}); })`;
+    const boot = `Promise.all([import('tsx/esm/api'), import('tsx/cjs/api')]).then(([esm, cjs]) => { esm.register(); cjs.register(); return import(${JSON.stringify(url)}); })`;
     for (let i = 0; jobs > 1 && i < jobs; i++) this.#workers.push(new Worker(boot, { eval: true }));
   }
 
-  async run(scenario: string, seeds: readonly number[]): Promise<SeedOutcome[]> {
+  /** `root`: a copy of pipelock's sources to run instead of this checkout's (a planted bug, bugs.ts). */
+  async run(scenario: string, seeds: readonly number[], root?: string): Promise<SeedOutcome[]> {
     const outcomes: SeedOutcome[] = [];
     if (this.#workers.length === 0) {
-      for (const seed of seeds) outcomes.push(await judgeSeed(scenario, seed));
+      for (const seed of seeds) outcomes.push(await judgeSeed(scenario, seed, root));
       return outcomes;
     }
     let next = 0;
@@ -30,7 +32,7 @@ export class SeedPool {
           resolve();
           return;
         }
-        worker.postMessage({ scenario, seed: seeds[next++] });
+        worker.postMessage({ scenario, seed: seeds[next++], root });
       };
       const take = (outcome: SeedOutcome): void => {
         outcomes.push(outcome);

@@ -5,8 +5,9 @@ import { judgeSeed } from './outcome.js';
 interface Job {
   readonly scenario: string;
   readonly seed: number;
+  readonly root: string | undefined;
 }
 
 parentPort!.on('message', (job: Job) => {
-  void judgeSeed(job.scenario, job.seed).then((outcome) => { parentPort!.postMessage(outcome); });
+  void judgeSeed(job.scenario, job.seed, job.root).then((outcome) => { parentPort!.postMessage(outcome); });
 });
