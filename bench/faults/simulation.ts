@@ -2,12 +2,21 @@
  * RELIABILITY.md's simulation section, from bench/results/simulate.json (written by
  * `npm run simulate:long`): the figures per scenario, and what the simulation covers and does not.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { SimulationSummary } from '../../sim/world/summary.js';
-import { hostLine } from '../lib/host.js';
+import { hostLine, ROOT } from '../lib/host.js';
 
 const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
 
-const kCovers = `\`npm run simulate\` (sim/world/, described in sim/README.md) runs pipelock's own Redlock, engine,
+/** sim/README.md's "Not simulated" section, read when rendering so the two cannot drift apart. */
+export function notSimulated(readme = readFileSync(join(ROOT, 'sim', 'README.md'), 'utf8')): string {
+  const section = /^## Not simulated[^\n]*\n([\s\S]*?)(?=^## |(?![\s\S]))/m.exec(readme)?.[1]?.trim();
+  if (section === undefined || section === '') throw new Error('sim/README.md has no "## Not simulated" section to render');
+  return section.replace(/\s*\n\s*/g, ' ');
+}
+
+const covers = (): string => `\`npm run simulate\` (sim/world/, described in sim/README.md) runs pipelock's own Redlock, engine,
 waiting, renewal, handover, semaphore and read/write lock code in several simulated processes against simulated masters
 (sim/master, proven against redis-server by the differential tests), on virtual time, with the
 schedule chosen by a seed: message delays and late messages per connection (FIFO kept), dropped
@@ -26,25 +35,23 @@ after its validity ran out (test/integration/renewal-expiry.test.ts); a late gra
 acquisition was undone after an extension of the held lock had counted that master
 (src/engine/leftovers.ts; reproduced on real masters with SIGSTOP in test/integration/late-grant.test.ts).
 
-Not covered: ioredis clients and Redis Cluster members (the simulated client is @redis/client's
-shape), the offline queue (a command sent while disconnected fails at once), gated waiting across
-processes and tokens made predictable (every simulated process shares one module: one gate process
-id, one token stream; test/integration/tokens.test.ts compares tokens across child processes and
-worker threads), run-once and the election, RESP3 main
-connections, and bytes that are not UTF-8.
+Not simulated (from sim/README.md): ${notSimulated()}
+
 A holder that acts right after its process was paused, judging only by using()'s signal, can
 overlap a newer holder: that is the lease's limit (fencing is its answer), counted apart as
 expected, as are runs given faults outside Redlock's assumptions (a master restarting empty at
 once, a master's clock jumping forward).`;
 
 export function simulationSection(summary: SimulationSummary | undefined): string {
-  if (summary === undefined) return `${kCovers}\n\nNo run recorded yet: \`npm run simulate:long\` writes bench/results/simulate.json.`;
-  const rows = summary.scenarios.map((s) => `| \`${s.scenario}\` | ${fmt(s.first)}–${fmt(s.first + s.seeds - 1)} | **${fmt(s.violating)}**${s.violatingSeeds.length > 0 ? ` (seeds ${s.violatingSeeds.slice(0, 5).join(', ')})` : ''} | ${fmt(s.unsafeRuns)} | ${fmt(s.expectedRuns)} | ${(s.seeds / s.seconds).toFixed(1)} |`);
-  return `${kCovers}
+  if (summary === undefined) return `${covers()}\n\nNo run recorded yet: \`npm run simulate:long\` writes bench/results/simulate.json.`;
+  const rows = summary.scenarios.map((s) => `| \`${s.scenario}\` | ${fmt(s.first)}–${fmt(s.first + s.seeds - 1)} | **${fmt(s.violating)}**${s.violatingSeeds.length > 0 ? ` (seeds ${s.violatingSeeds.slice(0, 5).join(', ')})` : ''} | ${fmt(s.unsafeRuns)} | ${fmt(s.expectedRuns)} | ${(s.seeds / s.seconds).toFixed(1)} | \`${s.digest}\` |`);
+  return `${covers()}
 
-\`${summary.command}\` on ${hostLine(summary.host)}:
+\`${summary.command}\` (on ${summary.jobs} thread${summary.jobs === 1 ? '' : 's'}; seeds/s is the scenario's seeds over its wall time, on a machine as busy as the load average says) on ${hostLine(summary.host)}:
 
-| scenario | seeds | violations (bugs) | runs with unsafe faults | runs unsafe only where expected | seeds/s |
-| --- | ---: | ---: | ---: | ---: | ---: |
-${rows.join('\n')}`;
+| scenario | seeds | violations (bugs) | runs with unsafe faults | runs unsafe only where expected | seeds/s | histories |
+| --- | ---: | ---: | ---: | ---: | ---: | --- |
+${rows.join('\n')}
+
+_histories_ is a hash of every seed's history hash in seed order: the same seeds give the same value whatever \`--jobs\`.`;
 }

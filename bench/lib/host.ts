@@ -67,5 +67,5 @@ export function hostInfo(packages: readonly string[], command: string, valkey?: 
 export function hostLine(host: Host): string {
   const pkgs = Object.entries(host.packages).map(([name, version]) => `${name} ${version}`).join(', ');
   const load = host.loadavg.map((l) => l.toFixed(2)).join(' → ');
-  return `${host.cpu}, ${host.cores} cores, ${host.memoryGiB} GiB, ${host.os}; Node ${host.node}; redis-server ${host.redisServer}${host.valkeyServer === undefined ? '' : `; valkey-server ${host.valkeyServer}`}; pipelock ${host.pipelock}; ${pkgs}; load avg ${load}; ${host.date}`;
+  return `${host.cpu}, ${host.cores} cores, ${host.memoryGiB} GiB, ${host.os}; Node ${host.node}; redis-server ${host.redisServer}${host.valkeyServer === undefined ? '' : `; valkey-server ${host.valkeyServer}`}; pipelock ${host.pipelock}; ${pkgs === '' ? '' : `${pkgs}; `}load avg ${load}; ${host.date}`;
 }

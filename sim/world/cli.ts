@@ -1,13 +1,18 @@
 /**
- * npm run simulate -- [--seeds N] [--first K] [--scenario S] [--seed K] [--verbose] [--json]
+ * npm run simulate -- [--seeds N] [--first K] [--scenario S] [--seed K] [--jobs J] [--verbose] [--json]
  *
- * Runs N seeds (from K) of each scenario (or of S) against this checkout's pipelock; prints per
- * scenario the seeds, violations, runs that broke Redlock's assumptions on purpose, and seeds per
- * second; a failing seed with its trace. `--seed K` replays one seed verbosely (every message in
- * the trace) and prints its history hash. `--json` writes the tallies to bench/results/simulate.json, from which RELIABILITY.md's simulation section is rendered. Exits 1 on
- * a violation in a run within the assumptions.
+ * Runs N seeds (from K) of each scenario (or of S) against this checkout's pipelock, on J worker
+ * threads (default: one per core); prints per scenario the seeds, violations, runs that broke
+ * Redlock's assumptions on purpose, seeds per second and a digest of every seed's history hash
+ * (the same whatever J); each failing seed with its trace, in seed order. `--seed K` replays one
+ * seed verbosely (every message in the trace) and prints its history hash. `--json` writes the
+ * tallies to bench/results/simulate.json, from which RELIABILITY.md's simulation section is
+ * rendered. Exits 1 on a violation in a run within the assumptions.
  */
+import { createHash } from 'node:crypto';
+import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
+import { SeedPool } from './pool.js';
 import { describeFailure } from './report.js';
 import { runSeed } from './run.js';
 import { kScenarios } from './scenarios.js';
@@ -19,6 +24,7 @@ const { values } = parseArgs({
     first: { type: 'string', default: '1' },
     scenario: { type: 'string' },
     seed: { type: 'string' },
+    jobs: { type: 'string', default: String(availableParallelism()) },
     verbose: { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
   },
@@ -41,33 +47,25 @@ if (values.seed !== undefined) {
 } else {
   const seeds = Number(values.seeds);
   const first = Number(values.first);
+  const jobs = Math.max(1, Math.min(Number(values.jobs), seeds));
+  const loadAtStart = loadavg()[0] ?? 0;
+  const pool = new SeedPool(jobs);
   const tallies: ScenarioTally[] = [];
   for (const scenario of scenarios) {
-    const violatingSeeds: number[] = [];
     const started = performance.now();
-    let violating = 0;
-    let unsafeRuns = 0;
-    let expectedRuns = 0;
-    for (let seed = first; seed < first + seeds; seed++) {
-      const result = await runSeed({ seed, scenario });
-      if (result.unsafe.length > 0) unsafeRuns++;
-      if (result.verdict === 'ok') continue;
-      if (result.verdict === 'expected') {
-        expectedRuns++;
-        continue;
-      }
-      violating++;
-      violatingSeeds.push(seed);
-      failed = true;
-      // Replayed verbosely for its trace: the replay must be the same run (its hash says so).
-      const replay = await runSeed({ seed, scenario, verbose: true });
-      console.log(describeFailure(replay));
-      if (replay.hash !== result.hash) console.log(`  NOT REPRODUCED: the replay's history is ${replay.hash}, the run's ${result.hash}`);
-    }
+    const outcomes = await pool.run(scenario, Array.from({ length: seeds }, (_, i) => first + i));
     const seconds = (performance.now() - started) / 1000;
-    tallies.push({ scenario, first, seeds, violating, violatingSeeds, unsafeRuns, expectedRuns, seconds });
-    console.log(`scenario ${scenario}: seeds ${first}..${first + seeds - 1}, ${violating} violating; ${unsafeRuns} with faults outside the assumptions; ${expectedRuns} unsafe only where expected (those faults, or a holder acting straight after a pause); ${(seeds / seconds).toFixed(1)} seeds/s`);
+    const violatingSeeds = outcomes.filter((o) => o.verdict === 'violation').map((o) => o.seed);
+    for (const o of outcomes) if (o.report !== undefined) console.log(o.report);
+    if (violatingSeeds.length > 0) failed = true;
+    const unsafeRuns = outcomes.filter((o) => o.unsafe).length;
+    const expectedRuns = outcomes.filter((o) => o.verdict === 'expected').length;
+    const digest = createHash('sha256').update(outcomes.map((o) => `${o.seed} ${o.hash}\n`).join('')).digest('hex').slice(0, 16);
+    tallies.push({ scenario, first, seeds, violating: violatingSeeds.length, violatingSeeds, unsafeRuns, expectedRuns, seconds, digest });
+    console.log(`scenario ${scenario}: seeds ${first}..${first + seeds - 1}, ${violatingSeeds.length} violating; ${unsafeRuns} with faults outside the assumptions; ${expectedRuns} unsafe only where expected (those faults, or a holder acting straight after a pause); ${(seeds / seconds).toFixed(1)} seeds/s on ${jobs} job(s); histories ${digest}`);
+    // Written after each scenario: a long run stopped part way still records the scenarios it finished.
+    if (values.json) writeSummary(SIMULATE_JSON, `npm run simulate -- ${process.argv.slice(2).join(' ')}`, jobs, tallies, loadAtStart);
   }
-  if (values.json) writeSummary(SIMULATE_JSON, `npm run simulate -- ${process.argv.slice(2).join(' ')}`, tallies);
+  await pool.close();
 }
 process.exit(failed ? 1 : 0);

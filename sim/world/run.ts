@@ -99,6 +99,10 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
   const onUnhandled = (reason: unknown): void => { unhandled.push(reason); };
   process.on('unhandledRejection', onUnhandled);
   install(world, random);
+  const stackTraceLimit = Error.stackTraceLimit;
+  // Capturing a stack for every error pipelock makes (a vote against, a lost connection) was ~5% of
+  // a run; no check or trace reads one, and a verbose replay keeps them for whoever debugs it.
+  if (options.verbose !== true) Error.stackTraceLimit = 0;
   try {
     // The token pool outlives a run: spend it to its end, so this seed's tokens come from this seed.
     for (const before = fills; fills === before;) createToken();
@@ -174,6 +178,7 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
     const verdict = violations.length === 0 ? 'ok' : unsafe.length > 0 || violations.every(expected) ? 'expected' : 'violation';
     return { seed: options.seed, scenario: scenario.name, hash: history.digest(), violations, unsafe, verdict, history, virtualMs: world.now };
   } finally {
+    Error.stackTraceLimit = stackTraceLimit;
     uninstall();
     process.off('unhandledRejection', onUnhandled);
   }
