@@ -22,26 +22,39 @@ const WRITE = "if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', K
 /** Owner-checked delete of the record (resign). */
 const ERASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[2]) end return 0";
 
-/** One command on every master, each bounded by `budget` ms (a paused master never answers). */
-async function everyMaster(masters: MasterSet, args: readonly string[], budget: number): Promise<{ replies: unknown[]; nodes: NodeOutcome[] }> {
-  const replies: unknown[] = [];
-  const nodes: NodeOutcome[] = [];
-  await Promise.all(masters.nodes.map(async (node, index) => {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => { reject(new NodeTimeoutError(node.name, budget)); }, budget);
+/**
+ * One command on every master, each bounded by `budget` ms, settled as soon as `decided` says the
+ * answers so far settle the question: a paused master then costs nothing while a quorum answers,
+ * as in every other quorum call (Redlock decides early both ways). Unanswered masters' entries
+ * stay undefined; their replies, if they come, are ignored.
+ */
+function everyMaster(masters: MasterSet, args: readonly string[], budget: number, decided: (replies: readonly unknown[], nodes: readonly (NodeOutcome | undefined)[]) => boolean): Promise<{ replies: unknown[]; nodes: (NodeOutcome | undefined)[] }> {
+  const count = masters.nodes.length;
+  const replies: unknown[] = Array.from({ length: count }, () => undefined);
+  const nodes = Array.from({ length: count }, (): NodeOutcome | undefined => undefined);
+  const timers = Array.from({ length: count }, (): NodeJS.Timeout | undefined => undefined);
+  let settled = 0;
+  let finished = false;
+  return new Promise((resolve) => {
+    const settle = (index: number, reply: unknown, outcome: NodeOutcome): void => {
+      if (finished || nodes[index] !== undefined) return;
+      clearTimeout(timers[index]);
+      replies[index] = reply;
+      nodes[index] = outcome;
+      settled++;
+      if (settled < count && !decided(replies, nodes)) return;
+      finished = true;
+      for (const timer of timers) clearTimeout(timer);
+      resolve({ replies, nodes });
+    };
+    masters.nodes.forEach((node, index) => {
+      timers[index] = setTimeout(() => { settle(index, undefined, { node: index, name: node.name, vote: 'timeout', error: new NodeTimeoutError(node.name, budget) }); }, budget);
+      node.transport.send(args).then(
+        (reply) => { settle(index, reply, { node: index, name: node.name, vote: 'for' }); },
+        (error: unknown) => { settle(index, undefined, { node: index, name: node.name, vote: 'error', error: asError(error) }); },
+      );
     });
-    try {
-      replies[index] = await Promise.race([node.transport.send(args), timeout]);
-      nodes[index] = { node: index, name: node.name, vote: 'for' };
-    } catch (error) {
-      replies[index] = undefined;
-      nodes[index] = { node: index, name: node.name, vote: error instanceof NodeTimeoutError ? 'timeout' : 'error', error: asError(error) };
-    } finally {
-      clearTimeout(timer);
-    }
-  }));
-  return { replies, nodes };
+  });
 }
 
 /** Writes (`record`) or erases (undefined) the holder's record on a quorum; false if fewer masters did. */
@@ -49,10 +62,12 @@ export async function putRecord(masters: MasterSet, lockKey: string, recordKey: 
   const args = record === undefined
     ? ['EVAL', ERASE, '2', lockKey, recordKey, token]
     : ['EVAL', WRITE, '2', lockKey, recordKey, token, JSON.stringify({ t: record.token, n: record.term, v: record.value, s: record.seq })];
-  const { replies } = await everyMaster(masters, args, budget);
   // An erase also counts where the lock key is already gone (0): nothing of this holder is left there.
-  const done = replies.filter((reply) => reply === 1 || (record === undefined && reply === 0)).length;
-  return done >= masters.quorum;
+  const isDone = (reply: unknown): boolean => reply === 1 || (record === undefined && reply === 0);
+  const doneCount = (replies: readonly unknown[]): number => replies.filter(isDone).length;
+  const refusals = (replies: readonly unknown[], nodes: readonly (NodeOutcome | undefined)[]): number => nodes.filter((node, i) => node !== undefined && !isDone(replies[i])).length;
+  const { replies } = await everyMaster(masters, args, budget, (replies, nodes) => doneCount(replies) >= masters.quorum || refusals(replies, nodes) > masters.nodes.length - masters.quorum);
+  return doneCount(replies) >= masters.quorum;
 }
 
 /**
@@ -61,23 +76,40 @@ export async function putRecord(masters: MasterSet, lockKey: string, recordKey: 
  * quorum of masters answered: their silence says nothing either way.
  */
 export async function readRecord(masters: MasterSet, lockKey: string, recordKey: string, budget: number): Promise<LeaderRecord | undefined> {
-  const { replies, nodes } = await everyMaster(masters, ['MGET', lockKey, recordKey], budget);
-  const answered = nodes.filter((node) => node.vote === 'for').length;
-  if (answered < masters.quorum) throw new QuorumUnreachableError(`could not read the leader of ${lockKey} on a quorum (${answered} of ${masters.nodes.length} answered)`, [], nodes);
-  const byToken = new Map<string, LeaderRecord[]>();
-  for (const reply of replies) {
-    const record = parse(reply);
-    if (record === undefined) continue;
-    const seen = byToken.get(record.token);
-    if (seen === undefined) byToken.set(record.token, [record]);
-    else seen.push(record);
+  const quorum = masters.quorum;
+  // Decided once a token's record stands on a quorum, or once a quorum answered and no token can
+  // reach one with the masters still out. A quorum read meets every completed proclaim's quorum on
+  // one master at least, so the newest value among a quorum's records is the latest completed one.
+  const { replies, nodes } = await everyMaster(masters, ['MGET', lockKey, recordKey], budget, (replies, nodes) => {
+    const answered = nodes.filter((node) => node?.vote === 'for').length;
+    const out = nodes.filter((node) => node === undefined).length;
+    const most = Math.max(0, ...[...byToken(replies).values()].map((records) => records.length));
+    return most >= quorum || (answered >= quorum && most + out < quorum);
+  });
+  const answered = nodes.filter((node) => node?.vote === 'for').length;
+  if (answered < quorum) {
+    const outcomes = nodes.map((node, index): NodeOutcome => node ?? { node: index, name: masters.nodes[index]!.name, vote: 'timeout' });
+    throw new QuorumUnreachableError(`could not read the leader of ${lockKey} on a quorum (${answered} of ${masters.nodes.length} answered)`, [], outcomes);
   }
-  for (const records of byToken.values()) {
-    if (records.length < masters.quorum) continue;
+  for (const records of byToken(replies).values()) {
+    if (records.length < quorum) continue;
     // A proclaim that reached only some masters shows there first: the newest the quorum holds is the value.
     return records.reduce((a, b) => (b.seq > a.seq ? b : a));
   }
   return undefined;
+}
+
+/** The records read, by the token they name (a master's record counts only where its lock key holds that token). */
+function byToken(replies: readonly unknown[]): Map<string, LeaderRecord[]> {
+  const out = new Map<string, LeaderRecord[]>();
+  for (const reply of replies) {
+    const record = parse(reply);
+    if (record === undefined) continue;
+    const seen = out.get(record.token);
+    if (seen === undefined) out.set(record.token, [record]);
+    else seen.push(record);
+  }
+  return out;
 }
 
 /** A master's `[lock value, record]`, as a record whose token the lock key holds there, or undefined. */
