@@ -4,8 +4,10 @@
  * the ledger (test/helpers/election-ledger.ts) itself when it runs in a thread; a child process
  * has no shared memory, so there the test writes them from its messages, stamped here.
  */
+import { subscribe } from 'node:diagnostics_channel';
 import { parentPort, workerData } from 'node:worker_threads';
 import { Redlock, type Term } from '../../src/index.js';
+import { RENEWAL_CHANNEL, type RenewalMessage } from '../../src/metrics/index.js';
 import { Ledger, now } from './election-ledger.js';
 
 export interface CampaignerInput {
@@ -38,9 +40,6 @@ export type FromCampaigner =
   | { readonly type: 'blocked'; readonly from: bigint; readonly to: bigint }
   | { readonly type: 'error'; readonly message: string };
 
-/** How often a leader writes its validity end to the ledger, ms. */
-const kRefreshMs = 10;
-
 const inThread = parentPort !== null;
 const input: CampaignerInput = inThread ? (workerData as CampaignerInput) : (JSON.parse(process.argv[2]!) as CampaignerInput);
 const post = (message: FromCampaigner): void => {
@@ -55,21 +54,25 @@ const election = redlock.election(input.name, input.timing);
 const stopObserving = new AbortController();
 let current: Term | undefined;
 
-const validUntil = (term: Term): bigint => now() + BigInt(Math.floor(term.validity * 1e6));
+const validUntil = (validity: number): bigint => now() + BigInt(Math.floor(validity * 1e6));
+/** The leader's renewals as the library publishes them; a term's signal is not read to learn them. */
+let renewed: ((validity: number) => void) | undefined;
+subscribe(RENEWAL_CHANNEL, (message) => {
+  const { lock, renewed: ok } = message as RenewalMessage;
+  if (ok && lock.resources.includes(input.name)) renewed?.(lock.validity);
+});
 
 function lead(term: Term): void {
   current = term;
-  const until = validUntil(term);
+  const until = validUntil(term.validity);
   const slot = ledger?.begin(input.who, term.term, now(), until);
   post({ type: 'leading', term: term.term, at: now(), until });
-  // The validity end moves with each renewal: kept fresh while the term lasts.
-  const refresh = setInterval(() => {
-    // term.validity reads 0 once the validity has ended (now + 0 would look like a fresh end).
-    if (term.signal.aborted || term.validity <= 0) return;
-    const later = validUntil(term);
-    if (slot !== undefined) ledger!.until(slot, later);
-    else post({ type: 'until', term: term.term, until: later });
-  }, kRefreshMs);
+  // The validity end moves with each renewal. Reading term.validity or term.signal.aborted would
+  // check the term's clock and abort it there, standing in for the library's own timers and loss events.
+  renewed = (validity) => {
+    if (slot !== undefined) ledger!.until(slot, validUntil(validity));
+    else post({ type: 'until', term: term.term, until: validUntil(validity) });
+  };
   const act = input.actEveryMs > 0
     // A careful leader: it checks its term's signal before each action, and acts only while it leads.
     ? setInterval(() => { if (!term.signal.aborted) post({ type: 'act', term: term.term, at: now() }); }, input.actEveryMs)
@@ -77,7 +80,7 @@ function lead(term: Term): void {
   term.signal.addEventListener('abort', () => {
     const at = now();
     if (slot !== undefined) ledger!.aborted(slot, at);
-    clearInterval(refresh);
+    renewed = undefined;
     clearInterval(act);
     const reason: unknown = term.signal.reason;
     post({ type: 'lost', term: term.term, at, reason: reason instanceof Error ? reason.name : typeof reason });
