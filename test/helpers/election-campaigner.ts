@@ -19,6 +19,8 @@ export interface CampaignerInput {
   readonly ledger?: SharedArrayBuffer;
   /** While leading, "act" (report an action with the term) every this many ms; 0: never. */
   readonly actEveryMs: number;
+  /** The Redlock's nodeTimeout. @default 300, which a busy 2-core machine running five threads keeps to */
+  readonly nodeTimeout?: number;
 }
 
 export type ToCampaigner =
@@ -48,8 +50,7 @@ const post = (message: FromCampaigner): void => {
   else process.send!(JSON.parse(JSON.stringify(message, (_, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v))));
 };
 const ledger = input.ledger === undefined ? undefined : new Ledger(input.ledger);
-// A node timeout that a busy 2-core machine running five threads keeps to.
-const redlock = new Redlock(input.urls, { nodeTimeout: 300 });
+const redlock = new Redlock(input.urls, { nodeTimeout: input.nodeTimeout ?? 300 });
 const election = redlock.election(input.name, input.timing);
 const stopObserving = new AbortController();
 let current: Term | undefined;
