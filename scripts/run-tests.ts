@@ -29,13 +29,14 @@ const kVariants: Readonly<Record<string, Variant>> = {
   // The integration files whose outcome rests on server behaviour Valkey could implement
   // differently from Redis 7.0: the transports and scripts, tracking invalidations that wake waiters
   // (standalone and per cluster shard), the held-lock guard, handover and passing, faults
-  // (stop, pause, restart empty), fencing, and the lock kinds. Their masters are Valkey
+  // (stop, pause, restart empty), fencing, and the lock kinds (the election's waiting, record and
+  // term counter across worker threads among them). Their masters are Valkey
   // (test/helpers/valkey.ts); the rest of the integration tier tests pipelock, not the server.
   valkey: {
     dir: 'integration',
     files: [
       'redlock', 'ioredis', 'lean-script', 'waiting', 'gate', 'cluster-waiting', 'held-watch', 'handover', 'pass',
-      'redlock-faults', 'late-grant', 'fencing', 'reentrant', 'rwlock', 'semaphore',
+      'redlock-faults', 'late-grant', 'fencing', 'reentrant', 'rwlock', 'semaphore', 'election', 'election-threads',
     ].map((name) => `${name}.test.ts`),
     env: { PIPELOCK_TEST_SERVER: 'valkey' },
   },

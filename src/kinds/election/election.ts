@@ -27,7 +27,8 @@ export interface CampaignOptions {
 /**
  * Leader election over a Redlock's masters (etcd's concurrency.Election, client-go's timing).
  * Leading is holding the election's lock (`name`), auto-extended by the renewal scheduler with the
- * other locks; campaigners wait for it as any waiter does, woken by its release in arrival order.
+ * other locks; campaigners wait for it as any waiter does, woken by its release (in arrival order within
+ * one Redlock; across processes in the order of the gate's line, docs/lock-kinds.md#leader-election).
  * A new leader raises the election's fencing counter across the quorum to get its term
  * (src/lifecycle/fencing.ts: greater than every earlier term), then writes the record
  * (src/kinds/election/record.ts) that leader() and observe() read.

@@ -12,13 +12,19 @@ export interface TermHost {
   changed(): void;
 }
 
+/** AbortSignal's own `aborted`, which a term's signal reads after reading the clock. */
+const abortedOf = (signal: AbortSignal): boolean => Reflect.get(AbortSignal.prototype, 'aborted', signal);
+
 /**
  * One leadership: what campaign() resolves with. `term` is a fencing token, greater than every
  * earlier term of the election; the system the leader acts on must check it, because a lease is
  * not a guarantee that only one process acts (a paused leader may act after its lease ended).
  */
 export class Term {
-  /** Aborted, with the reason, when leadership is lost (a LockLostError) or resigned (a ResignedError). */
+  /**
+   * Aborted, with the reason, when leadership is lost (a LockLostError) or resigned (a ResignedError).
+   * Reading `aborted` checks the validity first: true at once after a pause past the lease.
+   */
   readonly signal: RedlockAbortSignal;
   readonly #host: TermHost;
   readonly #lock: Lock;
@@ -39,8 +45,13 @@ export class Term {
     this.#host = host;
     this.#lock = lock;
     this.#value = value;
-    this.signal = AbortSignal.any([lock.signal!, this.#resigned.signal, this.#expired.signal]);
-    this.signal.addEventListener('abort', () => { clearTimeout(this.#timer); }, { once: true });
+    const signal = AbortSignal.any([lock.signal!, this.#resigned.signal, this.#expired.signal]);
+    // A timer is no guard after a pause (SIGSTOP, a blocked event loop): the leader's own timers,
+    // due earlier, run before the term's, so reading the signal reads the clock first.
+    Object.defineProperty(signal, 'aborted', { get: () => this.#expire() || abortedOf(signal) });
+    Object.defineProperty(signal, 'throwIfAborted', { value: () => { if (signal.aborted) throw signal.reason; } });
+    this.signal = signal;
+    signal.addEventListener('abort', () => { clearTimeout(this.#timer); }, { once: true });
     this.#watch();
   }
 
@@ -50,13 +61,16 @@ export class Term {
    * the term also aborts on its own clock at the validity's end unless a renewal moved it.
    */
   #watch(): void {
-    const left = this.#lock.validity;
-    if (left <= 0) {
-      this.#expired.abort(new LockLostError(`${this.#host.name}: the lease ran out before a renewal succeeded (term ${this.term})`));
-      return;
-    }
-    this.#timer = setTimeout(() => { this.#watch(); }, Math.ceil(left));
+    if (this.#expire()) return;
+    this.#timer = setTimeout(() => { this.#watch(); }, Math.ceil(this.#lock.validity));
     this.#timer.unref();
+  }
+
+  /** Aborts the term (once) when its validity has run out; true if it has. */
+  #expire(): boolean {
+    if (this.#lock.validity > 0) return false;
+    if (!this.#expired.signal.aborted) this.#expired.abort(new LockLostError(`${this.#host.name}: the lease ran out before a renewal succeeded (term ${this.term})`));
+    return true;
   }
 
   /** The election's name. */
