@@ -4,6 +4,8 @@ import { mastersSuite, probesEach } from '../helpers/masters.js';
 import { eventually } from '../helpers/redis.js';
 import { rejection, throwsInvalid } from '../helpers/reject.js';
 import { timed } from '../helpers/timeout.js';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { ACQUIRE_CHANNEL } from '../../src/lifecycle/channels.js';
 import { LockAbortedError, LockLostError, QuorumUnreachableError, Redlock, RedlockClosedError, ResignedError, Term, type Leader } from '../../src/index.js';
 
 // Leader election on three real masters: three Redlock instances (three clients each) campaign.
@@ -22,10 +24,17 @@ test.after.each(async () => {
 
 const timing = { lease: 900, renewDeadline: 400, retryPeriod: 100 };
 
-/** Keys left on the masters besides the election's fencing counter (which outlives every term). */
+/**
+ * Keys left on the masters besides the election's fencing counter and its history of changes
+ * (which outlive every term, with TTLs of their own; a history with no TTL is a leftover).
+ */
 async function leftovers(): Promise<string[]> {
-  const keys = (await Promise.all(probes.map((p) => p.keys('*')))).flat();
-  return keys.filter((key) => !key.startsWith('pipelock:fence:')).sort();
+  const keys = (await Promise.all(probes.map(async (p) => {
+    const all = await p.keys('*');
+    const ttls = await Promise.all(all.map((key) => p.pTTL(key)));
+    return all.filter((key, i) => !key.startsWith('pipelock:fence:') && !(key.endsWith(':history') && ttls[i]! > 0));
+  }))).flat();
+  return keys.sort();
 }
 
 test('campaigners of one process lead in arrival order; resign hands over; each term greater', timed(10_000, async ({ masters }) => {
@@ -101,6 +110,35 @@ test('proclaim changes the value leader() and observe() show; observe sees each 
   await b.resign();
 }));
 
+test('observe() sees leaderships shorter than its read period, each once and in order (it follows the election\'s history)', timed(15_000, async ({ masters }) => {
+  const slow = { lease: 3_000, renewDeadline: 1_000, retryPeriod: 800 };
+  const watcher = open(masters.urls).election('short', slow);
+  const stop = new AbortController();
+  const seen: Leader[] = [];
+  const observing = (async () => {
+    for await (const leader of watcher.observe({ signal: stop.signal })) seen.push(leader);
+  })();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const redlock = open(masters.urls);
+  const terms: Leader[] = [];
+  // Four leaderships of a few ms each, all between two of the observer's reads (800 ms apart).
+  for (const value of ['s1', 's2', 's3', 's4']) {
+    const term = await redlock.election('short', slow).campaign({ value });
+    terms.push({ term: term.term, value });
+    if (value === 's2') {
+      await term.proclaim('s2b');
+      terms.push({ term: term.term, value: 's2b' });
+    }
+    await term.resign();
+  }
+  await eventually(() => seen.length >= terms.length, 5000, `the observer saw ${terms.length} changes`);
+  await new Promise((resolve) => setTimeout(resolve, 900));
+  stop.abort();
+  await observing;
+  assert.equal(seen, terms);
+  assert.equal(await leftovers(), []);
+}));
+
 test('keys deleted behind the leader\'s back: its signal aborts, and the next leader has a greater term', timed(10_000, async ({ masters }) => {
   const a = await open(masters.urls).election('cron', timing).campaign();
   const waiting = open(masters.urls).election('cron', timing).campaign();
@@ -164,6 +202,20 @@ test('an aborted campaign rejects and leaves no key behind', timed(10_000, async
   assert.equal(await leftovers(), []);
   const aborted = AbortSignal.abort();
   await rejection(open(masters.urls).election('abort', timing).campaign({ signal: aborted }), LockAbortedError);
+  assert.equal(await leftovers(), []);
+  // Given up once it holds the lock (its term and record then written): withdrawn from the history,
+  // so observers never hear of it, and the history (which held only it) is gone.
+  const late = new AbortController();
+  const quit = (): void => { late.abort(new Error('shutting down')); };
+  subscribe(`tracing:${ACQUIRE_CHANNEL}:asyncEnd`, quit);
+  try {
+    await rejection(open(masters.urls).election('abort-late', timing).campaign({ signal: late.signal }), LockAbortedError);
+  } finally {
+    unsubscribe(`tracing:${ACQUIRE_CHANNEL}:asyncEnd`, quit);
+  }
+  assert.ok(late.signal.aborted, 'aborted as the lock was acquired');
+  const history = await Promise.all(probes.map((p) => p.exists('abort-late:history')));
+  assert.equal(history, [0, 0, 0], 'no history of a campaign given up');
   assert.equal(await leftovers(), []);
 }));
 

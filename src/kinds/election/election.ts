@@ -5,7 +5,7 @@ import { counterKeys, raiseFence } from '../../lifecycle/fencing.js';
 import type { Lock } from '../../lifecycle/lock.js';
 import { isObject } from '../../util/checks.js';
 import { resolveElectionOptions, type ResolvedElectionOptions } from './options.js';
-import { putRecord, readRecord } from './record.js';
+import { putRecord, readHistory, readRecord, type HistoryEntry, type RecordKeys } from './record.js';
 import { Term } from './term.js';
 
 /** The current leader as a quorum of masters sees it. */
@@ -39,7 +39,7 @@ export class Election {
   /** Its timing, validated and with defaults filled in. */
   readonly options: ResolvedElectionOptions;
   readonly #acquirer: Acquirer;
-  readonly #recordKey: string;
+  readonly #keys: RecordKeys;
   readonly #counters: readonly string[];
   /** Observers of this process sleeping between reads: woken at once by a local change. */
   readonly #sleepers = new Set<() => void>();
@@ -52,7 +52,7 @@ export class Election {
     if (acquirer.masters.clustered) throw new InvalidArgumentError('redlock', 'must have standalone masters for an election (Redis Cluster members are not supported yet)', name);
     this.name = name;
     this.#acquirer = acquirer;
-    this.#recordKey = `${name}:leader`;
+    this.#keys = { lock: name, record: `${name}:leader`, history: `${name}:history` };
     this.#counters = counterKeys([name]);
   }
 
@@ -73,11 +73,14 @@ export class Election {
       retryDelay: retryPeriod, retryJitter: Math.floor(retryPeriod * 0.2), automaticExtensionThreshold: renewDeadline,
     });
     const lock = await acquirer.traced([this.name], lease, call);
+    let written: HistoryEntry | undefined;
     try {
       const budget = acquirer.settings.nodeTimeout;
       // The clock (µs) is the floor a counter recreated after it expired starts from, as the fenced acquire's does.
       const term = await raiseFence(acquirer.masters, this.#counters, Date.now() * 1000, budget);
       if (term === undefined) throw new QuorumUnreachableError(`could not raise the term of ${this.name} on a quorum`);
+      // Set before the write: a write that reached some masters only is withdrawn from them too.
+      written = { term, value, seq: 0 };
       if (!(await this.put(lock, term, value, 0))) throw new QuorumUnreachableError(`could not write the leader record of ${this.name} on a quorum`);
       // Lost while the term was being written, or given up: not a leadership to hand out.
       if (lock.signal!.aborted) throw lock.signal!.reason;
@@ -85,7 +88,8 @@ export class Election {
       this.changed();
       return new Term(this, lock, term, value);
     } catch (error) {
-      await this.put(lock, 0, undefined, 0).catch((cause: unknown) => { acquirer.report(cause); });
+      // Given up after its write: not a leadership, so observers are not told of it.
+      await putRecord(acquirer.masters, this.#keys, lock.value, undefined, acquirer.settings.nodeTimeout, written).catch((cause: unknown) => { acquirer.report(cause); });
       await lock.release().catch((cause: unknown) => { acquirer.report(cause); });
       throw error;
     }
@@ -93,27 +97,45 @@ export class Election {
 
   /** The current leader and its term, or undefined when none holds the election on a quorum. */
   async leader(): Promise<Leader | undefined> {
-    const record = await readRecord(this.#acquirer.masters, this.name, this.#recordKey, this.#acquirer.settings.nodeTimeout);
+    const record = await readRecord(this.#acquirer.masters, this.#keys, this.#acquirer.settings.nodeTimeout);
     return record === undefined ? undefined : { term: record.term, value: record.value };
   }
 
   /**
-   * Leader changes in order, each once: a new term or a new proclaimed value. Read every
-   * `retryPeriod`, and at once on a change made through this process; ends when `signal` aborts.
-   * A leadership that begins and ends between two reads is not seen.
+   * Leader changes in order, each once: the current leader first (if any), then every new term and
+   * every new proclaimed value, read from the election's history of changes (the last 128), so a
+   * leadership that begins and ends between two reads is still seen. Read every `retryPeriod`, and
+   * at once on a change made through this process; ends when `signal` aborts, or with a
+   * QuorumUnreachableError when a read reaches fewer than a quorum of masters.
    */
   async *observe(options?: { readonly signal?: AbortSignal }): AsyncGenerator<Leader, void, undefined> {
     if (options !== undefined && !isObject(options)) throw new InvalidArgumentError('options', 'must be an object', options);
     const signal = options?.signal;
     if (signal !== undefined && !(signal instanceof AbortSignal)) throw new InvalidArgumentError('options.signal', 'must be an AbortSignal', signal);
+    if (signal?.aborted === true) return;
+    const { masters, settings } = this.#acquirer;
+    // Where the history stands now: changes before it are the past, not news.
+    const past = await readHistory(masters, this.#keys, settings.nodeTimeout);
+    let cursor: HistoryEntry | undefined = past.at(-1);
+    const current = await readRecord(masters, this.#keys, settings.nodeTimeout);
+    if (current !== undefined && (cursor === undefined || after(current, cursor))) cursor = current;
     let last: Leader | undefined;
-    while (signal?.aborted !== true) {
-      const now = await this.leader();
-      if (now !== undefined && (last === undefined || now.term > last.term || (now.term === last.term && now.value !== last.value))) {
-        last = now;
-        yield now;
-      }
+    if (current !== undefined) {
+      last = { term: current.term, value: current.value };
+      yield last;
+    }
+    for (;;) {
       await this.#sleep(signal);
+      // Read again after the sleep (the narrowing of the first check does not hold across it).
+      if (isAborted(signal)) return;
+      for (const entry of await readHistory(masters, this.#keys, settings.nodeTimeout)) {
+        if (cursor !== undefined && !after(entry, cursor)) continue;
+        cursor = entry;
+        // A proclaim of the value already shown is not a change.
+        if (last !== undefined && entry.term === last.term && entry.value === last.value) continue;
+        last = { term: entry.term, value: entry.value };
+        yield last;
+      }
     }
   }
 
@@ -134,11 +156,20 @@ export class Election {
   /** @internal */
   put(lock: Lock, term: number, value: string | undefined, seq: number): Promise<boolean> {
     const record = value === undefined ? undefined : { token: lock.value, term, value, seq };
-    return putRecord(this.#acquirer.masters, this.name, this.#recordKey, lock.value, record, this.#acquirer.settings.nodeTimeout);
+    return putRecord(this.#acquirer.masters, this.#keys, lock.value, record, this.#acquirer.settings.nodeTimeout);
   }
 
   /** @internal */
   changed(): void {
     for (const wake of [...this.#sleepers]) wake();
   }
+}
+
+/** Whether change `a` comes after change `b`: a later term, or a later proclaim in the same term. */
+function after(a: HistoryEntry, b: HistoryEntry): boolean {
+  return a.term > b.term || (a.term === b.term && a.seq > b.seq);
+}
+
+function isAborted(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
 }

@@ -17,10 +17,35 @@ export interface LeaderRecord {
   readonly seq: number;
 }
 
-/** Owner-checked write: the record is set only while KEYS[1] holds ARGV[1]. */
-const WRITE = "if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[2], ARGV[2]) return 1 end return 0";
+/**
+ * Owner-checked write: the record is set only while KEYS[1] holds ARGV[1], and the change is
+ * appended to the election's history (KEYS[3]: the last ARGV[4] changes, kept ARGV[5] ms after the
+ * last), which observe() follows so that no change falls between two of its reads.
+ */
+const WRITE = "if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[2], ARGV[2]) redis.call('RPUSH', KEYS[3], ARGV[3]) redis.call('LTRIM', KEYS[3], -tonumber(ARGV[4]), -1) redis.call('PEXPIRE', KEYS[3], ARGV[5]) return 1 end return 0";
+
+/** How many changes the history keeps, and for how long after the last one (ms). */
+export const kHistoryLength = 128;
+export const kHistoryTtlMs = 86_400_000;
+
+/** One change in the history: a term begun, or a value proclaimed within it (seq). */
+export interface HistoryEntry {
+  readonly term: number;
+  readonly value: string;
+  readonly seq: number;
+}
 /** Owner-checked delete of the record (resign). */
 const ERASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[2]) end return 0";
+/**
+ * A campaign given up after its write: the record erased as by ERASE, and its change taken out of
+ * the history (ARGV[2], its entry as written; a term is never reused, so it names no other change).
+ */
+const WITHDRAW = "redis.call('LREM', KEYS[3], 0, ARGV[2]) if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[2]) end return 0";
+
+/** A change as the history holds it: the same words for the same change on every master. */
+function entryText(entry: HistoryEntry): string {
+  return JSON.stringify({ n: entry.term, v: entry.value, s: entry.seq });
+}
 
 /**
  * One command on every master, each bounded by `budget` ms, settled as soon as `decided` says the
@@ -57,11 +82,24 @@ function everyMaster(masters: MasterSet, args: readonly string[], budget: number
   });
 }
 
-/** Writes (`record`) or erases (undefined) the holder's record on a quorum; false if fewer masters did. */
-export async function putRecord(masters: MasterSet, lockKey: string, recordKey: string, token: string, record: LeaderRecord | undefined, budget: number): Promise<boolean> {
-  const args = record === undefined
-    ? ['EVAL', ERASE, '2', lockKey, recordKey, token]
-    : ['EVAL', WRITE, '2', lockKey, recordKey, token, JSON.stringify({ t: record.token, n: record.term, v: record.value, s: record.seq })];
+/** An election's keys: its lock (the name), the leader's record and the history of changes. */
+export interface RecordKeys {
+  readonly lock: string;
+  readonly record: string;
+  readonly history: string;
+}
+
+/**
+ * Writes (`record`) or erases (undefined) the holder's record on a quorum; false if fewer masters did.
+ * An erase given `withdrawn` also takes that change out of the history (a campaign given up).
+ */
+export async function putRecord(masters: MasterSet, keys: RecordKeys, token: string, record: LeaderRecord | undefined, budget: number, withdrawn?: HistoryEntry): Promise<boolean> {
+  const args = record !== undefined
+    ? ['EVAL', WRITE, '3', keys.lock, keys.record, keys.history, token, JSON.stringify({ t: record.token, n: record.term, v: record.value, s: record.seq }),
+      entryText(record), String(kHistoryLength), String(kHistoryTtlMs)]
+    : withdrawn === undefined
+      ? ['EVAL', ERASE, '2', keys.lock, keys.record, token]
+      : ['EVAL', WITHDRAW, '3', keys.lock, keys.record, keys.history, token, entryText(withdrawn)];
   // An erase also counts where the lock key is already gone (0): nothing of this holder is left there.
   const isDone = (reply: unknown): boolean => reply === 1 || (record === undefined && reply === 0);
   const doneCount = (replies: readonly unknown[]): number => replies.filter(isDone).length;
@@ -75,12 +113,13 @@ export async function putRecord(masters: MasterSet, lockKey: string, recordKey: 
  * quorum; undefined when none does (no leader, or between leaders). Rejects when fewer than a
  * quorum of masters answered: their silence says nothing either way.
  */
-export async function readRecord(masters: MasterSet, lockKey: string, recordKey: string, budget: number): Promise<LeaderRecord | undefined> {
+export async function readRecord(masters: MasterSet, keys: RecordKeys, budget: number): Promise<LeaderRecord | undefined> {
+  const lockKey = keys.lock;
   const quorum = masters.quorum;
   // Decided once a token's record stands on a quorum, or once a quorum answered and no token can
   // reach one with the masters still out. A quorum read meets every completed proclaim's quorum on
   // one master at least, so the newest value among a quorum's records is the latest completed one.
-  const { replies, nodes } = await everyMaster(masters, ['MGET', lockKey, recordKey], budget, (replies, nodes) => {
+  const { replies, nodes } = await everyMaster(masters, ['MGET', lockKey, keys.record], budget, (replies, nodes) => {
     const answered = nodes.filter((node) => node?.vote === 'for').length;
     const out = nodes.filter((node) => node === undefined).length;
     const most = Math.max(0, ...[...byToken(replies).values()].map((records) => records.length));
@@ -97,6 +136,48 @@ export async function readRecord(masters: MasterSet, lockKey: string, recordKey:
     return records.reduce((a, b) => (b.seq > a.seq ? b : a));
   }
   return undefined;
+}
+
+/**
+ * The history's changes that stand on a quorum of masters, oldest first. Every master is waited
+ * for (up to `budget`): a change written on a bare quorum that includes a slow master is seen only
+ * with that master's answer. A change on fewer (a write that failed) is not one. Rejects when fewer
+ * than a quorum answered.
+ */
+export async function readHistory(masters: MasterSet, keys: RecordKeys, budget: number): Promise<HistoryEntry[]> {
+  const { replies, nodes } = await everyMaster(masters, ['LRANGE', keys.history, '0', '-1'], budget, () => false);
+  const answered = nodes.filter((node) => node?.vote === 'for').length;
+  if (answered < masters.quorum) {
+    const outcomes = nodes.map((node, index): NodeOutcome => node ?? { node: index, name: masters.nodes[index]!.name, vote: 'timeout' });
+    throw new QuorumUnreachableError(`could not read the history of ${keys.lock} on a quorum (${answered} of ${masters.nodes.length} answered)`, [], outcomes);
+  }
+  const copies = new Map<string, number>();
+  for (const reply of replies) {
+    if (!Array.isArray(reply)) continue;
+    // A master's list holds each change once: count each entry once per master.
+    for (const raw of new Set(reply.map((item: unknown) => (Buffer.isBuffer(item) ? item.toString() : item)))) {
+      if (typeof raw === 'string') copies.set(raw, (copies.get(raw) ?? 0) + 1);
+    }
+  }
+  const entries: HistoryEntry[] = [];
+  for (const [raw, count] of copies) {
+    if (count < masters.quorum) continue;
+    const entry = parseEntry(raw);
+    if (entry !== undefined) entries.push(entry);
+  }
+  return entries.sort((a, b) => a.term - b.term || a.seq - b.seq);
+}
+
+function parseEntry(raw: string): HistoryEntry | undefined {
+  let data: unknown;
+  try {
+    data = JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+  if (typeof data !== 'object' || data === null) return undefined;
+  const { n, v, s } = data as Record<string, unknown>;
+  return typeof n === 'number' && typeof v === 'string' && typeof s === 'number' ? { term: n, value: v, seq: s } : undefined;
 }
 
 /** The records read, by the token they name (a master's record counts only where its lock key holds that token). */
