@@ -3,6 +3,7 @@ import { publishLockLost } from '../engine/channels.js';
 import { ExtensionLimitError, LockLostError, type PipelockError } from '../errors.js';
 import { Alarm } from '../util/alarm.js';
 import { Heap } from '../util/heap.js';
+import { readClockFirst } from '../util/fresh-signal.js';
 import { kLost, kOps, kRenewal, kRenewed, type Lock, type LockLostHandler, type RedlockAbortSignal, type Renewing } from './lock.js';
 import type { MasterSet } from '../engine/masters.js';
 import { describeOutcomes } from '../engine/records.js';
@@ -71,7 +72,14 @@ export class Renewal implements Renewing {
   }
 
   get signal(): RedlockAbortSignal {
-    return (this.#controller ??= new AbortController()).signal;
+    if (this.#controller !== undefined) return this.#controller.signal;
+    // Reading `aborted` reads the clock first: after a pause the scheduler's timer may not have run.
+    return readClockFirst((this.#controller = new AbortController()).signal, () => { this.#check(); });
+  }
+
+  /** Lost at once if its validity has run out (the scheduler's timer may not have run yet). */
+  #check(): void {
+    if (this.active && performance.now() >= this.lock.validUntil) this.renewals.expire(this);
   }
 
   /** Aborts the signal, made now if it was never read (it reads aborted from then on). */
@@ -178,8 +186,7 @@ export class Renewals {
       heap.pop();
       if (!held.active) continue;
       if (held.final || now >= held.lock.validUntil) {
-        if (held.final) this.#lose(held, new ExtensionLimitError(held.settings.maxExtensions));
-        else this.#lose(held, new LockLostError(`${held.lock.resources.join(', ')}: validity ran out before a renewal succeeded`));
+        this.expire(held);
         continue;
       }
       // Its validity moved (an extend() of the caller's) while its renewal is out: wait for that one.
@@ -236,6 +243,12 @@ export class Renewals {
     this.#heap.push(held);
     this.#alarm.before(held.dueAt);
   };
+
+  /** A lock whose validity ran out (or whose bound was reached) is lost, its keys discarded. */
+  expire(held: Renewal): void {
+    if (held.final) this.#lose(held, new ExtensionLimitError(held.settings.maxExtensions));
+    else this.#lose(held, new LockLostError(`${held.lock.resources.join(', ')}: validity ran out before a renewal succeeded`));
+  }
 
   #lose(held: Renewal, error: PipelockError, discard = true): void {
     this.remove(held);

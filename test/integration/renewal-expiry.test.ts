@@ -32,4 +32,29 @@ test('an auto-extended lock whose renewal is unanswered aborts its signal when i
   }
 }));
 
+test('a holder whose event loop was blocked past its lock\'s validity reads its signal aborted at its first look, before any timer ran: in using() and on an autoExtend lock', timed(15_000, async ({ masters }) => {
+  const redlock = new Redlock(masters.urls, { retryCount: 0 });
+  const block = (until: number): void => { while (performance.now() < until) { /* a GC pause, a stopped VM */ } };
+  try {
+    const lock = await redlock.acquire(['blocked'], 1000, { autoExtend: true });
+    const signal = lock.signal!;
+    assert.is(signal.aborted, false);
+    // Blocked synchronously from before the renewal was due to past the validity: no timer can run.
+    block(lock.validUntil + 100);
+    assert.ok(signal.aborted, 'aborted at the first look after the block');
+    assert.instance(signal.reason, LockLostError);
+    assert.throws(() => { signal.throwIfAborted(); }, (error: unknown) => error instanceof LockLostError);
+    let seen: boolean | undefined;
+    // using() may report the loss once the routine returns; what matters is what the routine saw.
+    await redlock.using(['blocked-using'], 1000, async (routineSignal) => {
+      block(performance.now() + 1200);
+      seen = routineSignal.aborted;
+      await Promise.resolve();
+    }).catch(() => undefined);
+    assert.is(seen, true, 'the routine read its signal aborted after the block');
+  } finally {
+    await redlock.quit();
+  }
+}));
+
 test.run();

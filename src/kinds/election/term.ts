@@ -1,3 +1,4 @@
+import { readClockFirst } from '../../util/fresh-signal.js';
 import { InvalidArgumentError, LockLostError, QuorumUnreachableError, ResignedError } from '../../errors.js';
 import type { Lock } from '../../lifecycle/lock.js';
 import { kAsyncDispose } from '../../util/dispose.js';
@@ -11,9 +12,6 @@ export interface TermHost {
   /** Something changed: observers of this process read again now. */
   changed(): void;
 }
-
-/** AbortSignal's own `aborted`, which a term's signal reads after reading the clock. */
-const abortedOf = (signal: AbortSignal): boolean => Reflect.get(AbortSignal.prototype, 'aborted', signal);
 
 /**
  * One leadership: what campaign() resolves with. `term` is a fencing token, greater than every
@@ -45,11 +43,8 @@ export class Term {
     this.#host = host;
     this.#lock = lock;
     this.#value = value;
-    const signal = AbortSignal.any([lock.signal!, this.#resigned.signal, this.#expired.signal]);
-    // A timer is no guard after a pause (SIGSTOP, a blocked event loop): the leader's own timers,
-    // due earlier, run before the term's, so reading the signal reads the clock first.
-    Object.defineProperty(signal, 'aborted', { get: () => this.#expire() || abortedOf(signal) });
-    Object.defineProperty(signal, 'throwIfAborted', { value: () => { if (signal.aborted) throw signal.reason; } });
+    // Reading `aborted` reads the term's clock first: after a pause its timer may not have run.
+    const signal = readClockFirst(AbortSignal.any([lock.signal!, this.#resigned.signal, this.#expired.signal]), () => { this.#expire(); });
     this.signal = signal;
     signal.addEventListener('abort', () => { clearTimeout(this.#timer); }, { once: true });
     this.#watch();
