@@ -125,11 +125,7 @@ export async function readRecord(masters: MasterSet, keys: RecordKeys, budget: n
     const most = Math.max(0, ...[...byToken(replies).values()].map((records) => records.length));
     return most >= quorum || (answered >= quorum && most + out < quorum);
   });
-  const answered = nodes.filter((node) => node?.vote === 'for').length;
-  if (answered < quorum) {
-    const outcomes = nodes.map((node, index): NodeOutcome => node ?? { node: index, name: masters.nodes[index]!.name, vote: 'timeout' });
-    throw new QuorumUnreachableError(`could not read the leader of ${lockKey} on a quorum (${answered} of ${masters.nodes.length} answered)`, [], outcomes);
-  }
+  answeredByQuorum(masters, nodes, `the leader of ${lockKey}`);
   for (const records of byToken(replies).values()) {
     if (records.length < quorum) continue;
     // A proclaim that reached only some masters shows there first: the newest the quorum holds is the value.
@@ -146,11 +142,7 @@ export async function readRecord(masters: MasterSet, keys: RecordKeys, budget: n
  */
 export async function readHistory(masters: MasterSet, keys: RecordKeys, budget: number): Promise<HistoryEntry[]> {
   const { replies, nodes } = await everyMaster(masters, ['LRANGE', keys.history, '0', '-1'], budget, () => false);
-  const answered = nodes.filter((node) => node?.vote === 'for').length;
-  if (answered < masters.quorum) {
-    const outcomes = nodes.map((node, index): NodeOutcome => node ?? { node: index, name: masters.nodes[index]!.name, vote: 'timeout' });
-    throw new QuorumUnreachableError(`could not read the history of ${keys.lock} on a quorum (${answered} of ${masters.nodes.length} answered)`, [], outcomes);
-  }
+  answeredByQuorum(masters, nodes, `the history of ${keys.lock}`);
   const copies = new Map<string, number>();
   for (const reply of replies) {
     if (!Array.isArray(reply)) continue;
@@ -168,16 +160,32 @@ export async function readHistory(masters: MasterSet, keys: RecordKeys, budget: 
   return entries.sort((a, b) => a.term - b.term || a.seq - b.seq);
 }
 
-function parseEntry(raw: string): HistoryEntry | undefined {
-  let data: unknown;
+/** A read that fewer than a quorum answered says nothing either way: rejects, naming each master's outcome. */
+function answeredByQuorum(masters: MasterSet, nodes: readonly (NodeOutcome | undefined)[], what: string): void {
+  const answered = nodes.filter((node) => node?.vote === 'for').length;
+  if (answered >= masters.quorum) return;
+  const outcomes = nodes.map((node, index): NodeOutcome => node ?? { node: index, name: masters.nodes[index]!.name, vote: 'timeout' });
+  throw new QuorumUnreachableError(`could not read ${what} on a quorum (${answered} of ${masters.nodes.length} answered)`, [], outcomes);
+}
+
+/** The JSON object in `text`, or undefined (not something pipelock wrote: nothing is read from it). */
+function jsonObject(text: string): Record<string, unknown> | undefined {
   try {
-    data = JSON.parse(raw);
+    const data: unknown = JSON.parse(text);
+    return typeof data === 'object' && data !== null ? data as Record<string, unknown> : undefined;
   } catch {
     return undefined;
   }
-  if (typeof data !== 'object' || data === null) return undefined;
-  const { n, v, s } = data as Record<string, unknown>;
+}
+
+/** A change's fields, as the record and the history both write them. */
+function entryOf(data: Record<string, unknown> | undefined): HistoryEntry | undefined {
+  const { n, v, s } = data ?? {};
   return typeof n === 'number' && typeof v === 'string' && typeof s === 'number' ? { term: n, value: v, seq: s } : undefined;
+}
+
+function parseEntry(raw: string): HistoryEntry | undefined {
+  return entryOf(jsonObject(raw));
 }
 
 /** The records read, by the token they name (a master's record counts only where its lock key holds that token). */
@@ -200,15 +208,7 @@ function parse(reply: unknown): LeaderRecord | undefined {
   const text = typeof raw === 'string' ? raw : Buffer.isBuffer(raw) ? raw.toString() : undefined;
   const holder = typeof held === 'string' ? held : Buffer.isBuffer(held) ? held.toString() : undefined;
   if (text === undefined || holder === undefined) return undefined;
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    // Not a record pipelock wrote (the key was set by someone else): no leader is read from it.
-    return undefined;
-  }
-  if (typeof data !== 'object' || data === null) return undefined;
-  const { t, n, v, s } = data as Record<string, unknown>;
-  if (t !== holder || typeof n !== 'number' || typeof v !== 'string' || typeof s !== 'number') return undefined;
-  return { token: t, term: n, value: v, seq: s };
+  const data = jsonObject(text);
+  const entry = entryOf(data);
+  return entry === undefined || data?.t !== holder ? undefined : { token: holder, ...entry };
 }
