@@ -24,7 +24,8 @@ connections, partitions, master pauses, restarts that lose every key (delayed pa
 process pauses and synchronous stalls, per-process and per-master clock rates within the drift
 bound, wall-clock jumps. The checker judges the holders' claims (what each Lock said its validity
 was when the holder acted), fencing order, operations that never settle, keys left after a quiet
-phase, timers left after quit(), callbacks that throw and unhandled rejections; a seed replays
+phase, timers left after quit(), callbacks that throw, unhandled rejections and runs that spin
+(events at one virtual instant past a bound: cut and counted as a violation); a seed replays
 exactly (a hash of the history). \`npm run simulate:bugs\` plants known bug shapes in a copy of
 src/ and reports the seed that finds each.
 

@@ -40,7 +40,7 @@ if (values.seed !== undefined) {
       console.log(describeFailure(result));
       if (result.verdict === 'violation') failed = true;
     } else {
-      console.log(`scenario ${scenario}, seed ${result.seed}: no violation; history ${result.hash}, ${result.history.lines.length} lines, ${result.virtualMs.toFixed(0)} virtual ms`);
+      console.log(`scenario ${scenario}, seed ${result.seed}: no violation; history ${result.hash}, ${result.history.lines.length} lines, ${result.virtualMs.toFixed(0)} virtual ms, ${result.events} events`);
       if (values.verbose) console.log(result.history.lines.join('\n'));
     }
   }

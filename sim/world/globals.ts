@@ -48,6 +48,16 @@ function proc(): Proc {
  * world's: each call answers for the process whose code is running. One world at a time; uninstall
  * gives the real ones back.
  */
+/**
+ * Node's rule for a timer's delay (lib/internal/timers.js): below 1 ms, above 2^31 − 1 or not a
+ * number, it is 1 ms. A 0 ms setTimeout firing at the same virtual instant let a loop re-arm forever
+ * without time moving, which no real process can do.
+ */
+export function timerDelay(ms: unknown): number {
+  const after = Number(ms);
+  return after >= 1 && after <= 2 ** 31 - 1 ? after : 1;
+}
+
 export function install(world: Scheduler, random: Random): void {
   if (saved !== undefined) throw new Error('a simulated world is already installed');
   saved = {
@@ -59,8 +69,8 @@ export function install(world: Scheduler, random: Random): void {
   };
   outside = new Proc(world, -1, 1, 0);
   const g = globalThis as unknown as Record<string, unknown>;
-  g.setTimeout = (fn: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) => new SimTimer(proc(), () => { fn(...args); }, ms ?? 0, false).arm();
-  g.setInterval = (fn: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) => new SimTimer(proc(), () => { fn(...args); }, Math.max(1, ms ?? 0), true).arm();
+  g.setTimeout = (fn: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) => new SimTimer(proc(), () => { fn(...args); }, timerDelay(ms), false).arm();
+  g.setInterval = (fn: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) => new SimTimer(proc(), () => { fn(...args); }, timerDelay(ms), true).arm();
   g.setImmediate = (fn: (...args: unknown[]) => void, ...args: unknown[]) => new SimTimer(proc(), () => { fn(...args); }, 0, false).arm();
   g.clearTimeout = cancel;
   g.clearInterval = cancel;

@@ -37,6 +37,8 @@ export interface RunResult {
   readonly verdict: 'ok' | 'violation' | 'expected';
   readonly history: History;
   readonly virtualMs: number;
+  /** Events the world ran (a spinning run is cut at kMaxEventsAtOnce at one instant, or kMaxEvents). */
+  readonly events: number;
 }
 
 interface Pipelock {
@@ -77,12 +79,43 @@ const kMaxTtl = 2500;
 /** A runaway run (a livelock, a timer loop) is cut here, in virtual ms, and judged as it stands. */
 const kLimitMs = 120_000;
 
+/**
+ * A run that makes this many events at one virtual instant is spinning (a zero-delay loop: seed
+ * 1786 of mutex once re-armed a 0 ms timer at the same instant forever, and its worker ran out of
+ * memory); one that makes this many in all is creeping (steps that move time by a hair). A seed
+ * makes 3,000–7,000 events in all. Either is cut and reported as a violation with its seed, never
+ * left to hang a batch.
+ */
+const kMaxEventsAtOnce = 20_000;
+const kMaxEvents = 2_000_000;
+
+class Runaway extends Error {}
+
+/** Counts a run's events, to tell a spinning run from a long one. */
+class Meter {
+  events = 0;
+  #instant = -1;
+  #atInstant = 0;
+
+  count(now: number): void {
+    this.events++;
+    if (now === this.#instant) this.#atInstant++;
+    else {
+      this.#instant = now;
+      this.#atInstant = 1;
+    }
+    if (this.#atInstant > kMaxEventsAtOnce) throw new Runaway(`${kMaxEventsAtOnce} events at virtual ${now.toFixed(3)} ms without time moving (a zero-delay loop)`);
+    if (this.events > kMaxEvents) throw new Runaway(`more than ${kMaxEvents} events by virtual ${now.toFixed(3)} ms`);
+  }
+}
+
 /** Runs the world's events until `done()` holds or nothing is left before `limit`. */
-async function drive(world: Scheduler, done: () => boolean, limit: number): Promise<void> {
+async function drive(world: Scheduler, meter: Meter, done: () => boolean, limit: number): Promise<void> {
   for (;;) {
     await realImmediate();
     if (done() || world.peek() > limit) return;
     world.runNext();
+    meter.count(world.now);
   }
 }
 
@@ -94,6 +127,7 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
   const world = new Scheduler();
   const random = new Random(options.seed);
   const history = new History(world, options.verbose === true);
+  const meter = new Meter();
   const holders = new Holders(history);
   const unhandled: unknown[] = [];
   const onUnhandled = (reason: unknown): void => { unhandled.push(reason); };
@@ -136,47 +170,57 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
         }
       });
     };
-    const resources = Array.from({ length: scenario.resources }, (_, i) => `r${i}`);
-    phase(resources, phaseEnd, true);
-    await drive(world, () => running === 0, kLimitMs);
-    const quietFrom = Math.max(world.now, phaseEnd + kMaxTtl + 200);
-    world.at(quietFrom, () => undefined);
-    await drive(world, () => world.now >= quietFrom, kLimitMs);
-    // Quiet: no fault, and every message within a node timeout, so every master answers every call.
-    history.log('run', 'quiet phase');
-    net.latency = { minMs: 0.1, maxMs: 5, lateChance: 0, lateMaxMs: 0 };
-    const finals = resources.map((r) => `final:${r}`);
-    phase(finals, world.now + 1500, false);
-    await drive(world, () => running === 0, kLimitMs);
-    const leftAt = world.now + 1000;
-    world.at(leftAt, () => undefined);
-    await drive(world, () => world.now >= leftAt, kLimitMs);
-    const violations: Violation[] = [...checkClaims(history), ...checkSettled(history)];
-    for (const text of holders.expired) violations.push({ property: 'expired', resource: undefined, text });
-    for (const host of hosts) {
-      for (const key of host.master.dump()) {
-        if (key.key.startsWith('final:') && typeof key.value === 'string' && !/^\d+$/.test(key.value)) {
-          violations.push({ property: 'leftover', resource: key.key, text: `${host.name} still holds ${key.key} = ${key.value.slice(0, 8)}… after the quiet phase` });
+    const violations: Violation[] = [];
+    let runaway: string | undefined;
+    try {
+      const resources = Array.from({ length: scenario.resources }, (_, i) => `r${i}`);
+      phase(resources, phaseEnd, true);
+      await drive(world, meter, () => running === 0, kLimitMs);
+      const quietFrom = Math.max(world.now, phaseEnd + kMaxTtl + 200);
+      world.at(quietFrom, () => undefined);
+      await drive(world, meter, () => world.now >= quietFrom, kLimitMs);
+      // Quiet: no fault, and every message within a node timeout, so every master answers every call.
+      history.log('run', 'quiet phase');
+      net.latency = { minMs: 0.1, maxMs: 5, lateChance: 0, lateMaxMs: 0 };
+      const finals = resources.map((r) => `final:${r}`);
+      phase(finals, world.now + 1500, false);
+      await drive(world, meter, () => running === 0, kLimitMs);
+      const leftAt = world.now + 1000;
+      world.at(leftAt, () => undefined);
+      await drive(world, meter, () => world.now >= leftAt, kLimitMs);
+      violations.push(...checkClaims(history), ...checkSettled(history));
+      for (const text of holders.expired) violations.push({ property: 'expired', resource: undefined, text });
+      for (const host of hosts) {
+        for (const key of host.master.dump()) {
+          if (key.key.startsWith('final:') && typeof key.value === 'string' && !/^\d+$/.test(key.value)) {
+            violations.push({ property: 'leftover', resource: key.key, text: `${host.name} still holds ${key.key} = ${key.value.slice(0, 8)}… after the quiet phase` });
+          }
         }
       }
-    }
-    let quitting = procs.length;
-    procs.forEach((proc, i) => {
-      proc.run(() => { void redlocks[i]!.quit().finally(() => { quitting--; }); });
-    });
-    await drive(world, () => quitting === 0, kLimitMs);
-    const quitAt = world.now + 1000;
-    world.at(quitAt, () => undefined);
-    await drive(world, () => world.now >= quitAt, kLimitMs);
-    for (const proc of procs) {
-      if (proc.timers.size > 0) violations.push({ property: 'timers', resource: undefined, text: `p${proc.id} has ${proc.timers.size} timer(s) left after quit()` });
-      for (const error of proc.thrown) violations.push({ property: 'thrown', resource: undefined, text: `p${proc.id}: a callback threw ${String(error)}` });
+      let quitting = procs.length;
+      procs.forEach((proc, i) => {
+        proc.run(() => { void redlocks[i]!.quit().finally(() => { quitting--; }); });
+      });
+      await drive(world, meter, () => quitting === 0, kLimitMs);
+      const quitAt = world.now + 1000;
+      world.at(quitAt, () => undefined);
+      await drive(world, meter, () => world.now >= quitAt, kLimitMs);
+      for (const proc of procs) {
+        if (proc.timers.size > 0) violations.push({ property: 'timers', resource: undefined, text: `p${proc.id} has ${proc.timers.size} timer(s) left after quit()` });
+        for (const error of proc.thrown) violations.push({ property: 'thrown', resource: undefined, text: `p${proc.id}: a callback threw ${String(error)}` });
+      }
+    } catch (error) {
+      if (!(error instanceof Runaway)) throw error;
+      // Cut where it spun: what the history holds so far is still judged.
+      runaway = error.message;
+      violations.push({ property: 'runaway', resource: undefined, text: `the run was cut: ${error.message}`, at: world.now }, ...checkClaims(history));
     }
     await realImmediate();
     for (const reason of unhandled) violations.push({ property: 'unhandled', resource: undefined, text: `unhandled rejection: ${String(reason)}` });
     const unsafe = history.unsafeFaults;
-    const verdict = violations.length === 0 ? 'ok' : unsafe.length > 0 || violations.every(expected) ? 'expected' : 'violation';
-    return { seed: options.seed, scenario: scenario.name, hash: history.digest(), violations, unsafe, verdict, history, virtualMs: world.now };
+    // A spinning run is a bug whatever the faults: a lock client must not livelock.
+    const verdict = violations.length === 0 ? 'ok' : runaway === undefined && (unsafe.length > 0 || violations.every(expected)) ? 'expected' : 'violation';
+    return { seed: options.seed, scenario: scenario.name, hash: history.digest(), violations, unsafe, verdict, history, virtualMs: world.now, events: meter.events };
   } finally {
     Error.stackTraceLimit = stackTraceLimit;
     uninstall();

@@ -4,6 +4,11 @@ import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { runSeed } from '../../sim/world/run.js';
+import { timed } from '../helpers/timeout.js';
+import { plant } from '../../sim/world/bugs.js';
+import { install, timerDelay, uninstall } from '../../sim/world/globals.js';
+import { Random } from '../../sim/diff/random.js';
+import { Scheduler } from '../../sim/world/scheduler.js';
 
 const kRoot = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -32,5 +37,36 @@ test('a seed replayed in a fresh process (npm run simulate -- --seed K) is the s
   assert.match(first, /^[0-9a-f]{16}$/);
   assert.is(replay(), first);
 });
+
+test('a timer of 0 ms fires 1 ms later, as Node\'s do; so does one past 2^31 − 1 or not a number', () => {
+  assert.equal([0, -5, undefined, Number.NaN, 2 ** 31, 0.5].map(timerDelay), [1, 1, 1, 1, 1, 1]);
+  assert.equal([1, 2.5, 2 ** 31 - 1].map(timerDelay), [1, 2.5, 2 ** 31 - 1]);
+  const world = new Scheduler();
+  install(world, new Random(1));
+  const fired: number[] = [];
+  try {
+    setTimeout(() => fired.push(world.now), 0);
+    setImmediate(() => fired.push(world.now));
+    while (world.runNext());
+  } finally {
+    uninstall();
+  }
+  // The immediate runs at once; the 0 ms timer a millisecond on (it once looped at one instant).
+  assert.equal(fired, [0, 1]);
+});
+
+test('a run that spins at one instant is cut and reported as a violation, not left to hang', timed(60_000, async () => {
+  // A planted zero-delay loop: the renewal scheduler's alarm re-armed with setImmediate.
+  const root = plant({ name: 'alarm-spin', what: 'the alarm rings at once, every time', patches: [{
+    file: 'src/util/alarm.ts',
+    from: 'this.#timer = setTimeout(this.#fire, Math.min(kMaxTimerMs, Math.max(0, Math.ceil(at - performance.now()))));',
+    to: 'this.#timer = setImmediate(this.#fire) as unknown as NodeJS.Timeout;',
+  }] });
+  const result = await runSeed({ seed: 1, scenario: 'mutex', root });
+  assert.is(result.verdict, 'violation');
+  const runaway = result.violations.find((v) => v.property === 'runaway');
+  assert.ok(runaway !== undefined, result.violations.map((v) => v.text).join('; '));
+  assert.match(runaway.text, /events at virtual [\d.]+ ms without time moving/);
+}));
 
 test.run();
