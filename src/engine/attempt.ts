@@ -51,7 +51,7 @@ export class Attempt implements OpArgs, Tally {
    * of locks a period and takes this path to make no promise or closure per renewal.
    */
   onDecided: ((attempt: Attempt) => void) | undefined;
-  /** Whatever `onDecided` needs to find its owner (the renewal scheduler's entry); for a won acquisition, the Lock it became. */
+  /** Whatever `onDecided` needs to find its owner (the renewal scheduler's entry); for a won acquisition, the Lock it became (a KeysHolder). */
   context: unknown;
   /**
    * The lock that won with this attempt while a master had yet to answer: it keeps the attempt

@@ -5,9 +5,24 @@ import { nativeReply } from '../protocol/native.js';
 import { undoOf, type OpCode } from '../protocol/opcodes.js';
 import type { Transport } from '../transport/transport.js';
 
-/** Whether an attempt's context (acquire sets the Lock it became) is a lock still valid. */
+/** The method by which an attempt's context says whether the keys it won are still held. */
+export const kKeysHeld = Symbol('pipelock.keysHeld');
+
+/**
+ * A won acquisition's context (its Lock): whether its keys are still held in this process, by it or
+ * by what took them over (the Lock extend() replaced it with, the waiter it was passed to).
+ */
+export interface KeysHolder {
+  [kKeysHeld](): boolean;
+}
+
+/**
+ * Whether an attempt's context (acquire sets the Lock it became) still holds its keys. Not the
+ * Lock's own validity: extend() replaces a Lock (the old one reads 0) and release() may pass its
+ * keys to a waiter, while the token on the masters is the same (mutex seed 4381 of the simulation).
+ */
 function stillHeld(context: unknown): boolean {
-  return typeof context === 'object' && context !== null && ((context as { validity?: unknown }).validity as number) > 0;
+  return typeof context === 'object' && context !== null && kKeysHeld in context && (context as KeysHolder)[kKeysHeld]();
 }
 
 /** Releases kept for a stalled master (see defer): past this many, their keys expire with their TTL. */

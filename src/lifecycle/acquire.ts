@@ -14,7 +14,7 @@ import { traceAcquire } from './channels.js';
 import { acquireError, describeResources } from './failure.js';
 import { counterKeys, raiseFence } from './fencing.js';
 import type { Kind, KindHost } from './kind.js';
-import { kChain, kOps, Lock, type CallSettings, type LockOwner } from './lock.js';
+import { kChain, kOps, Lock, passedTo, type CallSettings, type LockOwner } from './lock.js';
 import { misconfigured } from './misconfigured.js';
 import { QueuedAcquisition } from './queued.js';
 import type { Releases } from './release.js';
@@ -158,6 +158,7 @@ export class Acquirer implements KindHost {
         const handed = wait?.handed();
         if (handed instanceof Passed) {
           const lock = new Lock(this.owner, masters, resources, handed.token, attempts, handed.validUntil, 0, performance.now());
+          passedTo(handed.from as Lock, lock);
           lock[kChain] = wait!.chain;
           if (!masters.isClosed() && !isAborted(signal) && lock.validity > 0) {
             if (call.autoExtend) this.renewals.hold(lock, duration, s, call.onLockLost);

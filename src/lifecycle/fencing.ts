@@ -26,7 +26,11 @@ import { FENCE_RETENTION_MS } from '../protocol/batch-script.js';
  * master stays down longer than the largest lock duration: Redlock's delayed restart, redis.io/docs/latest/develop/use/patterns/distributed-locks) and Redis
  * keys expire no earlier than their TTL. Counters expire 7 days after last use; one created again
  * starts from the master's clock in µs, so tokens keep increasing as long as a resource sees fewer
- * than one acquisition per µs and no master's clock steps back by more than those 7 days.
+ * than one acquisition per µs and no master's clock steps back by more than those 7 days. A master
+ * restarted empty (the delayed restart keeps the lock keys safe, not the counters) re-creates its
+ * counters the same way, so the masters' wall clocks must agree to within the time it stayed down:
+ * the simulation, given clocks up to 1,000 s apart, saw fences fall after every master had
+ * restarted (sim/README.md); NTP keeps them within milliseconds.
  */
 export function counterKeys(resources: readonly string[], clustered = false): string[] {
   // On a Redis Cluster member the counter must share its resource's slot (src/transport/cluster/slots.ts).

@@ -1,4 +1,5 @@
 import { kAttemptCompleted, type Attempt, type CompletionKeeper } from '../engine/attempt.js';
+import { kKeysHeld, type KeysHolder } from '../engine/leftovers.js';
 import type { MasterSet } from '../engine/masters.js';
 import { settle, type Voted } from '../engine/records.js';
 import type { ExecutionStats, PipelockError } from '../errors.js';
@@ -94,10 +95,29 @@ export function replaced(old: Lock, next: Lock): void {
 }
 
 /**
+ * The Lock a waiter of this process made of the keys a lock passed to it on release()
+ * (src/lifecycle/handover.ts). Apart from `replacements`: disposing a lock passed on must not
+ * release the waiter's.
+ */
+const heirs = new WeakMap<Lock, Lock>();
+
+/** release() passed `from`'s keys to a waiter, which holds them as `to`. */
+export function passedTo(from: Lock, to: Lock): void {
+  heirs.set(from, to);
+}
+
+/** The last Lock of the chain of replacements and passes that starts at `lock`. */
+function lastHolder(lock: Lock): Lock {
+  let last = lock;
+  for (let next = replacements.get(last) ?? heirs.get(last); next !== undefined; next = replacements.get(last) ?? heirs.get(last)) last = next;
+  return last;
+}
+
+/**
  * A held lock. node-redlock's shape (`resources`, `value`, `attempts`, `expiration`, `release()`,
  * `extend()`) plus the remaining validity on the monotonic clock.
  */
-export class Lock implements CompletionKeeper {
+export class Lock implements CompletionKeeper, KeysHolder {
   /** Epoch ms at which the lock stops being valid (node-redlock's field); 0 once released, lost or replaced by extend(). */
   expiration: number;
   /** @hidden Internal state of the lock lifecycle, keyed by a symbol the package does not export. */
@@ -175,6 +195,17 @@ export class Lock implements CompletionKeeper {
   /** @hidden Internal state of the lock lifecycle, keyed by a symbol the package does not export. */
   [kLost](): void {
     this.expiration = 0;
+  }
+
+  /**
+   * @hidden Whether this lock's keys are still held in this process: by it, by the Lock extend()
+   * replaced it with, or by the waiter it was passed to (a late grant of its acquisition is then
+   * not undone: src/engine/leftovers.ts).
+   */
+  [kKeysHeld](): boolean {
+    const lock = lastHolder(this);
+    // Passed to a waiter that has not yet made its Lock: the keys are that waiter's.
+    return lock.validity > 0 || lock[kPassedOn];
   }
 
   /** Milliseconds of validity left on the monotonic clock; 0 once expired, released or replaced. */

@@ -50,7 +50,7 @@ export class Releases {
     const heir = heirOf(this.waiters, lock, expires);
     if (heir !== undefined) {
       if (!passable(lock, heir)) return this.#handOver(lock, s, expires, heir);
-      if (heir.receive(new Passed(lock.value, lock.validUntil))) {
+      if (heir.receive(new Passed(lock.value, lock.validUntil, lock))) {
         lock[kPassedOn] = true;
         return new ReleaseResult(this.masters, undefined);
       }

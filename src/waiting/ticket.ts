@@ -24,7 +24,8 @@ export interface HandoverTerms {
 
 /** A lock passed to a waiter as it stands (src/lifecycle/handover.ts): the holder's token and validity (performance.now()). */
 export class Passed {
-  constructor(readonly token: string, readonly validUntil: number) {}
+  /** `from`: the Lock that passed them, which the waiter's Lock takes over from. */
+  constructor(readonly token: string, readonly validUntil: number, readonly from: object) {}
 }
 
 /** One acquire call's place in its resources' local line. */
