@@ -4,7 +4,7 @@ import type { Random } from '../diff/random.js';
 import { currentProc, Proc, SimTimer } from './process.js';
 import type { Scheduler } from './scheduler.js';
 
-const kEpoch = 1_780_000_000_000;
+export const kEpoch = 1_780_000_000_000;
 
 interface Saved {
   readonly setTimeout: typeof globalThis.setTimeout;
