@@ -4,6 +4,8 @@
  * Each is loaded only in the child process that measures it.
  */
 import { once } from 'node:events';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { REFUSED, TTL_MS, type Contender } from './contender.js';
 
 export async function openContender(id: string, urls: readonly string[]): Promise<Contender> {
@@ -13,6 +15,7 @@ export async function openContender(id: string, urls: readonly string[]): Promis
     case 'pipelock-uncoalesced': return pipelock(urls, false);
     case 'pipelock-scripts': return pipelock(urls, true, 'scripts');
     case 'pipelock-native': return pipelock(urls, true, 'native');
+    case 'pipelock-other': return pipelockOther(urls);
     case 'raw-coalesced': return (await import('./raw.js')).rawCoalesced(urls, TTL_MS);
     case 'raw-quorum': return (await import('./raw.js')).rawPerCommand(urls, TTL_MS, false);
     case 'raw-all': return (await import('./raw.js')).rawPerCommand(urls, TTL_MS, true);
@@ -29,9 +32,22 @@ async function pipelock(clients: readonly string[] | readonly import('ioredis').
   return pipelockContender(new Redlock(clients, { retryCount: 0, coalesce, commands }));
 }
 
+type Pipelock = typeof import('../../src/index.js');
+
+/**
+ * pipelock from another checkout's src/ (PIPELOCK_OTHER_ROOT, set by bench:peers' --other-root):
+ * the old main beside this tree in one interleaved run, so a before/after ratio is paired.
+ */
+async function pipelockOther(urls: readonly string[]): Promise<Contender> {
+  const root = process.env.PIPELOCK_OTHER_ROOT;
+  if (root === undefined || root === '') throw new Error('pipelock-other: PIPELOCK_OTHER_ROOT is not set (bench:peers --other-root DIR sets it)');
+  const other = await import(pathToFileURL(join(root, 'src', 'index.ts')).href) as Pipelock;
+  return pipelockContender(new other.Redlock(urls, { retryCount: 0 }), other);
+}
+
 /** A Redlock as a contender, through its public API: a refusal is REFUSED, any other error throws. */
-export async function pipelockContender(redlock: import('../../src/index.js').Redlock): Promise<Contender> {
-  const { ResourceLockedError } = await import('../../src/index.js');
+export async function pipelockContender(redlock: import('../../src/index.js').Redlock, from?: Pipelock): Promise<Contender> {
+  const { ResourceLockedError } = from ?? await import('../../src/index.js');
   type Lock = import('../../src/index.js').Lock;
   await redlock.ready();
   return {

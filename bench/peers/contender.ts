@@ -27,6 +27,8 @@ export interface ContenderInfo {
   readonly onCluster?: string;
   /** Measured only on Valkey configurations: on redis-server 7.0 it would run what `pipelock` runs. */
   readonly valkeyOnly?: true;
+  /** Measured only when named in --contenders (it needs more than this checkout). */
+  readonly optIn?: true;
 }
 
 export const CONTENDERS: readonly ContenderInfo[] = [
@@ -35,6 +37,7 @@ export const CONTENDERS: readonly ContenderInfo[] = [
   { id: 'pipelock-uncoalesced', label: 'pipelock (coalesce: false)', packages: ['@redis/client'], kind: 'pipelock', note: 'one script call per operation per master' },
   { id: 'pipelock-scripts', label: "pipelock (commands: 'scripts')", packages: ['@redis/client'], kind: 'pipelock', note: 'Lua scripts for every owner-checked operation, as on servers without SET IFEQ / DELIFEQ', valkeyOnly: true },
   { id: 'pipelock-native', label: "pipelock (commands: 'native')", packages: ['@redis/client'], kind: 'pipelock', note: 'native commands for every single-key operation, acquisitions of a tick included (one SET NX PX each)', valkeyOnly: true },
+  { id: 'pipelock-other', label: 'pipelock from --other-root', packages: ['@redis/client'], kind: 'pipelock', note: 'another checkout\'s src/ (e.g. a worktree of the old main), as pipelock: a paired before/after run', optIn: true },
   { id: 'raw-coalesced', label: 'ceiling: coalesced, quorum', packages: ['@redis/client'], kind: 'ceiling', note: 'SET NX / compare-and-delete gathered per master per tick into one EVALSHA; returns at the quorum' },
   { id: 'raw-quorum', label: 'ceiling: per command, quorum', packages: ['@redis/client'], kind: 'ceiling', note: 'SET NX PX to all, EVALSHA compare-and-delete to all; returns at the quorum', onCluster: 'each command sent by an @redis/client cluster client to the key\'s shard' },
   { id: 'raw-all', label: 'ceiling: per command, all', packages: ['@redis/client'], kind: 'ceiling', note: 'as above, waits for all N replies' },

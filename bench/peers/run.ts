@@ -4,12 +4,14 @@
  *
  *   node --import tsx bench/peers/run.ts [--reps 3 (5 at least at concurrency 1, 4, 16)] [--duration-ms 5000] [--warmup-ms 1000]
  *     [--contenders a,b] [--configs c1,c64,cluster64] [--out bench/results/peers.json]
+ *     [--other-root DIR (with --contenders …,pipelock-other: DIR's src/ measured beside this one)]
  *
  * cluster64 runs pipelock and the contenders that can (contender.ts `onCluster`) on three local
  * Redis Clusters of three shards each.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join, relative } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ROOT } from '../lib/host.js';
 import { CONFIGS, CONTENDERS, configById, contenderInfo } from './contender.js';
@@ -20,7 +22,8 @@ const { values } = parseArgs({
     reps: { type: 'string', default: '3' },
     'duration-ms': { type: 'string', default: '5000' },
     'warmup-ms': { type: 'string', default: '1000' },
-    contenders: { type: 'string', default: CONTENDERS.map((c) => c.id).join(',') },
+    contenders: { type: 'string', default: CONTENDERS.filter((c) => c.optIn !== true).map((c) => c.id).join(',') },
+    'other-root': { type: 'string' },
     configs: { type: 'string', default: CONFIGS.map((c) => c.id).join(',') },
     out: { type: 'string', default: join(ROOT, 'bench', 'results', 'peers.json') },
   },
@@ -33,6 +36,15 @@ function positive(name: string, raw: string): number {
 }
 
 const contenders = values.contenders.split(',').map((id) => contenderInfo(id).id);
+if (contenders.includes('pipelock-other') !== (values['other-root'] !== undefined)) {
+  throw new Error('--other-root DIR and the contender pipelock-other go together: DIR is the checkout whose src/ pipelock-other measures');
+}
+if (values['other-root'] !== undefined) {
+  const root = resolve(values['other-root']);
+  if (!existsSync(join(root, 'src', 'index.ts'))) throw new Error(`--other-root: ${root} has no src/index.ts`);
+  // The measuring children inherit it (harness.ts spawns them with this process's environment).
+  process.env.PIPELOCK_OTHER_ROOT = root;
+}
 const configs = values.configs.split(',').map((id) => configById(id).id);
 const command = `node --import tsx bench/peers/run.ts ${process.argv.slice(2).join(' ')}`.trim();
 const plan = {
