@@ -34,7 +34,11 @@ claiming its old validity while the extension was out (test/integration/extend-s
 an auto-extended lock whose renewal waited on slow masters was reported lost at the node timeout,
 after its validity ran out (test/integration/renewal-expiry.test.ts); a late grant of a won
 acquisition was undone after an extension of the held lock had counted that master
-(src/engine/leftovers.ts; reproduced on real masters with SIGSTOP in test/integration/late-grant.test.ts).
+(src/engine/leftovers.ts; reproduced on real masters with SIGSTOP in test/integration/late-grant.test.ts),
+and again once the held lock had been replaced by \`extend()\` or passed to a waiter (two more
+tests there). It also showed that fencing tokens need the masters' wall clocks to agree within a
+restart's downtime (a counter a master re-creates from its clock after a restart must start above
+the others'), an assumption now stated in docs/fencing-and-run-once.md.
 
 Not simulated (from sim/README.md): ${notSimulated()}
 
