@@ -140,8 +140,9 @@ export class Acquirer implements KindHost {
         await opening;
         masters.assertOpen();
       }
-      if (Wait.behind(this.waiters, waitKeys, s, mode)) {
-        wait = new Wait(this.waiters, waitKeys, s, deadline, mode, handoverTerms(kind, counters, duration, ttlArg, s.nodeTimeout, s.driftFactor), true);
+      // A call in turn (an election's campaign) is in line from its arrival: its first attempt goes to the gate too.
+      if (call.inTurn !== undefined ? Wait.inLine(this.waiters, s, mode) : Wait.behind(this.waiters, waitKeys, s, mode)) {
+        wait = new Wait(this.waiters, waitKeys, s, deadline, mode, handoverTerms(kind, counters, duration, ttlArg, s.nodeTimeout, s.driftFactor), true, call.inTurn);
         if (wait.queued) {
           // Admitted from the window's queue after others of this process began waiting for the
           // same resources: it waits behind them, and gives its room to someone who can use it.
@@ -214,7 +215,7 @@ export class Acquirer implements KindHost {
         masters.reportRefusals(attempt);
         stats ??= masters.stats.bind(masters, attempts);
         if (wait === undefined) {
-          wait = new Wait(this.waiters, waitKeys, s, deadline, mode, handoverTerms(kind, counters, duration, ttlArg, s.nodeTimeout, s.driftFactor), false);
+          wait = new Wait(this.waiters, waitKeys, s, deadline, mode, handoverTerms(kind, counters, duration, ttlArg, s.nodeTimeout, s.driftFactor), false, call.inTurn);
           wait.decided(attempt);
         }
         // Undo this attempt wherever it may have written (timed-out masters too). The undo is queued

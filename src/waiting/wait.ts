@@ -3,7 +3,7 @@ import { publishAcquireRetry } from '../engine/channels.js';
 import type { MasterSet } from '../engine/masters.js';
 import { lostToErrors } from '../engine/quorum.js';
 import type { ExecutionStats } from '../errors.js';
-import { sendGated, turnId, turnsKey } from './gate.js';
+import { sendGated, turnId, turnsKey, type InTurn } from './gate.js';
 import { isAborted, mayRetry, retryWait, sleep, type ScheduleSettings } from './schedule.js';
 import type { HandoverTerms, Passed, Ticket } from './ticket.js';
 import type { Waiters, WaitMode } from './waiters.js';
@@ -64,8 +64,15 @@ export class Wait {
     readonly terms: HandoverTerms | undefined,
     /** False for a wait that begins after the call's first attempt: it was not a newcomer to the line. */
     arriving: boolean,
+    /** Every attempt to the gate first, from the first (see InTurn); made before the first attempt. */
+    readonly inTurn?: InTurn,
   ) {
-    if (arriving && Wait.behind(waiters, resources, settings, mode)) this.#ticket = waiters!.join(resources);
+    if (arriving && (inTurn !== undefined ? Wait.inLine(waiters, settings, mode) : Wait.behind(waiters, resources, settings, mode))) this.#ticket = waiters!.join(resources);
+  }
+
+  /** Whether a call waits in this process's line for its resources at all (a mutex that may retry). */
+  static inLine(waiters: Waiters | undefined, settings: ScheduleSettings, mode: WaitMode): boolean {
+    return waiters !== undefined && mode === 'line' && settings.retryCount !== 0;
   }
 
   /**
@@ -97,11 +104,15 @@ export class Wait {
    */
   send(masters: MasterSet, keys: readonly string[], ttlArg: string, budget: number): Attempt | undefined {
     const ticket = this.#ticket;
-    const gate = this.#woken && ticket !== undefined && this.terms !== undefined ? ticket.gate : -1;
+    const inTurn = this.inTurn;
+    // A call in turn goes to its gate every time (the schedule's attempts too); others when woken.
+    const gate = ticket === undefined || this.terms === undefined ? -1
+      : inTurn !== undefined ? this.waiters!.gate(keys)
+        : this.#woken ? ticket.gate : -1;
     this.#gatedAt = gate;
     if (gate === -1) return undefined;
     const turns = ticket!.turnsKey ??= turnsKey(masters.keyPrefix, keys[0]!, masters.clustered);
-    return sendGated(masters, gate, keys, ttlArg, budget, turns, ticket!.turn ??= turnId());
+    return sendGated(masters, gate, keys, ttlArg, budget, turns, ticket!.turn ??= turnId(), inTurn);
   }
 
   /**

@@ -145,4 +145,32 @@ test('a quorum of masters paused: the leader steps down before its validity ends
   assert.equal(overlaps(ledger.entries()), []);
 }));
 
+test('campaigners in other threads are served in the order they arrived, whichever hears a resign first', timed(120_000, async ({ masters }) => {
+  const memory = ledgerMemory();
+  const ledger = new Ledger(memory);
+  const campaigners = await threads(4, 'turns', memory, masters.urls);
+  const known = new Set<Leading>();
+  campaigners[0]!.send({ type: 'campaign', value: 'w0' });
+  let leader = await nextLeader(campaigners, known);
+  const served: number[] = [];
+  const arrived: number[] = [];
+  // Two rounds: three arrive, one by one, while one leads; each leader resigns once it leads.
+  for (const order of [[3, 1, 2], [0, 3, 1]]) {
+    for (const who of order) {
+      campaigners[who]!.send({ type: 'campaign', value: `w${who}` });
+      arrived.push(who);
+      // Its first attempt refused (it is in line) before the next arrives.
+      await sleep(timing.retryPeriod * 1.5);
+    }
+    for (let i = 0; i < order.length; i++) {
+      leader.c.send({ type: 'resign' });
+      await leader.c.next('resigned', kSlowMs, (r) => r.term === leader.report.term);
+      leader = await nextLeader(campaigners, known);
+      served.push(leader.c.who);
+    }
+  }
+  assert.equal(served, arrived, `led in the order ${served.join(', ')}, arrived ${arrived.join(', ')}`);
+  assert.equal(overlaps(ledger.entries()), []);
+}));
+
 test.run();

@@ -8,6 +8,12 @@ import { resolveElectionOptions, type ResolvedElectionOptions } from './options.
 import { putRecord, readHistory, readRecord, type HistoryEntry, type RecordKeys } from './record.js';
 import { Term } from './term.js';
 
+/**
+ * The least time the first campaigner in line has to come for a free lock before the next may take
+ * its place (src/waiting/gate.ts InTurn): a woken thread on a busy machine takes tens of ms.
+ */
+const kMinGraceMs = 250;
+
 /** The current leader as a quorum of masters sees it. */
 export interface Leader {
   /** The leader's term: its fencing token. */
@@ -27,8 +33,9 @@ export interface CampaignOptions {
 /**
  * Leader election over a Redlock's masters (etcd's concurrency.Election, client-go's timing).
  * Leading is holding the election's lock (`name`), auto-extended by the renewal scheduler with the
- * other locks; campaigners wait for it as any waiter does, woken by its release (in arrival order within
- * one Redlock; across processes in the order of the gate's line, docs/lock-kinds.md#leader-election).
+ * other locks; campaigners wait for it as any waiter does, woken by its release, in arrival order
+ * across processes: every attempt goes to the gate first, so each joins the gate's line at its first
+ * refusal (src/waiting/gate.ts InTurn, docs/lock-kinds.md#leader-election).
  * A new leader raises the election's fencing counter across the quorum to get its term
  * (src/lifecycle/fencing.ts: greater than every earlier term), then writes the record
  * (src/kinds/election/record.ts) that leader() and observe() read.
@@ -68,10 +75,12 @@ export class Election {
     if (signal !== undefined && !(signal instanceof AbortSignal)) throw new InvalidArgumentError('options.signal', 'must be an AbortSignal', signal);
     const { lease, renewDeadline, retryPeriod } = this.options;
     const acquirer = this.#acquirer;
-    const call = resolveCall(acquirer.settings, acquirer.plain, {
+    const resolved = resolveCall(acquirer.settings, acquirer.plain, {
       signal, autoExtend: true, retryCount: -1, acquireTimeout: Infinity, maxExtensions: Infinity, maxHoldTime: Infinity,
       retryDelay: retryPeriod, retryJitter: Math.floor(retryPeriod * 0.2), automaticExtensionThreshold: renewDeadline,
     });
+    // In turn from its arrival, across processes too: the first in line keeps a free lock to itself for this long.
+    const call = { ...resolved, inTurn: { graceMs: Math.max(kMinGraceMs, retryPeriod / 2) } };
     const lock = await acquirer.traced([this.name], lease, call);
     let written: HistoryEntry | undefined;
     try {
