@@ -1,5 +1,5 @@
 import { kAttemptCompleted, type Attempt, type CompletionKeeper } from '../engine/attempt.js';
-import { kKeysHeld, type KeysHolder } from '../engine/leftovers.js';
+import { kKeysHeld } from '../engine/leftovers.js';
 import type { MasterSet } from '../engine/masters.js';
 import { settle, type Voted } from '../engine/records.js';
 import type { ExecutionStats, PipelockError } from '../errors.js';
@@ -117,7 +117,7 @@ function lastHolder(lock: Lock): Lock {
  * A held lock. node-redlock's shape (`resources`, `value`, `attempts`, `expiration`, `release()`,
  * `extend()`) plus the remaining validity on the monotonic clock.
  */
-export class Lock implements CompletionKeeper, KeysHolder {
+export class Lock implements CompletionKeeper {
   /** Epoch ms at which the lock stops being valid (node-redlock's field); 0 once released, lost or replaced by extend(). */
   expiration: number;
   /** @hidden Internal state of the lock lifecycle, keyed by a symbol the package does not export. */
