@@ -141,7 +141,7 @@ export class Acquirer implements KindHost {
         masters.assertOpen();
       }
       // A call in turn (an election's campaign) is in line from its arrival: its first attempt goes to the gate too.
-      if (call.inTurn !== undefined ? Wait.inLine(this.waiters, s, mode) : Wait.behind(this.waiters, waitKeys, s, mode)) {
+      if (Wait.early(this.waiters, waitKeys, s, mode, call.inTurn)) {
         wait = new Wait(this.waiters, waitKeys, s, deadline, mode, handoverTerms(kind, counters, duration, ttlArg, s.nodeTimeout, s.driftFactor), true, call.inTurn);
         if (wait.queued) {
           // Admitted from the window's queue after others of this process began waiting for the

@@ -67,12 +67,15 @@ export class Wait {
     /** Every attempt to the gate first, from the first (see InTurn); made before the first attempt. */
     readonly inTurn?: InTurn,
   ) {
-    if (arriving && (inTurn !== undefined ? Wait.inLine(waiters, settings, mode) : Wait.behind(waiters, resources, settings, mode))) this.#ticket = waiters!.join(resources);
+    if (arriving && Wait.early(waiters, resources, settings, mode, inTurn)) this.#ticket = waiters!.join(resources);
   }
 
-  /** Whether a call waits in this process's line for its resources at all (a mutex that may retry). */
-  static inLine(waiters: Waiters | undefined, settings: ScheduleSettings, mode: WaitMode): boolean {
-    return waiters !== undefined && mode === 'line' && settings.retryCount !== 0;
+  /**
+   * Whether a call joins this process's line before its first attempt: one in turn always (it goes
+   * to the gate from the first), another only behind calls already waiting for the same resources.
+   */
+  static early(waiters: Waiters | undefined, resources: readonly string[], settings: ScheduleSettings, mode: WaitMode, inTurn: InTurn | undefined): boolean {
+    return waiters !== undefined && mode === 'line' && settings.retryCount !== 0 && (inTurn !== undefined || waiters.inLine(resources));
   }
 
   /**
@@ -80,7 +83,7 @@ export class Wait {
    * resources, instead of racing them to the masters (with retryCount 0 it only ever makes one attempt).
    */
   static behind(waiters: Waiters | undefined, resources: readonly string[], settings: ScheduleSettings, mode: WaitMode): boolean {
-    return waiters !== undefined && mode === 'line' && settings.retryCount !== 0 && waiters.inLine(resources);
+    return Wait.early(waiters, resources, settings, mode, undefined);
   }
 
   /** Whether the call must wait for its turn in line before its first attempt. */

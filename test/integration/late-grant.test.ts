@@ -1,17 +1,21 @@
 import '../helpers/setup.js';
 import * as assert from 'uvu/assert';
-import { setTimeout as delay } from 'node:timers/promises';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { setImmediate as turn } from 'node:timers/promises';
 import { mastersSuite, probesEach } from '../helpers/masters.js';
+import type { LocalMasters } from '../../src/testing/masters.js';
 import { eventually } from '../helpers/redis.js';
 import { timed } from '../helpers/timeout.js';
-import { ExecutionError, Redlock } from '../../src/index.js';
+import { ExecutionError, Redlock, type Lock } from '../../src/index.js';
+import { ACQUIRE_RETRY_CHANNEL, type AcquireRetryMessage } from '../../src/metrics/index.js';
 import { internals } from '../../src/redlock.js';
 
-// A regression test for a bug the simulation found (npm run simulate, mutex-valkey seed 111; commit
-// d410d41): a won acquisition's grant that a slow master answered past its budget was undone
-// (Leftovers.late) after an extension of the lock, queued behind it on that master, had counted that
-// master's key in its quorum. Here on real servers: the master SIGSTOPped, the extension sent while the
-// acquisition still had budget left, the master resumed once the acquisition had timed out there.
+// Regression tests for bugs the simulation found: a won acquisition's grant that a slow master
+// answered past its budget was undone (Leftovers.late) after an extension of the lock, queued behind
+// it on that master, had counted that master's key in its quorum (mutex-valkey seed 111; commit
+// d410d41), and again once the Lock had been replaced by extend() or passed to a waiter (mutex seed
+// 4381). Here on real servers: master 2 SIGSTOPped, the extension queued behind the acquisition
+// there, master 2 resumed once the acquisition had timed out on it.
 const test = mastersSuite('late grant', { count: 5, healEach: true, flushEach: true });
 const probes = probesEach(test);
 
@@ -19,25 +23,27 @@ const probes = probesEach(test);
 // extension's is longer, so the resumed master answers it in time.
 const kAcquireBudget = 1_500;
 
-test('a late grant on a slow master that an extension of the held lock counted is not undone: the extended lock keeps its quorum and a rival cannot take it', timed(20_000, async ({ masters }) => {
-  const redlock = new Redlock(masters.urls, { retryCount: 0, nodeTimeout: 10_000 });
+/** What a case sets up while master 2 is stopped: the acquisition, and the extension that needs master 2. */
+interface Setup {
+  readonly first: Lock;
+  readonly extending: Promise<Lock>;
+}
+
+/**
+ * Runs one case: `setUp` acquires 'late' while master 2 is stopped and leaves an extension queued
+ * behind the acquisition there; then master 2 is resumed. The extended lock must keep masters 0, 1
+ * and 2 (the key is deleted on 3 and 4), so a rival is refused and master 2 still holds its token.
+ */
+async function lateGrant(masters: LocalMasters, settings: { readonly driftFactor?: number }, setUp: (redlock: Redlock) => Promise<Setup>): Promise<void> {
+  const redlock = new Redlock(masters.urls, { retryCount: 0, nodeTimeout: 10_000, ...settings });
   const rival = new Redlock(masters.urls, { retryCount: 0, nodeTimeout: 2_000 });
   try {
     await eventually(() => internals(redlock).masters.nodes.every((node) => node.transport.isReady), 5000, 'pipelock connected to every master');
     await rival.ready();
     masters.masters[2]!.pause();
-    const lock = await redlock.acquire(['late'], 10_000, { nodeTimeout: kAcquireBudget });
-    const acquiredAt = performance.now();
-    // The extension must need master 2: masters 3 and 4 lose the key, so it counts 0, 1 and 2.
-    await eventually(async () => (await probes[3]!.get('late')) === lock.value && (await probes[4]!.get('late')) === lock.value, 2000, 'masters 3 and 4 hold the lock');
-    await probes[3]!.del('late');
-    await probes[4]!.del('late');
-    // Sent to master 2 behind the acquisition, before the acquisition's budget runs out there.
-    const extending = lock.extend(10_000);
-    const sentBefore = performance.now();
+    const { first, extending } = await setUp(redlock);
     // The acquisition's vote on master 2 timed out (its stats settle once every master's vote is in).
-    const stats = await lock.attempts[0]!;
-    assert.ok(sentBefore - acquiredAt < kAcquireBudget, `the extension was sent ${Math.round(sentBefore - acquiredAt)} ms after the acquisition, within its ${kAcquireBudget} ms budget`);
+    const stats = await first.attempts[0]!;
     assert.is(stats.votesFor.size, 4, 'the acquisition won on the four others, master 2 timed out');
     masters.masters[2]!.resume();
     // Master 2 runs the acquisition (its grant, answered late) and then the extension (in time).
@@ -49,7 +55,7 @@ test('a late grant on a slow master that an extension of the held lock counted i
     await marker.release();
     // Masters 0, 1 and 2 hold it: a rival finds only two free.
     const taken = await rival.acquire(['late'], 10_000).then((rivalLock) => rivalLock, (error: unknown) => error);
-    assert.instance(taken, ExecutionError, `a rival took the lock while the holder was told it had ${Math.round(extended.validity)} ms left`);
+    assert.instance(taken, ExecutionError, `a rival took the lock while its holder was told it had ${Math.round(extended.validity)} ms left`);
     assert.is(await probes[2]!.get('late'), extended.value, 'master 2 still holds the extended lock\'s key');
     await extended.release();
   } finally {
@@ -57,82 +63,61 @@ test('a late grant on a slow master that an extension of the held lock counted i
     await redlock.quit();
     await rival.quit();
   }
-}));
+}
 
-// The same race after extend() had replaced the Lock (simulation, mutex seed 4381): the late grant
-// was judged by the first Lock, which reads validity 0 once replaced, so its undo went out and
-// deleted the key that a second extension, queued before it on that master, had just counted.
-test('a late grant is not undone while a Lock extend() replaced holds its keys', timed(20_000, async ({ masters }) => {
-  const redlock = new Redlock(masters.urls, { retryCount: 0, nodeTimeout: 10_000 });
-  const rival = new Redlock(masters.urls, { retryCount: 0, nodeTimeout: 2_000 });
-  try {
-    await eventually(() => internals(redlock).masters.nodes.every((node) => node.transport.isReady), 5000, 'pipelock connected to every master');
-    await rival.ready();
-    masters.masters[2]!.pause();
-    const first = await redlock.acquire(['late'], 10_000, { nodeTimeout: kAcquireBudget });
-    // Decided on the four others; its command to master 2 waits there behind the acquisition.
-    const second = await first.extend(10_000);
-    assert.is(first.validity, 0, 'extend() replaced the first Lock');
-    await eventually(async () => (await probes[3]!.get('late')) === first.value && (await probes[4]!.get('late')) === first.value, 2000, 'masters 3 and 4 hold the lock');
-    await probes[3]!.del('late');
-    await probes[4]!.del('late');
-    // Needs master 2 now: it counts 0, 1 and 2.
-    const extending = second.extend(10_000);
-    // The acquisition's vote on master 2 times out, so its grant comes back late.
-    const stats = await first.attempts[0]!;
-    assert.is(stats.votesFor.size, 4, 'the acquisition won on the four others, master 2 timed out');
-    masters.masters[2]!.resume();
-    const extended = await extending;
-    assert.ok(extended.validity > 5_000, `extended, validity ${extended.validity}`);
-    const marker = await redlock.acquire(['marker'], 1_000);
-    await marker.attempts[0];
-    await marker.release();
-    const taken = await rival.acquire(['late'], 10_000).then((rivalLock) => rivalLock, (error: unknown) => error);
-    assert.instance(taken, ExecutionError, `a rival took the lock while the holder was told it had ${Math.round(extended.validity)} ms left`);
-    assert.is(await probes[2]!.get('late'), extended.value, 'master 2 still holds the extended lock\'s key');
-    await extended.release();
-  } finally {
-    if (masters.masters[2]!.paused) masters.masters[2]!.resume();
-    await redlock.quit();
-    await rival.quit();
-  }
-}));
+/** Deletes the lock's key on masters 3 and 4 once they hold it: an extension then needs master 2. */
+async function needMaster2(value: string): Promise<void> {
+  await eventually(async () => (await probes[3]!.get('late')) === value && (await probes[4]!.get('late')) === value, 2000, 'masters 3 and 4 hold the lock');
+  await probes[3]!.del('late');
+  await probes[4]!.del('late');
+}
 
-test('a late grant is not undone while the waiter the lock was passed to holds its keys', timed(20_000, async ({ masters }) => {
-  // A drift allowance of 5% leaves a lock that waited 50 ms well within what can be passed on.
-  const redlock = new Redlock(masters.urls, { retryCount: 0, nodeTimeout: 10_000, driftFactor: 0.05 });
-  const rival = new Redlock(masters.urls, { retryCount: 0, nodeTimeout: 2_000 });
-  try {
-    await eventually(() => internals(redlock).masters.nodes.every((node) => node.transport.isReady), 5000, 'pipelock connected to every master');
-    await rival.ready();
-    masters.masters[2]!.pause();
-    const first = await redlock.acquire(['late'], 10_000, { nodeTimeout: kAcquireBudget });
-    // A caller of the same process, refused by the other four, asleep until the release.
-    const waiting = redlock.acquire(['late'], 10_000, { retryCount: 20, retryDelay: 5_000, retryJitter: 0 });
-    await delay(50);
-    await first.release();
-    const held = await waiting;
-    assert.is(held.value, first.value, 'passed as it stands (same token), not handed over');
-    await probes[3]!.del('late');
-    await probes[4]!.del('late');
-    const extending = held.extend(10_000);
-    const stats = await first.attempts[0]!;
-    assert.is(stats.votesFor.size, 4, 'the acquisition won on the four others, master 2 timed out');
-    masters.masters[2]!.resume();
-    const extended = await extending;
-    assert.ok(extended.validity > 5_000, `extended, validity ${extended.validity}`);
-    const marker = await redlock.acquire(['marker'], 1_000);
-    await marker.attempts[0];
-    await marker.release();
-    const taken = await rival.acquire(['late'], 10_000).then((rivalLock) => rivalLock, (error: unknown) => error);
-    assert.instance(taken, ExecutionError, `a rival took the lock while the waiter was told it had ${Math.round(extended.validity)} ms left`);
-    assert.is(await probes[2]!.get('late'), extended.value, 'master 2 still holds the extended lock\'s key');
-    await extended.release();
-  } finally {
-    if (masters.masters[2]!.paused) masters.masters[2]!.resume();
-    await redlock.quit();
-    await rival.quit();
-  }
-}));
+/** Resolves when a call waiting for `resource` starts its first retry slot (it was refused and sleeps). */
+function retrying(resource: string): Promise<void> {
+  return new Promise((resolve) => {
+    const onRetry = (message: unknown): void => {
+      if ((message as AcquireRetryMessage).resources[0] !== resource) return;
+      unsubscribe(ACQUIRE_RETRY_CHANNEL, onRetry);
+      resolve();
+    };
+    subscribe(ACQUIRE_RETRY_CHANNEL, onRetry);
+  });
+}
+
+test('a late grant on a slow master that an extension of the held lock counted is not undone: the extended lock keeps its quorum and a rival cannot take it', timed(20_000, ({ masters }) => lateGrant(masters, {}, async (redlock) => {
+  const first = await redlock.acquire(['late'], 10_000, { nodeTimeout: kAcquireBudget });
+  const acquiredAt = performance.now();
+  await needMaster2(first.value);
+  // Sent to master 2 behind the acquisition, before the acquisition's budget runs out there.
+  const extending = first.extend(10_000);
+  const sentAfter = performance.now() - acquiredAt;
+  assert.ok(sentAfter < kAcquireBudget, `the extension was sent ${Math.round(sentAfter)} ms after the acquisition, within its ${kAcquireBudget} ms budget`);
+  return { first, extending };
+})));
+
+// The first Lock reads validity 0 once extend() replaced it: the late grant was judged by it.
+test('a late grant is not undone while a Lock extend() replaced holds its keys', timed(20_000, ({ masters }) => lateGrant(masters, {}, async (redlock) => {
+  const first = await redlock.acquire(['late'], 10_000, { nodeTimeout: kAcquireBudget });
+  // Decided on the four others; its command to master 2 waits there behind the acquisition.
+  const second = await first.extend(10_000);
+  assert.is(first.validity, 0, 'extend() replaced the first Lock');
+  await needMaster2(first.value);
+  return { first, extending: second.extend(10_000) };
+})));
+
+// A drift allowance of 5% leaves a lock that waited for its waiter's first refusal well within what can be passed on.
+test('a late grant is not undone while the waiter the lock was passed to holds its keys', timed(20_000, ({ masters }) => lateGrant(masters, { driftFactor: 0.05 }, async (redlock) => {
+  const first = await redlock.acquire(['late'], 10_000, { nodeTimeout: kAcquireBudget });
+  // A caller of the same process, refused by the other four, asleep until the release.
+  const asleep = retrying('late');
+  const waiting = redlock.acquire(['late'], 10_000, { retryCount: 20, retryDelay: 5_000, retryJitter: 0 });
+  await asleep;
+  await turn();
+  await first.release();
+  const held = await waiting;
+  assert.is(held.value, first.value, 'passed as it stands (same token), not handed over');
+  await needMaster2(first.value);
+  return { first, extending: held.extend(10_000) };
+})));
 
 test.run();
