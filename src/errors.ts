@@ -118,8 +118,32 @@ export class LockExpiredError extends ExecutionError {
 
 /** A majority of masters no longer hold the lock under its token: it was deleted, expired or taken over. */
 export class LockLostError extends ExecutionError {
-  constructor(message: string, attempts?: ExecutionAttempts | (() => ExecutionAttempts), nodes?: readonly NodeOutcome[], options?: { cause?: unknown }) {
-    super(message, attempts, nodes, 'ERR_PIPELOCK_LOCK_LOST', options);
+  constructor(message: string, attempts?: ExecutionAttempts | (() => ExecutionAttempts), nodes?: readonly NodeOutcome[], options?: { cause?: unknown; code?: string }) {
+    super(message, attempts, nodes, options?.code ?? 'ERR_PIPELOCK_LOCK_LOST', options);
+  }
+}
+
+/**
+ * An auto-extended lock renewed by the worker thread (`renewal: 'worker'`) was let go because this
+ * thread's event loop did not turn for longer than `heartbeatBound`: the worker stopped renewing it
+ * so that a hung process cannot hold a lock forever, and its keys expired. A LockLostError.
+ */
+export class EventLoopBlockedError extends LockLostError {
+  /** The setting heartbeatBound, in ms, that the blocked stretch exceeded. */
+  readonly boundMs: number;
+  constructor(resources: string, boundMs: number) {
+    super(`${resources}: the event loop was blocked for longer than heartbeatBound (${boundMs} ms), so the renewal worker stopped renewing it and it expired`, [], [], { code: 'ERR_PIPELOCK_LOOP_BLOCKED' });
+    this.boundMs = boundMs;
+  }
+}
+
+/** Taken away by forceRelease() (`pipelock release --force`): keys deleted without the owner check. */
+export class LockRevokedError extends LockLostError {
+  /** The reason given to forceRelease(). */
+  readonly reason: string;
+  constructor(resources: string, reason: string) {
+    super(`${resources}: revoked by a force-release: ${reason}`, [], [], { code: 'ERR_PIPELOCK_LOCK_REVOKED' });
+    this.reason = reason;
   }
 }
 

@@ -15,7 +15,7 @@ export type {
 } from './clients.js';
 export {
   PipelockError, InvalidArgumentError, RedlockClosedError, ExecutionError, ResourceLockedError, MisconfigurationError, QuorumUnreachableError,
-  LockExpiredError, LockLostError, ExtensionLimitError, LockAbortedError, NodeUnavailableError, NodeTimeoutError,
+  LockExpiredError, LockLostError, EventLoopBlockedError, LockRevokedError, ExtensionLimitError, LockAbortedError, NodeUnavailableError, NodeTimeoutError,
   UnexpectedReplyError, OverloadedError, ReentrancyError, ResignedError, type ExecutionStats, type ExecutionAttempts, type NodeOutcome,
 } from './errors.js';
 export { NodeStalledError, NoScriptingError } from './errors.js';

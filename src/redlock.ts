@@ -12,6 +12,8 @@ import { Lock, type CallSettings, type LockOwner } from './lifecycle/lock.js';
 import { Releases } from './lifecycle/release.js';
 import type { ReleaseResult } from './lifecycle/release-result.js';
 import { Renewals } from './lifecycle/renewal.js';
+import type { Scheduler } from './lifecycle/scheduler.js';
+import { checkWorkerMembers, WorkerRenewals } from './lifecycle/worker/renewer.js';
 import { checkUsingDuration, holding, routineOf, type Routine } from './lifecycle/using.js';
 import { ReadWriteLock } from './kinds/rwlock.js';
 import { Semaphore } from './kinds/semaphore.js';
@@ -54,7 +56,7 @@ export class Redlock extends EventEmitter implements LockOwner {
   readonly #hub: WatchHub;
   /** Undefined with `wakeups: false` or no member to watch. */
   readonly #waiters: Waiters | undefined;
-  readonly #renewals: Renewals;
+  readonly #renewals: Scheduler;
   readonly #releases: Releases;
   readonly #acquirer: Acquirer;
   /** node-redlock's 'error' event: built and emitted only when someone listens. */
@@ -75,12 +77,16 @@ export class Redlock extends EventEmitter implements LockOwner {
     const { clientOptions, ...settings } = (options ?? {});
     this.settings = resolveSettings(options === undefined ? undefined : settings);
     if (clientOptions !== undefined && !isObject(clientOptions)) throw new InvalidArgumentError('settings.clientOptions', 'must be an object of @redis/client options', clientOptions);
-    const masters = this.#masters = new MasterSet(checkClients(clients), this.settings, clientOptions, this.#reports);
+    const entries = checkClients(clients);
+    const urls = this.settings.renewal === 'worker' ? checkWorkerMembers(entries, clientOptions) : undefined;
+    const masters = this.#masters = new MasterSet(entries, this.settings, clientOptions, this.#reports);
     this.#plain = plainCall(this.settings);
     this.#hub = new WatchHub(masters.nodes.map((node) => node.transport));
     this.#waiters = this.settings.wakeups && this.#hub.watchable ? new Waiters(this.#hub, masters.quorum, masters.nodes.map((node) => node.name), () => masters.scripting) : undefined;
     this.#releases = new Releases(masters, this.#window, this.#waiters);
-    this.#renewals = new Renewals(masters, this.settings.renewalWindow, this.#hub);
+    this.#renewals = urls === undefined
+      ? new Renewals(masters, this.settings.renewalWindow, this.#hub)
+      : new WorkerRenewals(urls, this.settings, clientOptions, this.#reports.report);
     this.#acquirer = new Acquirer(this, masters, this.#window, this.#waiters, this.#renewals, this.#releases, this.#plain, this.#reports.report);
   }
 
@@ -109,8 +115,9 @@ export class Redlock extends EventEmitter implements LockOwner {
   }
 
   /** Resolves once a quorum of masters is connected; rejects with QuorumUnreachableError after `timeoutMs` (Infinity: never), RedlockClosedError after quit(). */
-  ready(timeoutMs = 5000): Promise<void> {
-    return this.#masters.ready(timeoutMs);
+  async ready(timeoutMs = 5000): Promise<void> {
+    await this.#masters.ready(timeoutMs);
+    await this.#renewals.opened();
   }
 
   /** Takes a lock on `resources` for `duration` ms once a quorum of masters granted it within its validity, retrying a refused attempt per the retry settings (woken early by a release). Rejects with a typed error: ResourceLockedError (held elsewhere), QuorumUnreachableError, LockExpiredError, LockAbortedError, OverloadedError, InvalidArgumentError. `settings` overrides the instance's for this call and adds `signal`, `autoExtend`, `onLockLost`, `fencing`. */
@@ -211,6 +218,7 @@ export class Redlock extends EventEmitter implements LockOwner {
     // so no key outlives a quit but those of locks the caller holds.
     await this.#masters.drain();
     await this.#masters.close(options?.keepClients === true);
+    await this.#renewals.close();
   }
 
   #checkLock(lock: unknown): asserts lock is Lock {

@@ -68,6 +68,22 @@ export interface Settings {
    * See docs/deployments.md, "Valkey, Redis 8 and the script-free path". @default 'auto'
    */
   readonly commands: 'auto' | 'native' | 'scripts';
+  /**
+   * Where auto-extended locks are renewed. 'main': on this thread's event loop, which a synchronous
+   * stretch longer than a lock's remaining validity makes lose every lock. 'worker': on a worker
+   * thread with its own connections to the masters (every member must be a URL, and clientOptions
+   * cloneable), so a blocked loop loses nothing until heartbeatBound. See docs/auto-extension.md,
+   * "When your event loop blocks". @default 'main'
+   */
+  readonly renewal: 'main' | 'worker';
+  /**
+   * With renewal 'worker': the worker renews a lock only while this thread's event loop turned
+   * within this many ms, so a hung process lets its locks go (they expire one duration later) and
+   * a lock's signal then aborts with EventLoopBlockedError. Longer than the stalls worth surviving
+   * (GC pauses, a large parse: seconds), short enough that a hung holder frees its resources soon.
+   * @default 10000
+   */
+  readonly heartbeatBound: number;
 }
 
 /** Every setting with its value: what `redlock.settings` holds. */
@@ -90,6 +106,8 @@ export const kDefaults: ResolvedSettings = Object.freeze({
   wakeups: true,
   watchHeld: false,
   commands: 'auto',
+  renewal: 'main',
+  heartbeatBound: 10_000,
 });
 
 type Check = (name: string, value: unknown) => void;
@@ -141,6 +159,12 @@ export const RULES: { readonly [K in keyof Settings]: Check } = {
   },
   commands: (name, value) => {
     if (value !== 'auto' && value !== 'native' && value !== 'scripts') throw new InvalidArgumentError(name, "must be 'auto', 'native' or 'scripts'", value);
+  },
+  renewal: (name, value) => {
+    if (value !== 'main' && value !== 'worker') throw new InvalidArgumentError(name, "must be 'main' or 'worker'", value);
+  },
+  heartbeatBound: (name, value) => {
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 1 || value > kMaxTimerMs) throw new InvalidArgumentError(name, `must be a number of ms from 1 to ${kMaxTimerMs}`, value);
   },
 };
 

@@ -19,7 +19,7 @@ import { misconfigured } from './misconfigured.js';
 import { QueuedAcquisition } from './queued.js';
 import type { Releases } from './release.js';
 import { ForeignKeys } from './foreign.js';
-import type { Renewals } from './renewal.js';
+import type { Scheduler } from './scheduler.js';
 import { drift, validUntil } from './validity.js';
 import { validateDuration } from '../settings.js';
 import { asError } from '../util/checks.js';
@@ -39,7 +39,7 @@ export class Acquirer implements KindHost {
     readonly masters: MasterSet,
     readonly window: AdmissionWindow,
     readonly waiters: Waiters | undefined,
-    readonly renewals: Renewals,
+    readonly renewals: Scheduler,
     readonly releases: Releases,
     /** What a call without settings resolves to. */
     readonly plain: ResolvedCall,

@@ -14,19 +14,9 @@ import { EXTENDED, extensionOf, NO_LONGER_HELD, UNCONFIRMED } from './extend.js'
 import { publishRenewal } from './channels.js';
 import { Guard } from '../watch/guard.js';
 import type { WatchHub } from '../watch/hub.js';
+import type { HoldSettings, MayRenew, Scheduler } from './scheduler.js';
 
-/** The settings a held lock is renewed with (a ResolvedSettings fits). */
-export interface HoldSettings {
-  readonly driftFactor: number;
-  readonly nodeTimeout: number;
-  readonly retryDelay: number;
-  readonly retryJitter: number;
-  readonly automaticExtensionThreshold: number;
-  readonly maxExtensions: number;
-  readonly maxHoldTime: number;
-  /** Watch the keys for a loss between renewals (src/watch/guard.ts). */
-  readonly watchHeld: boolean;
-}
+export type { HoldSettings } from './scheduler.js';
 
 /**
  * One auto-extended lock in the scheduler. A class rather than a literal with a `stop` closure, and
@@ -93,13 +83,16 @@ export class Renewal implements Renewing {
   }
 }
 
+/** How soon a renewal skipped by MayRenew is asked again, in ms. */
+const kRecheckMs = 50;
+
 /**
  * The renewal scheduler: one heap and one timer for every auto-extended lock of a Redlock. When the
  * timer fires, every lock due within the next `batchMs` ms (setting renewalWindow) is renewed in one synchronous loop, so
  * the coalescer turns the whole batch into one owner-checked multi-key EVALSHA per master per
  * chunk. Each lock still counts its own quorum from its own slots of the replies.
  */
-export class Renewals {
+export class Renewals implements Scheduler {
   readonly #heap = new Heap<Renewal>((held) => held.dueAt, (held, index) => { held.slot = index; });
   readonly #masters: MasterSet;
   readonly #batchMs: number;
@@ -111,9 +104,12 @@ export class Renewals {
   /** Watches the keys of locks held with `watchHeld`; undefined when no master can be watched. */
   readonly #guard: Guard<Renewal> | undefined;
 
-  constructor(masters: MasterSet, batchMs: number, hub: WatchHub) {
+  readonly #mayRenew: MayRenew | undefined;
+
+  constructor(masters: MasterSet, batchMs: number, hub: WatchHub, mayRenew?: MayRenew) {
     this.#masters = masters;
     this.#batchMs = batchMs;
+    this.#mayRenew = mayRenew;
     // The guard opens nothing until a lock asks for it (watchHeld may be set per call).
     if (hub.watchable) {
       this.#guard = new Guard<Renewal>(hub.watches, masters.quorum, (renewal, lostOn) => { this.#lostOnWatch(renewal, lostOn); });
@@ -159,6 +155,15 @@ export class Renewals {
     for (const held of this.#heap.drain()) if (held.active) this.#lose(held, reason, false);
   }
 
+  /** This thread's scheduler renews from the start and opens nothing of its own. */
+  opened(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+
   #schedule(held: Renewal, now: number): void {
     const lock = held.lock;
     if (lock.extensions >= held.settings.maxExtensions || now + held.duration > held.holdUntil) {
@@ -180,6 +185,7 @@ export class Renewals {
     const heap = this.#heap;
     const masters = this.#masters;
     const out: Renewal[] = [];
+    const skipped: Renewal[] = [];
     for (let held = heap.peek(); held !== undefined; held = heap.peek()) {
       // A lock whose renewal is out is not renewed again with the batch; only its expiry is due.
       if (held.active && (held.dueAt > until || (held.renewing && held.dueAt > now))) break;
@@ -194,6 +200,10 @@ export class Renewals {
         out.push(held);
         continue;
       }
+      if (this.#mayRenew !== undefined && !this.#mayRenew(held.lock)) {
+        skipped.push(held);
+        continue;
+      }
       const attempt = masters.attempt(held.lock[kOps].extend, held.lock.resources, held.lock.value, held.ttlArg, held.settings.nodeTimeout, false);
       attempt.context = held;
       attempt.onDecided = this.#decided;
@@ -206,6 +216,11 @@ export class Renewals {
     for (const held of out) {
       held.renewing = true;
       held.dueAt = held.lock.validUntil;
+      heap.push(held);
+    }
+    // Not renewed now, asked again soon: it runs out at its validity unless renewed before.
+    for (const held of skipped) {
+      held.dueAt = Math.min(held.lock.validUntil, now + kRecheckMs);
       heap.push(held);
     }
     const next = heap.peek();

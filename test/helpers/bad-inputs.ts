@@ -139,8 +139,10 @@ const SETTING_BAD: { readonly [K in keyof Settings]: readonly Bad[] } = {
   wakeups: [['wrong type', 1], ['wrong type', 'true'], ['wrong type', null]],
   watchHeld: [['wrong type', 1], ['wrong type', 'yes'], ['wrong type', null]],
   commands: [['wrong type', true], ['unknown', 'lua'], ['unknown', 'AUTO'], ['wrong type', null]],
+  renewal: [['wrong type', true], ['unknown', 'thread'], ['wrong type', null]],
+  heartbeatBound: [...WRONG_NUMBER, ['zero', 0], ['negative', -1], ['Infinity', Infinity], ['huge', 2 ** 31]],
 };
-const INSTANCE_ONLY = ['renewalWindow', 'chunkSize', 'coalesce', 'commands'] as const;
+const INSTANCE_ONLY = ['renewalWindow', 'chunkSize', 'coalesce', 'commands', 'renewal', 'heartbeatBound'] as const;
 
 for (const [name, bads] of Object.entries(SETTING_BAD)) {
   for (const [category, value] of bads) {

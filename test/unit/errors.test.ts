@@ -14,6 +14,8 @@ const TABLE: [new (...args: never[]) => Error, () => Error, string, string, (new
   [pipelock.QuorumUnreachableError, () => new pipelock.QuorumUnreachableError('x'), 'QuorumUnreachableError', 'ERR_PIPELOCK_QUORUM_UNREACHABLE', [pipelock.ExecutionError]],
   [pipelock.LockExpiredError, () => new pipelock.LockExpiredError(), 'LockExpiredError', 'ERR_PIPELOCK_LOCK_EXPIRED', [pipelock.ExecutionError]],
   [pipelock.LockLostError, () => new pipelock.LockLostError('x'), 'LockLostError', 'ERR_PIPELOCK_LOCK_LOST', [pipelock.ExecutionError]],
+  [pipelock.EventLoopBlockedError, () => new pipelock.EventLoopBlockedError('k', 10_000), 'EventLoopBlockedError', 'ERR_PIPELOCK_LOOP_BLOCKED', [pipelock.LockLostError, pipelock.ExecutionError]],
+  [pipelock.LockRevokedError, () => new pipelock.LockRevokedError('k', 'stuck job'), 'LockRevokedError', 'ERR_PIPELOCK_LOCK_REVOKED', [pipelock.LockLostError, pipelock.ExecutionError]],
   [pipelock.ExtensionLimitError, () => new pipelock.ExtensionLimitError(3), 'ExtensionLimitError', 'ERR_PIPELOCK_EXTENSION_LIMIT', [pipelock.ExecutionError]],
   [pipelock.LockAbortedError, () => new pipelock.LockAbortedError('why'), 'LockAbortedError', 'ERR_PIPELOCK_ABORTED', [pipelock.ExecutionError]],
   [pipelock.NodeUnavailableError, () => new pipelock.NodeUnavailableError('h:1'), 'NodeUnavailableError', 'ERR_PIPELOCK_NODE_UNAVAILABLE', [pipelock.PipelockError]],

@@ -1,0 +1,67 @@
+import { EventLoopBlockedError, ExtensionLimitError, LockLostError, LockRevokedError, type PipelockError } from '../../errors.js';
+import { readClockFirst } from '../../util/fresh-signal.js';
+import type { Lock, LockLostHandler, RedlockAbortSignal, Renewing } from '../lock.js';
+import { BLOCKED, HELD, LIMIT, REVOKED, toLocal, type Cells } from './cells.js';
+
+/** What a WorkerHeld reports to its scheduler (src/lifecycle/worker/renewer.ts). */
+export interface HeldOwner {
+  readonly cells: Cells;
+  readonly boundMs: number;
+  readonly maxExtensions: number;
+  /** The lock is lost with `error`; `discard`: the worker is told to delete its keys. */
+  lose(held: WorkerHeld, error: PipelockError, discard: boolean): void;
+  remove(held: WorkerHeld): void;
+}
+
+/**
+ * The main thread's side of a lock the worker renews: its signal, and its validity read from its
+ * shared cell. The Lock reads `validUntil` and `expiration` from here (own properties put over
+ * the Lock's, so the Lock class is the same for both schedulers).
+ */
+export class WorkerHeld implements Renewing {
+  #controller: AbortController | undefined = undefined;
+  active = true;
+
+  constructor(
+    readonly owner: HeldOwner,
+    readonly lock: Lock,
+    readonly slot: number,
+    readonly onLockLost: LockLostHandler | undefined,
+  ) {}
+
+  /** performance.now() instant at which the lock stops being valid, as the worker last wrote it. */
+  get validUntil(): number {
+    return toLocal(this.owner.cells.until(this.slot));
+  }
+
+  get signal(): RedlockAbortSignal {
+    if (this.#controller !== undefined) return this.#controller.signal;
+    // As in-thread: after a blocked loop the worker's report may not have been read yet, the cell has.
+    return readClockFirst((this.#controller = new AbortController()).signal, () => { this.check(); });
+  }
+
+  /** Lost at once if the cell says so or its validity ran out. */
+  check(): void {
+    if (!this.active) return;
+    const state = this.owner.cells.state(this.slot);
+    if (state !== HELD) this.owner.lose(this, this.errorOf(state, '', ''), false);
+    else if (performance.now() >= this.validUntil) this.owner.lose(this, this.errorOf(state, '', ''), true);
+  }
+
+  /** The error a cell's state stands for; `message` and `reason` from the worker's report, when read. */
+  errorOf(state: number, message: string, reason: string): PipelockError {
+    const resources = this.lock.resources.join(', ');
+    if (state === BLOCKED) return new EventLoopBlockedError(resources, this.owner.boundMs);
+    if (state === REVOKED) return new LockRevokedError(resources, reason);
+    if (state === LIMIT) return new ExtensionLimitError(this.owner.maxExtensions);
+    return new LockLostError(message === '' ? `${resources}: validity ran out before a renewal succeeded` : message);
+  }
+
+  abort(error: PipelockError): void {
+    (this.#controller ??= new AbortController()).abort(error);
+  }
+
+  stop(): void {
+    this.owner.remove(this);
+  }
+}

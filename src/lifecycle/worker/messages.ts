@@ -1,0 +1,47 @@
+import type { RedisClientOptions } from '@redis/client';
+import type { OpCode } from '../../protocol/opcodes.js';
+import type { ResolvedSettings } from '../../settings.js';
+import type { HoldSettings } from '../scheduler.js';
+import type { CellState } from './cells.js';
+
+/** What the renewal worker starts with (its workerData). */
+export interface WorkerData {
+  /** The members' URLs, in order. */
+  readonly urls: readonly string[];
+  readonly settings: ResolvedSettings;
+  readonly clientOptions: RedisClientOptions | undefined;
+  /** The main thread's heartbeat (src/lifecycle/worker/cells.ts). */
+  readonly heartbeat: SharedArrayBuffer;
+}
+
+/** A held lock the worker renews from now on; its cell already holds its validity. */
+export interface HoldOrder {
+  readonly t: 'hold';
+  readonly slot: number;
+  readonly resources: readonly string[];
+  readonly token: string;
+  readonly duration: number;
+  readonly extensions: number;
+  readonly extend: OpCode;
+  readonly release: OpCode;
+  readonly watchable: boolean;
+  readonly settings: HoldSettings;
+}
+
+/** Main thread → worker, in batches (one message per tick). */
+export type Order =
+  | { readonly t: 'page'; readonly buffer: SharedArrayBuffer }
+  | HoldOrder
+  /** Stop renewing the lock in `slot` (released or lost); `discard`: delete its keys, owner-checked. */
+  | { readonly t: 'drop'; readonly slot: number; readonly discard: boolean }
+  | { readonly t: 'quit' };
+
+/** Worker → main thread: the locks it lost (their cells already say so), and the slots free again. */
+export interface Report {
+  readonly lost: readonly (readonly [slot: number, state: CellState, message: string, reason: string])[];
+  readonly freed: readonly number[];
+  /** The worker runs, its connections to a quorum open (or they failed for 5 s). */
+  readonly ready?: boolean;
+  /** The worker closed its connections after a 'quit'. */
+  readonly closed?: boolean;
+}

@@ -1,0 +1,192 @@
+import type { RedisClientOptions } from '@redis/client';
+import { Worker } from 'node:worker_threads';
+import type { MemberEntry } from '../../clients.js';
+import { publishLockLost } from '../../engine/channels.js';
+import { InvalidArgumentError, LockLostError, type PipelockError } from '../../errors.js';
+import type { ResolvedSettings } from '../../settings.js';
+import { memberKind } from '../../transport/members.js';
+import { kLost, kOps, kRenewal, type Lock, type LockLostHandler, type RedlockAbortSignal } from '../lock.js';
+import type { HoldSettings, Scheduler } from '../scheduler.js';
+import { Cells, Heartbeat, HELD, kPageSlots, toShared } from './cells.js';
+import { WorkerHeld, type HeldOwner } from './held.js';
+import type { Order, Report, WorkerData } from './messages.js';
+
+/** How long close() waits for the worker to close its connections before it is terminated. */
+const kCloseGraceMs = 2000;
+
+/** Renewal 'worker' needs what can cross to a thread: URLs and cloneable client options. */
+export function checkWorkerMembers(entries: readonly MemberEntry[], clientOptions: RedisClientOptions | undefined): string[] {
+  entries.forEach((entry, index) => {
+    if (memberKind(entry) !== 'url') throw new InvalidArgumentError(`clients[${index}]`, "must be a redis:// URL with renewal 'worker' (a client object cannot cross to the worker thread)", entry);
+  });
+  try {
+    structuredClone(clientOptions);
+  } catch (error) {
+    throw new InvalidArgumentError('settings.clientOptions', `must be cloneable to the worker thread with renewal 'worker' (no functions such as reconnectStrategy): ${(error as Error).message}`, clientOptions);
+  }
+  return entries as string[];
+}
+
+/** The worker's entry sits beside this file, built (.js) or run from source (.ts, as the tests do). */
+function spawn(workerData: WorkerData): Worker {
+  const source = import.meta.url.endsWith('.ts');
+  const entry = new URL(source ? './thread.ts' : './thread.js', import.meta.url);
+  if (!source) return new Worker(entry, { workerData });
+  // On Node 20 a loader registered with --import does not reach worker threads: the worker registers tsx itself.
+  const boot = `import('tsx/esm/api').then((tsx) => tsx.register()).then(() => import(${JSON.stringify(entry.href)}))`;
+  return new Worker(boot, { eval: true, workerData });
+}
+
+/**
+ * The renewal scheduler of setting renewal 'worker', on the main thread: it hands each held lock to
+ * the worker (src/lifecycle/worker/thread.ts) with its validity in a shared cell, beats the heartbeat
+ * as the loop turns, and hears the worker's losses. Orders and reports go one message per tick.
+ */
+export class WorkerRenewals implements Scheduler, HeldOwner {
+  readonly cells = new Cells();
+  readonly boundMs: number;
+  readonly maxExtensions: number;
+  readonly #worker: Worker;
+  readonly #heartbeat = new Heartbeat();
+  readonly #beat: NodeJS.Timeout;
+  readonly #held = new Map<number, WorkerHeld>();
+  readonly #free: number[] = [];
+  readonly #report: (error: unknown) => void;
+  #orders: Order[] = [];
+  #next = 0;
+  #closed: Promise<void> | undefined;
+  readonly #ready: Promise<void>;
+  #onReady: () => void = () => undefined;
+  #onFail: (error: Error) => void = () => undefined;
+
+  constructor(urls: readonly string[], settings: ResolvedSettings, clientOptions: RedisClientOptions | undefined, report: (error: unknown) => void) {
+    this.boundMs = settings.heartbeatBound;
+    this.maxExtensions = settings.maxExtensions;
+    this.#report = report;
+    this.#heartbeat.beat();
+    const data: WorkerData = { urls, settings, clientOptions, heartbeat: this.#heartbeat.buffer };
+    this.#worker = spawn(data);
+    // The masters' own connections keep the process alive while locks are held; the worker must not.
+    this.#worker.unref();
+    this.#ready = new Promise((resolve, reject) => { this.#onReady = resolve; this.#onFail = reject; });
+    // Read by ready() callers; a failure before anyone asked must not be an unhandled rejection.
+    this.#ready.catch(() => undefined);
+    this.#worker.on('message', (report: Report) => { this.#read(report); });
+    this.#worker.on('error', (error) => { this.#fail(error); });
+    this.#worker.on('exit', (code) => { if (this.#closed === undefined) this.#fail(new Error(`exited with code ${code}`)); });
+    // A cheap unref'd beat: the loop turned. Often enough that a healthy loop is never near the bound.
+    this.#beat = setInterval(() => { this.#heartbeat.beat(); }, Math.max(5, Math.min(250, this.boundMs / 8)));
+    this.#beat.unref();
+  }
+
+  get size(): number {
+    return this.#held.size;
+  }
+
+  hold(lock: Lock, duration: number, s: HoldSettings, onLockLost: LockLostHandler | undefined): void {
+    const slot = this.#slot();
+    this.cells.setUntil(slot, toShared(lock.validUntil));
+    this.cells.setState(slot, HELD);
+    const held = new WorkerHeld(this, lock, slot, onLockLost);
+    this.#held.set(slot, held);
+    lock[kRenewal] = held;
+    let gone = false;
+    // The Lock reads its validity from the cell: own properties over the Lock's accessors and field.
+    Object.defineProperty(lock, 'validUntil', { get: () => held.validUntil, configurable: true });
+    Object.defineProperty(lock, 'expiration', {
+      get: () => (gone ? 0 : Date.now() + (held.validUntil - performance.now())),
+      set: (value: number) => { gone = value === 0; },
+      enumerable: true,
+      configurable: true,
+    });
+    const ops = lock[kOps];
+    this.#order({ t: 'hold', slot, resources: lock.resources, token: lock.value, duration, extensions: lock.extensions, extend: ops.extend, release: ops.release, watchable: ops.watchable, settings: s });
+  }
+
+  /** A free slot, in a new page when every page is full (the worker is sent the page first). */
+  #slot(): number {
+    const free = this.#free.pop();
+    if (free !== undefined) return free;
+    if (this.#next === this.cells.pages * kPageSlots) {
+      const buffer = Cells.page();
+      this.cells.add(buffer);
+      this.#order({ t: 'page', buffer });
+    }
+    return this.#next++;
+  }
+
+  remove(held: WorkerHeld): void {
+    this.#drop(held, false);
+  }
+
+  #drop(held: WorkerHeld, discard: boolean): void {
+    if (!held.active) return;
+    held.active = false;
+    this.#held.delete(held.slot);
+    // The slot is free once the worker says so: a renewal of its still in flight writes the cell.
+    this.#order({ t: 'drop', slot: held.slot, discard });
+  }
+
+  lose(held: WorkerHeld, error: PipelockError, discard: boolean): void {
+    this.#drop(held, discard);
+    const signal: RedlockAbortSignal = held.signal;
+    signal.error = error;
+    held.lock[kLost]();
+    publishLockLost(held.lock.resources, error);
+    held.abort(error);
+    if (held.onLockLost === undefined) return;
+    try {
+      held.onLockLost(held.lock, error);
+    } catch (hookError) {
+      this.#report(hookError);
+    }
+  }
+
+  stop(reason: PipelockError): void {
+    clearInterval(this.#beat);
+    for (const held of [...this.#held.values()]) this.lose(held, reason, false);
+  }
+
+  close(): Promise<void> {
+    if (this.#closed !== undefined) return this.#closed;
+    this.#order({ t: 'quit' });
+    const worker = this.#worker;
+    this.#closed = new Promise<void>((resolve) => {
+      const timer = setTimeout(() => { void worker.terminate().then(() => { resolve(); }); }, kCloseGraceMs);
+      worker.once('exit', () => { clearTimeout(timer); resolve(); });
+      worker.on('message', (report: Report) => { if (report.closed === true) void worker.terminate(); });
+    });
+    return this.#closed;
+  }
+
+  /** Orders of one tick go as one message. */
+  #order(order: Order): void {
+    if (this.#orders.push(order) > 1) return;
+    queueMicrotask(() => {
+      const orders = this.#orders;
+      this.#orders = [];
+      this.#worker.postMessage(orders);
+    });
+  }
+
+  opened(): Promise<void> {
+    return this.#ready;
+  }
+
+  #read(report: Report): void {
+    if (report.ready === true) this.#onReady();
+    for (const slot of report.freed) this.#free.push(slot);
+    for (const [slot, state, message, reason] of report.lost) {
+      const held = this.#held.get(slot);
+      if (held !== undefined) this.lose(held, held.errorOf(state, message, reason), false);
+    }
+  }
+
+  /** The worker failed or exited: nothing renews the locks any more. */
+  #fail(cause: unknown): void {
+    this.#report(cause);
+    this.#onFail(new Error(`the renewal worker stopped before it was ready: ${(cause as Error).message}`, { cause }));
+    const error = new LockLostError(`the renewal worker stopped (${(cause as Error).message}): nothing renews this lock any more`, [], [], { cause });
+    for (const held of [...this.#held.values()]) this.lose(held, error, false);
+  }
+}
