@@ -1,7 +1,8 @@
 /**
  * One renewal measurement in a fresh process (run with --expose-gc): hold N locks for a window
  * and count what keeping them alive costs. Prints one JSON line.
- *   --contender pipelock|pipelock-watch|node-redlock --locks N --duration MS --window MS --urls a,b,…
+ *   --contender pipelock|pipelock-watch|pipelock-worker|node-redlock --locks N --duration MS --window MS --urls a,b,…
+ *   [--block MS]: instead, block the event loop for MS once the locks are held and count the locks lost.
  */
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
@@ -16,15 +17,17 @@ const { values } = parseArgs({
     duration: { type: 'string' },
     window: { type: 'string' },
     urls: { type: 'string' },
+    block: { type: 'string' },
   },
 });
+const blockMs = Number(values.block ?? 0);
 const contender = values.contender ?? '';
 const count = Number(values.locks);
 const duration = Number(values.duration);
 const windowMs = Number(values.window);
 const urls = (values.urls ?? '').split(',');
-if (!['pipelock', 'pipelock-watch', 'node-redlock'].includes(contender) || !(count > 0) || !(duration > 0) || !(windowMs > 0) || urls.length === 0) {
-  console.error('usage: one.ts --contender pipelock|pipelock-watch|node-redlock --locks N --duration MS --window MS --urls a,b,…');
+if (!['pipelock', 'pipelock-watch', 'pipelock-worker', 'node-redlock'].includes(contender) || !(count > 0) || !(duration > 0) || !(windowMs > 0) || urls.length === 0) {
+  console.error('usage: one.ts --contender pipelock|pipelock-watch|pipelock-worker|node-redlock --locks N --duration MS --window MS --urls a,b,… [--block MS]');
   process.exit(2);
 }
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -71,7 +74,7 @@ const heapBefore = process.memoryUsage().heapUsed;
 const acquireStart = performance.now();
 if (contender.startsWith('pipelock')) {
   // Retries on: taking 100k locks while the first ones already renew can exceed a budget on a busy VM.
-  const redlock = new Redlock(urls, { retryCount: 3, retryDelay: 50, automaticExtensionThreshold: 0, nodeTimeout: 2000, watchHeld: contender === 'pipelock-watch' });
+  const redlock = new Redlock(urls, { retryCount: 3, retryDelay: 50, automaticExtensionThreshold: 0, nodeTimeout: 2000, watchHeld: contender === 'pipelock-watch', renewal: contender === 'pipelock-worker' ? 'worker' : 'main' });
   await redlock.ready();
   const locks: Lock[] = [];
   for (let i = 0; i < count; i += 1000) {
@@ -117,12 +120,25 @@ const acquireSeconds = (performance.now() - acquireStart) / 1000;
 await sleep(duration * 0.8);
 gc();
 const heapPerLock = (process.memoryUsage().heapUsed - heapBefore) / count;
+if (blockMs > 0) {
+  // The blocked-loop scenario (issue 44): a synchronous stretch, then a look at what was lost.
+  const until = performance.now() + blockMs;
+  while (performance.now() < until) { /* a large parse, a CPU-bound transform */ }
+  await sleep(Math.min(1000, duration / 2));
+  console.log(JSON.stringify({ contender, locks: count, duration, blockMs, lost }));
+  await release();
+  await Promise.all(probes.map((p) => p.close()));
+  process.exit(0);
+}
 const before = await counters();
 const cpuBefore = process.cpuUsage();
+// This thread's busy time: with renewal 'worker' the renewals' CPU is the worker's, not this loop's.
+const eluBefore = performance.eventLoopUtilization();
 const t0 = performance.now();
 await sleep(windowMs);
 const elapsed = performance.now() - t0;
 const cpu = process.cpuUsage(cpuBefore);
+const mainLoop = performance.eventLoopUtilization(eluBefore);
 const after = await counters();
 const perDuration = duration / elapsed;
 const sent = (after.sent - before.sent) * perDuration;
@@ -135,7 +151,9 @@ console.log(JSON.stringify({
   commandsPerLockPerDuration: sent / count,
   executedPerDuration: Math.round((after.executed - before.executed) * perDuration),
   redisCpuMsPerDuration: (after.redisCpu - before.redisCpu) * 1000 * perDuration,
+  // Every thread of the process: the renewal worker's included.
   clientCpuMsPerDuration: ((cpu.user + cpu.system) / 1000) * perDuration,
+  mainLoopBusyMsPerDuration: mainLoop.active * perDuration,
   // The kernel's part (socket writes and reads on loopback, timers, epoll) apart from the process's own work.
   clientSystemCpuMsPerDuration: (cpu.system / 1000) * perDuration,
   heapBytesPerLock: Math.round(heapPerLock),

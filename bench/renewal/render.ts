@@ -11,6 +11,8 @@ export interface RenewalRow {
   readonly executedPerDuration: number;
   readonly redisCpuMsPerDuration: number;
   readonly clientCpuMsPerDuration: number;
+  /** This thread's event-loop busy time (absent in results before issue 44). */
+  readonly mainLoopBusyMsPerDuration?: number;
   readonly heapBytesPerLock: number;
   readonly lost: number;
   readonly acquireSeconds: number;
@@ -21,6 +23,8 @@ export interface RenewalResult {
   readonly duration: number;
   readonly windowMs: number;
   readonly rows: readonly RenewalRow[];
+  /** The blocked-loop scenario: locks lost per contender (absent in results before issue 44). */
+  readonly blocked?: readonly { readonly contender: string; readonly locks: number; readonly duration: number; readonly blockMs: number; readonly lost: number }[];
 }
 
 const int = (n: number): string => Math.round(n).toLocaleString('en-US');
@@ -58,7 +62,21 @@ export function renderRenewal(result: RenewalResult): string {
       const x = (a: number, b: number): string => (b > 0 ? `${(a / b).toFixed(1)}×` : 'n/a');
       out.push(`| | *node-redlock ÷ pipelock* | ${x(n.commandsPerDuration, p.commandsPerDuration)} | | ${x(n.executedPerDuration, p.executedPerDuration)} | ${x(n.redisCpuMsPerDuration, p.redisCpuMsPerDuration)} | ${x(n.clientCpuMsPerDuration, p.clientCpuMsPerDuration)} | ${x(n.heapBytesPerLock, p.heapBytesPerLock)} | |`);
     }
+    const w = rows.find((r) => r.contender === 'pipelock-worker');
+    if (p !== undefined && w !== undefined && p.clientCpuMsPerDuration > 0) {
+      const busy = (r: RenewalRow): string => (r.mainLoopBusyMsPerDuration ?? 0).toFixed(1);
+      out.push(`| | *worker ÷ in-thread* | client CPU ${(w.clientCpuMsPerDuration / p.clientCpuMsPerDuration).toFixed(2)}×; main loop busy ${busy(w)} ms vs ${busy(p)} ms per duration | | | | | | |`);
+    }
   }
-  out.push('');
+  out.push('', ...renderBlocked(result));
   return out.join('\n');
+}
+
+/** The blocked-loop rows (renewal 'main' against 'worker'), when the run had them. */
+function renderBlocked(result: RenewalResult): string[] {
+  if (result.blocked === undefined || result.blocked.length === 0) return [];
+  const out = ['Event loop blocked synchronously once the locks are held (renewal `main` against `worker`):', '', '| contender | locks | duration ms | blocked ms | lost |', '|---|---:|---:|---:|---:|'];
+  for (const b of result.blocked) out.push(`| ${b.contender} | ${int(b.locks)} | ${int(b.duration)} | ${int(b.blockMs)} | ${int(b.lost)} |`);
+  out.push('');
+  return out;
 }

@@ -2,7 +2,9 @@
  * Renewal cost (issue: batched auto-renewal): for 1k, 10k and 100k held locks on 5 local masters,
  * commands per lock duration, client CPU per duration and heap per held lock, pipelock's scheduler
  * next to node-redlock v5's using(), measured in the same run, each in a fresh process.
- *   npm run bench:renewal [-- --sizes 1000,10000,100000 --duration 6000 --window 18000]
+ *   npm run bench:renewal [-- --sizes 1000,10000,100000 --duration 6000 --window 18000 --contenders a,b --block-locks 1000 --block 4000]
+ * Then the blocked-loop scenario (issue 44): --block-locks locks of 2 s, the loop blocked --block ms,
+ * renewal 'main' against 'worker' (--block 0 skips it).
  * Writes bench/results/renewal.json.
  */
 import { execFileSync } from 'node:child_process';
@@ -12,31 +14,47 @@ import { parseArgs } from 'node:util';
 import { hostInfo, ROOT } from '../lib/host.js';
 import { startMasters } from '../../src/testing/masters.js';
 
-const { values } = parseArgs({ options: { sizes: { type: 'string' }, duration: { type: 'string' }, window: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { sizes: { type: 'string' }, duration: { type: 'string' }, window: { type: 'string' }, contenders: { type: 'string' }, block: { type: 'string' }, 'block-locks': { type: 'string' } },
+});
+const contenders = (values.contenders ?? 'pipelock,pipelock-watch,pipelock-worker,node-redlock').split(',');
+const blockMs = Number(values.block ?? 4000);
+const blockLocks = Number(values['block-locks'] ?? 1000);
 const sizes = (values.sizes ?? '1000,10000,100000').split(',').map(Number);
 // 6 s: at 3 s, renewing 100,000 locks needed more Redis CPU than this 2-core VM has (both contenders lost locks).
 const duration = Number(values.duration ?? 6000);
 const windowMs = Number(values.window ?? 3 * duration);
 const masters = await startMasters({ count: 5 });
 const rows: unknown[] = [];
+const blocked: unknown[] = [];
+
+/** One measurement in a fresh process: its JSON line. */
+function one(args: readonly string[]): Record<string, unknown> {
+  const out = execFileSync(process.execPath, [
+    '--expose-gc', '--max-old-space-size=8192', '--conditions=pipelock-source', '--import', 'tsx', join(ROOT, 'bench/renewal/one.ts'), ...args, '--urls', masters.urls.join(','),
+  ], { encoding: 'utf8', cwd: ROOT, timeout: 600_000, stdio: ['ignore', 'pipe', 'inherit'] });
+  return JSON.parse(out.trim().split('\n').at(-1)!) as Record<string, unknown>;
+}
 try {
   for (const locks of sizes) {
-    for (const contender of ['pipelock', 'pipelock-watch', 'node-redlock']) {
+    for (const contender of contenders) {
       await Promise.all(masters.masters.map((m) => m.flush()));
-      const out = execFileSync(process.execPath, [
-        '--expose-gc', '--max-old-space-size=8192', '--conditions=pipelock-source', '--import', 'tsx', join(ROOT, 'bench/renewal/one.ts'),
-        '--contender', contender, '--locks', String(locks), '--duration', String(duration), '--window', String(windowMs), '--urls', masters.urls.join(','),
-      ], { encoding: 'utf8', cwd: ROOT, timeout: 600_000, stdio: ['ignore', 'pipe', 'inherit'] });
-      const row = JSON.parse(out.trim().split('\n').at(-1)!) as Record<string, unknown>;
+      const row = one(['--contender', contender, '--locks', String(locks), '--duration', String(duration), '--window', String(windowMs)]);
       rows.push(row);
-      console.log(`${contender.padEnd(12)} ${String(locks).padStart(6)} locks: ${String(row.commandsPerDuration).padStart(8)} commands/duration (${Number(row.commandsPerLockPerDuration).toFixed(3)}/lock), client CPU ${Number(row.clientCpuMsPerDuration).toFixed(1)} ms, Redis CPU ${Number(row.redisCpuMsPerDuration).toFixed(1)} ms/duration, heap ${String(row.heapBytesPerLock)} B/lock, lost ${String(row.lost)}`);
+      console.log(`${contender.padEnd(15)} ${String(locks).padStart(6)} locks: ${String(row.commandsPerDuration).padStart(8)} commands/duration (${Number(row.commandsPerLockPerDuration).toFixed(3)}/lock), client CPU ${Number(row.clientCpuMsPerDuration).toFixed(1)} ms (main loop busy ${Number(row.mainLoopBusyMsPerDuration).toFixed(1)} ms), Redis CPU ${Number(row.redisCpuMsPerDuration).toFixed(1)} ms/duration, heap ${String(row.heapBytesPerLock)} B/lock, lost ${String(row.lost)}`);
     }
+  }
+  for (const contender of blockMs > 0 ? ['pipelock', 'pipelock-worker'] : []) {
+    await Promise.all(masters.masters.map((m) => m.flush()));
+    const row = one(['--contender', contender, '--locks', String(blockLocks), '--duration', '2000', '--window', '1', '--block', String(blockMs)]);
+    blocked.push(row);
+    console.log(`${contender.padEnd(15)} ${String(blockLocks).padStart(6)} locks of 2 s, loop blocked ${blockMs} ms: lost ${String(row.lost)}`);
   }
 } finally {
   await masters.close();
 }
 mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
 const file = join(ROOT, 'bench/results/renewal.json');
-writeFileSync(file, `${JSON.stringify({ host: hostInfo(['@redis/client', 'redlock', 'ioredis'], 'npm run bench:renewal'), duration, windowMs, rows }, null, 2)}\n`);
+writeFileSync(file, `${JSON.stringify({ host: hostInfo(['@redis/client', 'redlock', 'ioredis'], 'npm run bench:renewal'), duration, windowMs, rows, blocked }, null, 2)}\n`);
 console.log(`wrote ${file}`);
 
