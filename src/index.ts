@@ -1,5 +1,6 @@
 export { Redlock, Redlock as default, type RedlockOptions } from './redlock.js';
 export { ReleaseResult } from './lifecycle/release-result.js';
+export type { ForceReleaseOptions, ForceReleaseResult } from './lifecycle/force-release.js';
 export { Lock, type LockLostHandler, type LockOwner, type RedlockAbortSignal } from './lifecycle/lock.js';
 export { Semaphore } from './kinds/semaphore.js';
 export { ReadWriteLock } from './kinds/rwlock.js';

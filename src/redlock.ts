@@ -8,6 +8,7 @@ import { Acquirer } from './lifecycle/acquire.js';
 import { plainCall, resolveCall, type ResolvedCall } from './lifecycle/call.js';
 import { traceAcquire, traceExtend, traceRelease } from './lifecycle/channels.js';
 import { extend } from './lifecycle/extend.js';
+import { checkForceOptions, forceRelease, type ForceReleaseOptions, type ForceReleaseResult } from './lifecycle/force-release.js';
 import { Lock, type CallSettings, type LockOwner } from './lifecycle/lock.js';
 import { Releases } from './lifecycle/release.js';
 import type { ReleaseResult } from './lifecycle/release-result.js';
@@ -199,6 +200,17 @@ export class Redlock extends EventEmitter implements LockOwner {
     validateResources(resources);
     const lock = await this.#acquirer.traced(resources, duration, { ...call, autoExtend: true });
     return holding(lock, fn, this.#reports.report);
+  }
+
+  /**
+   * Takes `resources` away from whoever holds them: deletes their keys on every master without the
+   * owner check, and leaves a revoked-marker with `options.reason`, so the holder's signal aborts
+   * with LockRevokedError (with watchHeld within about a round trip). For operators: a stuck job.
+   */
+  async forceRelease(resources: readonly string[], options: ForceReleaseOptions): Promise<ForceReleaseResult> {
+    this.#masters.assertOpen();
+    validateResources(resources);
+    return forceRelease(this.#masters, resources, checkForceOptions(options), this.settings.nodeTimeout);
   }
 
   /**

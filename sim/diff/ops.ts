@@ -63,7 +63,7 @@ function freshOp(p: Pools): OpArgs {
   const doc = r.pick(p.docs);
   const code = r.weighted<OpCode>([
     [10, 'A'], [6, 'E'], [8, 'R'], [3, 'F'], [5, 'X'], [2, 'I'], [2, 'D'], [2, 'Q'], [4, 'P'], [2, 'T'], [3, 'V'],
-    [3, 'r'], [2, 'e'], [2, 'u'], [3, 'W'], [7, 'G'], [3, 'H'],
+    [3, 'r'], [2, 'e'], [2, 'u'], [3, 'W'], [7, 'G'], [3, 'H'], [2, 'K'],
   ]);
   switch (code) {
     case 'A':
@@ -101,6 +101,10 @@ function freshOp(p: Pools): OpArgs {
     }
     case 'H':
       return op(code, locks(), token(), p.ttl(), token());
+    case 'K': {
+      const keys = r.some(p.locks, r.between(1, 2));
+      return op(code, [...keys, ...keys.map((key) => `pipelock:revoked:${key}`)].map((key) => p.stray(key)), 'reason', p.ttl());
+    }
   }
 }
 

@@ -1,6 +1,6 @@
 import type { Attempt } from '../engine/attempt.js';
 import { publishLockLost } from '../engine/channels.js';
-import { ExtensionLimitError, LockLostError, type PipelockError } from '../errors.js';
+import { ExtensionLimitError, LockLostError, LockRevokedError, type PipelockError } from '../errors.js';
 import { Alarm } from '../util/alarm.js';
 import { Heap } from '../util/heap.js';
 import { readClockFirst } from '../util/fresh-signal.js';
@@ -112,7 +112,7 @@ export class Renewals implements Scheduler {
     this.#mayRenew = mayRenew;
     // The guard opens nothing until a lock asks for it (watchHeld may be set per call).
     if (hub.watchable) {
-      this.#guard = new Guard<Renewal>(hub.watches, masters.quorum, (renewal, lostOn) => { this.#lostOnWatch(renewal, lostOn); });
+      this.#guard = new Guard<Renewal>(hub.watches, masters.quorum, (renewal, lostOn, revoked) => { this.#lostOnWatch(renewal, lostOn, revoked); });
       hub.listen(this.#guard);
     }
   }
@@ -143,8 +143,12 @@ export class Renewals implements Scheduler {
   }
 
   /** The guard read the lock's keys gone or another's on more masters than the quorum can spare. */
-  #lostOnWatch(held: Renewal, lostOn: readonly number[]): void {
+  #lostOnWatch(held: Renewal, lostOn: readonly number[], revoked: string | undefined): void {
     if (!held.active) return;
+    if (revoked !== undefined) {
+      this.#lose(held, new LockRevokedError(held.lock.resources.join(', '), revoked));
+      return;
+    }
     const names = lostOn.map((index) => this.#masters.nodes[index]?.name ?? `master ${index}`);
     this.#lose(held, new LockLostError(`${held.lock.resources.join(', ')}: deleted or overwritten on ${lostOn.length} of ${this.#masters.nodes.length} masters (${names.join(', ')}), read on their watch connections`));
   }

@@ -1,10 +1,7 @@
 import { createHash } from 'node:crypto';
 import { argsOf, argvStepLua, type OpArgs } from './opcodes.js';
 
-/**
- * Fencing counters live this long after their last use (7 days): they cannot grow without bound,
- * and a counter created again starts from the master's clock in microseconds (see FENCE_FLOOR).
- */
+/** Fencing counters live 7 days after their last use: bounded; one created again starts from the master's clock in µs (FENCE_FLOOR). */
 export const FENCE_RETENTION_MS = 7 * 24 * 3600 * 1000;
 export const DONE_MARKER = 'pipelock:done';
 
@@ -36,7 +33,8 @@ export const DONE_MARKER = 'pipelock:done';
  *      waiting marker: 1; refused by readers: the marker is set for `extra` ms: 0;
  *   G: lock keys, then the gate's turns (see turn below); `extra` is "bypass grace id" (µs, µs): free
  *      and this waiter's turn (or the first past its bypass), the keys are set and it leaves the turns: 1; else it joins them: 0 held, -1 free but another's turn;
- *   H: every key holds the token `extra`: each set to the op's token with the ttl (count), else none touched (0).
+ *   H: every key holds the token `extra`: each set to the op's token with the ttl (count), else none touched (0);
+ *   K: lock keys, then their revoked-markers: each lock key deleted unchecked, its marker set to the token (reason): 1 + deleted.
  * GET runs under pcall so a foreign key of another type counts as "not ours" instead of raising,
  * which would fail every other lock coalesced into the same call.
  */
@@ -260,6 +258,9 @@ while a <= last do
         redis.call('SET', q, '1', 'PX', extra)
       end
     end
+  elseif op == 'K' then
+    r = 1
+    for i = k + 1, k + n / 2 do r = r + redis.call('DEL', KEYS[i]); redis.call('SET', KEYS[i + n / 2], token, 'PX', ttl) end
   elseif ours(k, n, '${DONE_MARKER}') == n then
     r = 1
   end

@@ -39,8 +39,10 @@ export const OP_WRITE = 'W';
 export const OP_GATED = 'G';
 /** Owner-checked: the keys pass from the token in `extra` to the op's token, with a new TTL (src/lifecycle/handover.ts). */
 export const OP_HANDOVER = 'H';
+/** Force-release: keys are the m lock keys, then their m revoked-markers; DEL each lock key without the owner check, SET its marker (the token slot holds the reason) for ttl. */
+export const OP_FORCE = 'K';
 
-export type OpCode = typeof OP_GATED | typeof OP_HANDOVER | typeof OP_ACQUIRE | typeof OP_EXTEND | typeof OP_RELEASE | typeof OP_FENCED_ACQUIRE | typeof OP_RAISE | typeof OP_INCR | typeof OP_MARK_DONE | typeof OP_IS_DONE
+export type OpCode = typeof OP_FORCE | typeof OP_GATED | typeof OP_HANDOVER | typeof OP_ACQUIRE | typeof OP_EXTEND | typeof OP_RELEASE | typeof OP_FENCED_ACQUIRE | typeof OP_RAISE | typeof OP_INCR | typeof OP_MARK_DONE | typeof OP_IS_DONE
   | typeof OP_PERMIT | typeof OP_PERMIT_EXTEND | typeof OP_PERMIT_RELEASE | typeof OP_READ | typeof OP_READ_EXTEND | typeof OP_READ_RELEASE | typeof OP_WRITE;
 
 /** What the coalescer needs of one operation to put it into a call. */
@@ -103,6 +105,8 @@ export const OPS: { readonly [C in OpCode]: OpRow } = Object.freeze({
   W: { args: 4, vote: VOTE_ONE, release: false, undo: (keys) => ({ opcode: OP_RELEASE, keys: [keys[1]!] }) },
   G: { args: 4, vote: VOTE_ONE, release: false, undo: (keys) => ({ opcode: OP_RELEASE, keys: keys.slice(0, -1) }) },
   H: { args: 4, vote: VOTE_ALL_KEYS, release: false, undo: releaseAll },
+  // 1 + the lock keys deleted: every answer counts, the largest says whether any master held them.
+  K: { args: 3, vote: VOTE_POSITIVE, release: false },
 });
 
 // The table read by code point: the hot path (every reply of every operation) asks these per

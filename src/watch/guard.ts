@@ -1,4 +1,5 @@
 import type { WatchListener } from './hub.js';
+import { revokedKey } from './revoked.js';
 import type { MemberWatch } from './watch.js';
 
 /** What the guard needs of a held lock (src/lifecycle/renewal.ts's Renewal fits). */
@@ -8,8 +9,11 @@ export interface Guarded {
   readonly active: boolean;
 }
 
-/** Told once per lock: the masters (indexes) on which its keys were read gone or another's. */
-export type LostHandler<T extends Guarded> = (held: T, lostOn: readonly number[]) => void;
+/**
+ * Told once per lock: the masters (indexes) on which its keys were read gone or another's, and the
+ * reason of a force-release when a revoked-marker was read beside a gone key.
+ */
+export type LostHandler<T extends Guarded> = (held: T, lostOn: readonly number[], revoked: string | undefined) => void;
 
 /**
  * The lost-lock signal from the server (setting `watchHeld`): every master's watch connection
@@ -39,6 +43,8 @@ export class Guard<T extends Guarded> implements WatchListener {
   readonly #byKey = new Map<string, T | Set<T>>();
   /** Per lock, the masters where it was read lost; undefined until the first. */
   readonly #lostOn = new Map<T, Set<number> | undefined>();
+  /** Per lock, the reason read on a revoked-marker beside one of its gone keys. */
+  readonly #revoked = new Map<T, string>();
   /** Per master, the keys to read at the end of this tick (one MGET each). */
   readonly #toRead: Set<string>[];
 
@@ -68,6 +74,7 @@ export class Guard<T extends Guarded> implements WatchListener {
   /** Stops watching (release, loss, quit); synchronous, so nothing read later touches the lock. */
   remove(held: T): void {
     if (!this.#lostOn.delete(held)) return;
+    this.#revoked.delete(held);
     const byKey = this.#byKey;
     for (const key of held.lock.resources) {
       const there = byKey.get(key);
@@ -123,9 +130,12 @@ export class Guard<T extends Guarded> implements WatchListener {
         const there = byKey.get(key);
         return there instanceof Set ? [...there] : there;
       });
-      void this.#watches[index]!.owners(chunk).then((values) => {
+      // Each key's revoked-marker is read in the same MGET: a force-release is told with its reason.
+      void this.#watches[index]!.owners([...chunk, ...chunk.map(revokedKey)]).then((values) => {
         if (values === undefined) return;
         for (let k = 0; k < chunk.length; k++) {
+          const marker = values[chunk.length + k];
+          if (values[k] === null && typeof marker === 'string') this.#mark(judged[k], marker);
           // Unknown (a cluster member's shard that could not be read) is not lost.
           if (values[k] === undefined) continue;
           const owners = judged[k];
@@ -140,14 +150,20 @@ export class Guard<T extends Guarded> implements WatchListener {
     }
   }
 
+  #mark(owners: T | T[] | undefined, reason: string): void {
+    if (owners === undefined) return;
+    for (const held of Array.isArray(owners) ? owners : [owners]) if (this.#lostOn.has(held)) this.#revoked.set(held, reason);
+  }
+
   #lose(held: T, index: number): void {
     if (!this.#lostOn.has(held) || !held.active) return;
     let lostOn = this.#lostOn.get(held);
     if (lostOn === undefined) this.#lostOn.set(held, (lostOn = new Set()));
     lostOn.add(index);
     if (lostOn.size > this.#spare) {
+      const revoked = this.#revoked.get(held);
       this.remove(held);
-      this.#onLost(held, [...lostOn].sort((a, b) => a - b));
+      this.#onLost(held, [...lostOn].sort((a, b) => a - b), revoked);
     }
   }
 }

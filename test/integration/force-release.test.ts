@@ -1,0 +1,78 @@
+import '../helpers/setup.js';
+import * as assert from 'uvu/assert';
+import { mastersSuite, probesEach } from '../helpers/masters.js';
+import { eventually } from '../helpers/redis.js';
+import { timed } from '../helpers/timeout.js';
+import { InvalidArgumentError, LockRevokedError, Redlock, type RedlockOptions } from '../../src/index.js';
+import { revokedKey } from '../../src/watch/revoked.js';
+
+// Issue 44: an operator takes a lock away from its holder in another process (a stuck job) with a
+// reason, and the holder hears it: with watchHeld its signal aborts with LockRevokedError at once.
+const test = mastersSuite('force-release', { count: 3, flushEach: true });
+const probes = probesEach(test);
+
+/** Resolves with performance.now() when `signal` aborts. */
+function abortedAt(signal: AbortSignal): Promise<number> {
+  return new Promise((resolve) => { signal.addEventListener('abort', () => { resolve(performance.now()); }, { once: true }); });
+}
+
+/** Until every master's watch connection tracks a key (the guard's first reads armed it). */
+async function armed(): Promise<void> {
+  await eventually(async () => {
+    const lists = await Promise.all(probes.map((probe) => probe.sendCommand<string>(['CLIENT', 'LIST'])));
+    return lists.every((list) => /flags=\S*t/.test(list));
+  }, 3000, 'watch connections tracking');
+  await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
+for (const renewal of ['main', 'worker'] as const) {
+  test(`renewal '${renewal}', watchHeld: the holder's signal aborts with LockRevokedError and the reason, long before its next renewal; the resource is free at once`, timed(20_000, async ({ masters }) => {
+    const options: RedlockOptions = { watchHeld: true, renewal, retryCount: 0 };
+    const holder = new Redlock(masters.urls, options);
+    const operator = new Redlock(masters.urls, { retryCount: 0 });
+    try {
+      await Promise.all([holder.ready(), operator.ready()]);
+      const lock = await holder.acquire(['stuck-job'], 10_000, { autoExtend: true });
+      const signal = lock.signal!;
+      await armed();
+      const aborted = abortedAt(signal);
+      const start = performance.now();
+      const result = await operator.forceRelease(['stuck-job'], { reason: 'job 42 stuck for an hour' });
+      const ran = performance.now();
+      const at = await aborted;
+      assert.equal(result, { masters: 3, held: true });
+      assert.instance(signal.reason, LockRevokedError);
+      assert.is((signal.reason as LockRevokedError).reason, 'job 42 stuck for an hour');
+      assert.is((signal.reason as LockRevokedError).code, 'ERR_PIPELOCK_LOCK_REVOKED');
+      // Its next renewal is seconds away: an abort within 250 ms of the call was the watch's.
+      assert.ok(at - start < 250, `aborted ${(at - start).toFixed(1)} ms after the call (the call took ${(ran - start).toFixed(1)} ms)`);
+      const next = await operator.acquire(['stuck-job'], 1000);
+      await next.release();
+    } finally {
+      await holder.quit();
+      await operator.quit();
+    }
+  }));
+}
+
+test('forceRelease of keys nobody holds runs on every master and says so; bad options are refused by name', timed(10_000, async ({ masters }) => {
+  const redlock = new Redlock(masters.urls, { retryCount: 0 });
+  try {
+    await redlock.ready();
+    assert.equal(await redlock.forceRelease(['nobody'], { reason: 'tidy' }), { masters: 3, held: false });
+    const marker = await probes[0]!.get(revokedKey('nobody'));
+    assert.is(marker, 'tidy');
+    const refused = async (options: unknown, argument: string): Promise<void> => {
+      const error = await redlock.forceRelease(['k'], options as never).catch((e: unknown) => e);
+      assert.ok(error instanceof InvalidArgumentError && error.argument === argument, String(error));
+    };
+    await refused(undefined, 'options');
+    await refused({}, 'options.reason');
+    await refused({ reason: '' }, 'options.reason');
+    await refused({ reason: 'x', markerMs: 0 }, 'options.markerMs');
+  } finally {
+    await redlock.quit();
+  }
+}));
+
+test.run();
