@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-/** `pipelock <command>`: loadtest, report merge, report compare, doctor, inspect. */
+/** `pipelock <command>`: loadtest, report merge, report compare, doctor, inspect, release. */
 import { EXIT } from './errors.js';
 import { doctor } from './doctor.js';
 import { inspect } from './inspect.js';
 import { loadtest } from './loadtest.js';
+import { release } from './release.js';
 import { report } from './report.js';
 
 const USAGE = `usage: pipelock <command> [flags]
@@ -13,7 +14,8 @@ commands:
   report merge    combine --json results of runs made at once on several machines (pipelock report --help)
   report compare  compare runs of a change against a baseline; exit 1 on a regression (pipelock report compare --help)
   doctor          check the masters for what breaks Redlock (pipelock doctor --help)
-  inspect         list held and leaked locks, fencing counters, run-once markers (pipelock inspect --help)`;
+  inspect         list held and leaked locks, fencing counters, run-once markers (pipelock inspect --help)
+  release         take a lock away from its holder, with a reason it is told (pipelock release --help)`;
 
 async function main(args: readonly string[]): Promise<number> {
   const [command, ...rest] = args;
@@ -26,6 +28,8 @@ async function main(args: readonly string[]): Promise<number> {
       return doctor(rest);
     case 'inspect':
       return inspect(rest);
+    case 'release':
+      return release(rest);
     case '--help':
     case '-h':
     case 'help':
