@@ -4,6 +4,7 @@ import * as assert from 'uvu/assert';
 import { setImmediate as tick } from 'node:timers/promises';
 import { Guard, type Guarded } from '../../src/watch/guard.js';
 import type { MemberWatch } from '../../src/watch/watch.js';
+import { revokedKey } from '../../src/watch/revoked.js';
 
 const test = suite('guard');
 
@@ -44,7 +45,7 @@ test('two locks of one key are judged apart; the key stays watched until both ar
   guard.changed(2, 'k');
   guard.changed(0, 'k');
   await tick();
-  assert.equal(reads, [['k']], 'only the watched master reads again');
+  assert.equal(reads, [['k', revokedKey('k')]], 'only the watched master reads again (the key and its revoked-marker)');
   values.set('k', null);
   guard.changed(0, 'k');
   guard.changed(1, 'k');
@@ -76,6 +77,19 @@ test('a loss on no more masters than the quorum can spare is not reported; a rel
   guard.changed(1, 'x');
   await tick();
   assert.equal(lost, [x]);
+});
+
+test('a key read gone with a revoked-marker beside it is lost with the marker\'s reason; gone without one, with none', async () => {
+  const values = new Map<string, string | null>([[revokedKey('r'), 'stuck job']]);
+  const watches = [fakeWatch(0, values, []), fakeWatch(1, values, []), fakeWatch(2, values, [])];
+  const lost: [Guarded, readonly number[], string | undefined][] = [];
+  const guard = new Guard(watches, 2, (h, on, revoked) => lost.push([h, on, revoked]));
+  const revoked = held('r', 'a');
+  const gone = held('g', 'b');
+  guard.add(revoked);
+  guard.add(gone);
+  await tick();
+  assert.equal(lost, [[revoked, [0, 1], 'stuck job'], [gone, [0, 1], undefined]]);
 });
 
 test.run();
