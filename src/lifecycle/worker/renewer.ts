@@ -55,6 +55,8 @@ export class WorkerRenewals implements Scheduler, HeldOwner {
   #orders: Order[] = [];
   #next = 0;
   #closed: Promise<void> | undefined;
+  /** Why the worker stopped, once it did: a lock held after that is lost at once. */
+  #failed: LockLostError | undefined;
   readonly #ready: Promise<void>;
   #onReady: () => void = () => undefined;
   #onFail: (error: Error) => void = () => undefined;
@@ -90,6 +92,10 @@ export class WorkerRenewals implements Scheduler, HeldOwner {
     const held = new WorkerHeld(this, lock, slot, onLockLost);
     this.#held.set(slot, held);
     lock[kRenewal] = held;
+    if (this.#failed !== undefined) {
+      this.lose(held, this.#failed, true);
+      return;
+    }
     let gone = false;
     // The Lock reads its validity from the cell: own properties over the Lock's accessors and field.
     Object.defineProperty(lock, 'validUntil', { get: () => held.validUntil, configurable: true });
@@ -186,7 +192,7 @@ export class WorkerRenewals implements Scheduler, HeldOwner {
   #fail(cause: unknown): void {
     this.#report(cause);
     this.#onFail(new Error(`the renewal worker stopped before it was ready: ${(cause as Error).message}`, { cause }));
-    const error = new LockLostError(`the renewal worker stopped (${(cause as Error).message}): nothing renews this lock any more`, [], [], { cause });
+    const error = this.#failed = new LockLostError(`the renewal worker stopped (${(cause as Error).message}): nothing renews this lock any more`, [], [], { cause });
     for (const held of [...this.#held.values()]) this.lose(held, error, false);
   }
 }
