@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { mastersSuite } from '../helpers/masters.js';
 import { sampleKeys } from '../helpers/sampler.js';
 import { timed } from '../helpers/timeout.js';
-import { EventLoopBlockedError, InvalidArgumentError, LockLostError, Redlock, type RedlockOptions } from '../../src/index.js';
+import { EventLoopBlockedError, ExtensionLimitError, InvalidArgumentError, LockLostError, Redlock, type RedlockOptions } from '../../src/index.js';
 import { createClient } from '@redis/client';
 
 // Issue 44: a synchronous stretch keeps the event loop from renewing; with renewal 'worker' a
@@ -106,6 +106,27 @@ test("renewal 'worker': a block past heartbeatBound lets the locks go (keys off 
     // The block starts as the sampler does (it said so first): its clock is the block's, give or take the pipe.
     const late = samples.firstOff.filter((at) => at > bound + duration + 500);
     assert.is(late.length, 0, `keys gone within bound + duration (+500 ms) of the block: ${samples.firstOff.join(', ')}`);
+  } finally {
+    await redlock.quit();
+  }
+}));
+
+test("renewal 'worker': a lock's validity and expiration follow the worker's renewals; release and the extension bound behave as on the main thread", timed(20_000, async ({ masters }) => {
+  const redlock = await redlockOf(masters.urls, { renewal: 'worker' });
+  try {
+    const lock = await redlock.acquire(['cell'], 1000, { autoExtend: true });
+    const first = lock.expiration;
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    assert.is(lock.signal!.aborted, false);
+    assert.ok(lock.validity > 0 && lock.expiration > first, `renewed: validity ${lock.validity.toFixed(0)} ms, expiration moved ${lock.expiration - first} ms`);
+    assert.is(redlock.autoExtended, 1);
+    await lock.release();
+    assert.is(lock.expiration, 0);
+    assert.is(lock.validity, 0);
+    assert.is(redlock.autoExtended, 0);
+    const bounded = await redlock.acquire(['bounded'], 600, { autoExtend: true, maxExtensions: 1 });
+    const reason = await new Promise<unknown>((resolve) => { bounded.signal!.addEventListener('abort', () => { resolve(bounded.signal!.reason); }, { once: true }); });
+    assert.instance(reason, ExtensionLimitError);
   } finally {
     await redlock.quit();
   }
