@@ -231,6 +231,25 @@ export const sha: string = protocol.BATCH_SHA;
   assert.is((result as { code?: number }).code ?? 0, 0, `tsc: ${(result as { stdout: string }).stdout}`);
 }));
 
+test('a node-redlock v5 TypeScript program compiles against the packed types with only its import changed', timed(120_000, async () => {
+  // test/package/v5/program.ts as written compiles against redlock 5's own types: it is a v5 program.
+  const v5 = join(root, 'test', 'package', 'v5');
+  const compile = (cwd: string) => run('node', [tsc, '-p', 'tsconfig.json'], { cwd }).catch((error: unknown) => error as { stdout: string; code: number });
+  const original = await compile(v5);
+  assert.is((original as { code?: number }).code ?? 0, 0, `tsc against redlock: ${(original as { stdout: string }).stdout}`);
+  const dir = join(state.libDir, 'v5');
+  await mkdir(dir);
+  const source = await readFile(join(v5, 'program.ts'), 'utf8');
+  const swapped = source.replace("from 'redlock';", "from 'pipelock';");
+  assert.is.not(swapped, source, 'the import is the one change');
+  await writeFile(join(dir, 'program.ts'), swapped);
+  const config = JSON.parse(await readFile(join(v5, 'tsconfig.json'), 'utf8')) as { compilerOptions: Record<string, unknown> };
+  config.compilerOptions.typeRoots = [join(root, 'node_modules', '@types')];
+  await writeFile(join(dir, 'tsconfig.json'), JSON.stringify(config));
+  const result = await compile(dir);
+  assert.is((result as { code?: number }).code ?? 0, 0, `tsc against pipelock: ${(result as { stdout: string }).stdout}`);
+}));
+
 test('the library states its Node versions; it has no bin', timed(30_000, async () => {
   const manifest = JSON.parse(await readFile(join(state.libDir, 'node_modules', 'pipelock', 'package.json'), 'utf8')) as { engines: { node: string } };
   assert.match(manifest.engines.node, /20\.19/, 'engines names the Node versions with require(esm)');
