@@ -4,12 +4,14 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as pipelock from '../../src/index.js';
-import { checkDocs, slug } from '../../scripts/docs/check.js';
+import { checkDocs, slug, sourceImports, stalePaths } from '../../scripts/docs/check.js';
 import { committedDashboard, renderDashboard } from '../../scripts/docs/dashboard.js';
 import { committedErrors, errorClasses, renderErrors } from '../../scripts/docs/errors.js';
 import { committedSettings, renderSettings } from '../../scripts/docs/settings.js';
 import { checkSnippets, snippets } from '../../scripts/docs/snippets.js';
-import { repoRoot } from '../../scripts/docs/tsdoc.js';
+import { descriptionProblems, repoRoot } from '../../scripts/docs/tsdoc.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 
 /** The docs state what the code does: generated pages are fresh, links resolve, README keeps its promises. */
 const test = suite('docs');
@@ -41,6 +43,23 @@ test('relative links and anchors in README.md and docs/*.md resolve; shown files
 test('the TypeScript blocks of README.md and docs/*.md typecheck against the sources', () => {
   assert.ok(snippets().length >= 5, `${snippets().length} snippets`);
   assert.equal(checkSnippets(), []);
+});
+
+test('a generated description cut by a line starting with @word, or ending mid-sentence, is refused', () => {
+  assert.equal(descriptionProblems('It runs no scripts for this user (an ACL without', ['scripting']).length, 2);
+  assert.equal(descriptionProblems('Per-attempt time budget, in ms.', ['default']), []);
+});
+
+test('a src/ path that does not exist, and an example importing the sources by path, are problems', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pipelock-docs-'));
+  try {
+    writeFileSync(join(dir, 'page.md'), 'See src/settings.ts, `src/local/masters.ts`, tools/src/cli/ and src/**/*.ts.\n');
+    assert.equal(stalePaths(join(dir, 'page.md')).map((p) => p.replace(/^.*page\.md/, 'page.md')), ['page.md:1: src/local/masters.ts: no such file or folder']);
+    writeFileSync(join(dir, 'x.ts'), "import { Redlock } from '../src/index.js';\nimport { startMasters } from 'pipelock/testing';\n");
+    assert.equal(sourceImports(dir).length, 1);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('slugs are GitHub\'s', () => {
