@@ -32,6 +32,7 @@ export const RANKS: Readonly<Record<string, number>> = Object.freeze({
   'src/redlock.ts': 9,
   'src/recipes': 10,
   'src/metrics': 10,
+  'src/acl.ts': 10,
   'src/index.ts': 11,
   'src/index.cts': 11,
   'src/metrics.cts': 11,

@@ -27,3 +27,4 @@ export { runOnce, type RunOnceOptions, type RunOnceOutcome } from './recipes/run
 export { fencedWrite, FENCED_WRITE_SCRIPT } from './recipes/fenced-write.js';
 export { ReentrantRedlock } from './recipes/reentrant/redlock.js';
 export { ReentrantLock } from './recipes/reentrant/lock.js';
+export { aclGrants, aclSetUser, ACL_FEATURES, type AclFeature, type AclGrants } from './acl.js';
