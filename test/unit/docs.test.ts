@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as pipelock from '../../src/index.js';
+import { kSingleTradeoff } from '../../tools/src/ops/doctor.js';
 import { checkDocs, slug, sourceImports, stalePaths } from '../../scripts/docs/check.js';
 import { committedDashboard, renderDashboard } from '../../scripts/docs/dashboard.js';
 import { committedErrors, errorClasses, renderErrors } from '../../scripts/docs/errors.js';
@@ -60,6 +61,12 @@ test('a src/ path that does not exist, and an example importing the sources by p
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('docs/deployments.md shows the generated ACL line and doctor\'s words for one server', () => {
+  const page = readFileSync(join(repoRoot, 'docs', 'deployments.md'), 'utf8');
+  assert.ok(page.includes(pipelock.aclSetUser('app', pipelock.aclGrants(pipelock.ACL_FEATURES, 'locks:*'))), 'the ACL SETUSER line is aclSetUser()\'s');
+  assert.ok(page.replace(/\s+/g, ' ').includes(kSingleTradeoff), 'the trade-off of one server in doctor\'s words');
 });
 
 test('slugs are GitHub\'s', () => {
