@@ -9,12 +9,16 @@ import {
 
 /** What a Redis ACL user must be granted for a part of pipelock: `aclGrants()` derives it from what the code sends. */
 export type AclFeature = 'lock' | 'fencing' | 'runOnce' | 'semaphore' | 'rwlock' | 'watchHeld' | 'election';
+/** Every feature, in the order aclGrants() takes them by default. */
 export const ACL_FEATURES: readonly AclFeature[] = ['lock', 'fencing', 'runOnce', 'semaphore', 'rwlock', 'watchHeld', 'election'];
 
 /** Commands (lower case, `container|sub` for subcommands), key patterns and channels, each as ACL SETUSER writes it. */
 export interface AclGrants {
+  /** Commands, lower case (`script|load`, `client|tracking`), without the `+`. */
   readonly commands: readonly string[];
+  /** Key patterns with their permissions (`%RW~locks:*`). */
   readonly keys: readonly string[];
+  /** Pub/sub channels (`&__redis__:invalidate`, ioredis' tracking redirect). */
   readonly channels: readonly string[];
 }
 

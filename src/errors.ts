@@ -97,13 +97,31 @@ export type ExecutionAttempts = ReadonlyArray<Promise<ExecutionStats>>;
 
 /** node-redlock v5's name for what release() resolves with; pipelock's ReleaseResult is one. */
 export interface ExecutionResult {
+  /** One promise per attempt, resolving with that attempt's stats. */
   readonly attempts: ExecutionAttempts;
 }
 
 /** node-redlock v5's per-client vote, exported so v5 code compiles; pipelock reports each master's part as a NodeOutcome. */
-export type ClientExecutionResult =
-  | { readonly client: MasterClient; readonly vote: 'for'; readonly value: number }
-  | { readonly client: MasterClient; readonly vote: 'against'; readonly error: Error };
+export type ClientExecutionResult = ClientVotedFor | ClientVotedAgainst;
+/** A client that applied the operation (node-redlock v5's shape). */
+export interface ClientVotedFor {
+  /** The client that voted. */
+  readonly client: MasterClient;
+  /** Applied. */
+  readonly vote: 'for';
+  /** The script's reply. */
+  readonly value: number;
+}
+
+/** A client that refused or failed (node-redlock v5's shape). */
+export interface ClientVotedAgainst {
+  /** The client that voted. */
+  readonly client: MasterClient;
+  /** Refused or failed. */
+  readonly vote: 'against';
+  /** Why. */
+  readonly error: Error;
+}
 
 /** The resource is held by another token on enough masters that no quorum was possible. */
 export class ResourceLockedError extends ExecutionError {

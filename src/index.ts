@@ -17,7 +17,7 @@ export {
   PipelockError, InvalidArgumentError, RedlockClosedError, ExecutionError, ResourceLockedError, MisconfigurationError, QuorumUnreachableError,
   LockExpiredError, LockLostError, ExtensionLimitError, LockAbortedError, NodeUnavailableError, NodeTimeoutError,
   UnexpectedReplyError, OverloadedError, ReentrancyError, ResignedError, type ExecutionStats, type ExecutionAttempts, type NodeOutcome,
-  type ExecutionResult, type ClientExecutionResult,
+  type ExecutionResult, type ClientExecutionResult, type ClientVotedFor, type ClientVotedAgainst,
 } from './errors.js';
 export { NodeStalledError, NoScriptingError } from './errors.js';
 export type { MemberCapabilities } from './lifecycle/capabilities.js';
