@@ -1,10 +1,10 @@
 // Serves pipelock's metrics at /metrics for Prometheus to scrape, while /work?n=N does N locked jobs.
-// Run it: node --import tsx examples/metrics.ts   then: curl localhost:9464/work?n=10; curl localhost:9464/metrics
+// Run it: node --conditions=pipelock-source --import tsx examples/metrics.ts   then: curl localhost:9464/work?n=10; curl localhost:9464/metrics
 import { createServer } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { Registry, collectDefaultMetrics } from 'prom-client';
-import { Redlock } from '../src/index.js';
-import { prometheusMetrics } from '../src/metrics/index.js';
+import { Redlock } from 'pipelock';
+import { prometheusMetrics } from 'pipelock/metrics';
 
 /** An HTTP server on `port` (0: any free one) exporting `registry`, with pipelock's metrics registered in it. */
 export async function startMetricsServer(urls: readonly string[], registry: Registry, port: number): Promise<{ url: string; close(): Promise<void> }> {
@@ -45,7 +45,7 @@ export async function startMetricsServer(urls: readonly string[], registry: Regi
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const { startMasters } = await import('../src/testing/masters.js');
+  const { startMasters } = await import('pipelock/testing');
   const masters = await startMasters({ count: 3 });
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });

@@ -1,6 +1,6 @@
 // Starts 5 embedded local masters, acquires and releases a lock over them, prints what happened.
-import { Redlock, ResourceLockedError } from '../src/index.js';
-import { startMasters } from '../src/testing/masters.js';
+import { Redlock, ResourceLockedError } from 'pipelock';
+import { startMasters } from 'pipelock/testing';
 
 const masters = await startMasters({ count: 5 });
 const redlock = new Redlock(masters.urls, { retryCount: 0 });

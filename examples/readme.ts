@@ -1,7 +1,7 @@
 import { setTimeout as work } from 'node:timers/promises';
 import { Redlock, ResourceLockedError } from 'pipelock';
 
-// Independent Redis masters: URLs, or @redis/client / ioredis clients. pipelock owns what it opens.
+// Independent Redis masters: URLs, or @redis/client / ioredis clients. quit() closes them all.
 const urls = process.env.REDIS_URLS?.split(',') ?? ['redis://10.0.0.1:6379', 'redis://10.0.0.2:6379', 'redis://10.0.0.3:6379'];
 const redlock = new Redlock(urls, { retryCount: 3 });
 
@@ -35,5 +35,5 @@ try {
   if (error instanceof ResourceLockedError) console.log(`busy: ${error.code}`);
   else throw error;
 } finally {
-  await redlock.quit();                              // closes only the connections pipelock opened
+  await redlock.quit();                              // closes every connection; { keepClients: true } keeps clients you passed
 }

@@ -1,8 +1,8 @@
 // `await using` on pipelock's handles and a leader election, over 3 embedded local masters.
 // Typechecked with the rest of the repository (TypeScript ≥ 5.2); run it with
 // `node --conditions=pipelock-source --import tsx examples/scopes.ts` (tsx lowers the syntax for Node 20 and 22).
-import { Redlock } from '../src/index.js';
-import { startMasters } from '../src/testing/masters.js';
+import { Redlock } from 'pipelock';
+import { startMasters } from 'pipelock/testing';
 
 const masters = await startMasters({ count: 3 });
 const redlock = new Redlock(masters.urls);

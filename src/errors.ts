@@ -95,6 +95,34 @@ export class ExecutionError extends PipelockError {
 /** node-redlock's `attempts`: one promise per attempt, resolving with that attempt's stats once every master answered or timed out. */
 export type ExecutionAttempts = ReadonlyArray<Promise<ExecutionStats>>;
 
+/** node-redlock v5's name for what release() resolves with; pipelock's ReleaseResult is one. */
+export interface ExecutionResult {
+  /** One promise per attempt, resolving with that attempt's stats. */
+  readonly attempts: ExecutionAttempts;
+}
+
+/** node-redlock v5's per-client vote, exported so v5 code compiles; pipelock reports each master's part as a NodeOutcome. */
+export type ClientExecutionResult = ClientVotedFor | ClientVotedAgainst;
+/** A client that applied the operation (node-redlock v5's shape). */
+export interface ClientVotedFor {
+  /** The client that voted. */
+  readonly client: MasterClient;
+  /** Applied. */
+  readonly vote: 'for';
+  /** The script's reply. */
+  readonly value: number;
+}
+
+/** A client that refused or failed (node-redlock v5's shape). */
+export interface ClientVotedAgainst {
+  /** The client that voted. */
+  readonly client: MasterClient;
+  /** Refused or failed. */
+  readonly vote: 'against';
+  /** Why. */
+  readonly error: Error;
+}
+
 /** The resource is held by another token on enough masters that no quorum was possible. */
 export class ResourceLockedError extends ExecutionError {
   constructor(message: string, attempts?: ExecutionAttempts | (() => ExecutionAttempts), nodes?: readonly NodeOutcome[]) {
@@ -244,8 +272,8 @@ export class NodeUnavailableError extends PipelockError {
 }
 
 /**
- * A master cannot carry this operation: it runs no scripts for this user (an ACL without
- * @scripting, or a proxy without them), and the operation needs one there (`feature`). Settled as
+ * A master cannot carry this operation: it runs no scripts for this user (an ACL that denies the
+ * `@scripting` category, or a proxy without scripts), and the operation needs one there (`feature`). Settled as
  * that master's vote without sending anything; when it leaves no quorum possible the call fails
  * with MisconfigurationError (reason 'noscripting') naming the feature, the master and the fix.
  */

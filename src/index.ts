@@ -18,6 +18,7 @@ export {
   PipelockError, InvalidArgumentError, RedlockClosedError, ExecutionError, ResourceLockedError, MisconfigurationError, QuorumUnreachableError,
   LockExpiredError, LockLostError, EventLoopBlockedError, LockRevokedError, ExtensionLimitError, LockAbortedError, NodeUnavailableError, NodeTimeoutError,
   UnexpectedReplyError, OverloadedError, ReentrancyError, ResignedError, type ExecutionStats, type ExecutionAttempts, type NodeOutcome,
+  type ExecutionResult, type ClientExecutionResult, type ClientVotedFor, type ClientVotedAgainst,
 } from './errors.js';
 export { NodeStalledError, NoScriptingError } from './errors.js';
 export type { MemberCapabilities } from './lifecycle/capabilities.js';
@@ -27,3 +28,4 @@ export { runOnce, type RunOnceOptions, type RunOnceOutcome } from './recipes/run
 export { fencedWrite, FENCED_WRITE_SCRIPT } from './recipes/fenced-write.js';
 export { ReentrantRedlock } from './recipes/reentrant/redlock.js';
 export { ReentrantLock } from './recipes/reentrant/lock.js';
+export { aclGrants, aclSetUser, ACL_FEATURES, type AclFeature, type AclGrants } from './acl.js';

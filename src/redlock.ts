@@ -28,7 +28,7 @@ import { Waiters } from './waiting/waiters.js';
 import { WatchHub } from './watch/hub.js';
 
 /** The constructor's second argument: any settings (docs/settings.md) and, for the connections pipelock opens from URLs, `clientOptions`. */
-export interface RedlockOptions extends Partial<Settings> {
+export interface RedlockOptions extends Settings {
   /** Extra @redis/client options for the connections pipelock opens from URLs (TLS, credentials, …). */
   readonly clientOptions?: RedisClientOptions;
 }
@@ -71,8 +71,13 @@ export class Redlock extends EventEmitter implements LockOwner {
     internalsOf = (redlock) => ({ masters: redlock.#masters, report: redlock.#reports.report });
   }
 
-  constructor(clients: Iterable<MemberEntry>, options?: RedlockOptions) {
+  /**
+   * @param scripts node-redlock v5's third argument, replacement Lua scripts: refused, because
+   * pipelock's scripts are fixed and a changed script would no longer exclude the unchanged ones.
+   */
+  constructor(clients: Iterable<MemberEntry>, options?: RedlockOptions, ...scripts: readonly never[]) {
     super();
+    if (scripts.length > 0) throw new InvalidArgumentError('scripts', 'is not supported: pipelock\'s scripts are fixed (docs/migrating-from-node-redlock.md#typescript)', scripts[0]);
     // JavaScript callers are not held to the types: a non-object would otherwise be spread away.
     if (options !== undefined && !isObject(options)) throw new InvalidArgumentError('settings', 'must be an object', options);
     const { clientOptions, ...settings } = (options ?? {});

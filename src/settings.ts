@@ -2,54 +2,57 @@ import { kMaxTimerMs } from './util/alarm.js';
 import { InvalidArgumentError } from './errors.js';
 import { isObject } from './util/checks.js';
 
-/** Settings of a Redlock instance; node-redlock v5's five come first, with its defaults. */
+/**
+ * Settings of a Redlock instance, each optional (the defaults fill the rest): node-redlock v5's five
+ * come first, with its defaults, so a v5 `Settings` literal is one of these.
+ */
 export interface Settings {
   /** Clock drift allowed between masters, as a fraction of the duration: drift = duration × driftFactor + 2 ms. @default 0.01 */
-  readonly driftFactor: number;
+  readonly driftFactor?: number;
   /** Retries after the first attempt; -1 retries until the signal aborts. @default 10 */
-  readonly retryCount: number;
+  readonly retryCount?: number;
   /** Base wait between attempts, in ms. @default 200 */
-  readonly retryDelay: number;
+  readonly retryDelay?: number;
   /** Random ± added to each wait, in ms: a retry waits retryDelay ± retryJitter. @default 100 */
-  readonly retryJitter: number;
+  readonly retryJitter?: number;
   /**
    * Auto-extended locks (`using()`, autoExtend) are renewed when less than max(duration / 3, this)
    * of validity remains, and never earlier than halfway, in ms. @default 500
    */
-  readonly automaticExtensionThreshold: number;
+  readonly automaticExtensionThreshold?: number;
   /**
    * Per-attempt time budget for the masters' answers, in ms: a stalled master costs at most this
    * (a disconnected one fails at once). Larger than the 5–50 ms the Redlock page suggests for a 10 s TTL (redis.io/docs/latest/develop/use/patterns/distributed-locks) because it only matters when
    * a majority stalls, while a budget below a GC pause or a burst's queueing turns healthy masters
    * into spurious failures. @default 250
    */
-  readonly nodeTimeout: number;
+  readonly nodeTimeout?: number;
   /**
    * How many times one lock may be extended. The Redlock page bounds reacquisition so that a client
    * that keeps extending cannot hold a resource forever (liveness; redis.io/docs/latest/develop/use/patterns/distributed-locks). @default Infinity
    */
-  readonly maxExtensions: number;
+  readonly maxExtensions?: number;
   /** Auto-extended locks are not renewed past this much time after acquisition, in ms. @default Infinity */
-  readonly maxHoldTime: number;
+  readonly maxHoldTime?: number;
   /** The renewal scheduler renews together every lock due within this many ms. @default 25 */
-  readonly renewalWindow: number;
+  readonly renewalWindow?: number;
   /** Most keys in one coalesced script call, so one call never holds a master for long. @default 256 */
-  readonly chunkSize: number;
+  readonly chunkSize?: number;
   /**
    * acquire() as a whole — waiting for its turn in the client's queue, its attempts and retries —
    * must be done within this many ms: an attempt whose turn would come later is not sent and the
    * call fails with OverloadedError, and no retry starts past it. @default Infinity
    */
-  readonly acquireTimeout: number;
+  readonly acquireTimeout?: number;
   /** Coalesce the operations of one tick into one script call per master; `false` sends one call per operation. @default true */
-  readonly coalesce: boolean;
+  readonly coalesce?: boolean;
   /**
    * A refused acquisition sleeps until its keys are released or expire (announced by the masters
    * on a watch connection of pipelock's own per master, a redirect-tracking pair for ioredis and
    * iovalkey) instead of only until its next retry; local callers for the same resources queue
    * behind one network waiter. `false`: node-redlock's polling only. @default true
    */
-  readonly wakeups: boolean;
+  readonly wakeups?: boolean;
   /**
    * An auto-extended lock (autoExtend, `using()`) watches its keys on every master's watch
    * connection and aborts its signal with LockLostError within about a round trip of losing them
@@ -57,7 +60,7 @@ export interface Settings {
    * renewal rearms the watch with one GET per key per master (docs/auto-extension.md).
    * @default false
    */
-  readonly watchHeld: boolean;
+  readonly watchHeld?: boolean;
   /**
    * The commands of single-key owner-checked operations. 'auto': the native compare-and-set and
    * compare-and-delete (`SET … IFEQ`, `DELIFEQ`, `DELEX`) on members that have them (Valkey 8.1+/9.0+,
@@ -67,7 +70,7 @@ export interface Settings {
    * commands. A member that runs no scripts for this user gets native commands whatever this says.
    * See docs/deployments.md, "Valkey, Redis 8 and the script-free path". @default 'auto'
    */
-  readonly commands: 'auto' | 'native' | 'scripts';
+  readonly commands?: 'auto' | 'native' | 'scripts';
   /**
    * Where auto-extended locks are renewed. 'main': on this thread's event loop, which a synchronous
    * stretch longer than a lock's remaining validity makes lose every lock. 'worker': on a worker
@@ -75,7 +78,7 @@ export interface Settings {
    * cloneable), so a blocked loop loses nothing until heartbeatBound. See docs/auto-extension.md,
    * "When your event loop blocks". @default 'main'
    */
-  readonly renewal: 'main' | 'worker';
+  readonly renewal?: 'main' | 'worker';
   /**
    * With renewal 'worker': the worker renews a lock only while this thread's event loop turned
    * within this many ms, so a hung process lets its locks go (they expire one duration later) and
@@ -83,11 +86,17 @@ export interface Settings {
    * (GC pauses, a large parse: seconds), short enough that a hung holder frees its resources soon.
    * @default 10000
    */
-  readonly heartbeatBound: number;
+  readonly heartbeatBound?: number;
+  /**
+   * A setting name pipelock does not know throws InvalidArgumentError instead of warning once
+   * (`process.emitWarning`, code PIPELOCK_UNKNOWN_SETTING) and being ignored, as node-redlock ignored
+   * it: on for code written for pipelock, off so that a node-redlock program runs unchanged. @default false
+   */
+  readonly strict?: boolean;
 }
 
 /** Every setting with its value: what `redlock.settings` holds. */
-export type ResolvedSettings = Readonly<Settings>;
+export type ResolvedSettings = Readonly<Required<Settings>>;
 
 /** The defaults of every setting (exported as `defaultSettings`; docs/settings.md lists them). */
 export const kDefaults: ResolvedSettings = Object.freeze({
@@ -108,6 +117,7 @@ export const kDefaults: ResolvedSettings = Object.freeze({
   commands: 'auto',
   renewal: 'main',
   heartbeatBound: 10_000,
+  strict: false,
 });
 
 type Check = (name: string, value: unknown) => void;
@@ -122,7 +132,7 @@ const timerMs: Check = (name, value) => {
 };
 
 /** Each setting's rule, checked by mergeSettings; docs/settings.md states them (scripts/docs/settings.ts). */
-export const RULES: { readonly [K in keyof Settings]: Check } = {
+export const RULES: { readonly [K in keyof ResolvedSettings]: Check } = {
   driftFactor: (name, value) => {
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value >= 1) throw new InvalidArgumentError(name, 'must be a number from 0 up to (not including) 1', value);
   },
@@ -166,20 +176,40 @@ export const RULES: { readonly [K in keyof Settings]: Check } = {
   heartbeatBound: (name, value) => {
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 1 || value > kMaxTimerMs) throw new InvalidArgumentError(name, `must be a number of ms from 1 to ${kMaxTimerMs}`, value);
   },
+  strict: (name, value) => {
+    if (typeof value !== 'boolean') throw new InvalidArgumentError(name, 'must be a boolean', value);
+  },
 };
+
+/** Names pipelock takes elsewhere (the constructor's clientOptions, a call's extras): in the wrong place they are a mistake to name, not another library's setting. */
+const kOtherNames: ReadonlySet<string> = new Set(['clientOptions', 'signal', 'autoExtend', 'onLockLost', 'fencing']);
+const warned = new Set<string>();
+
+/** Another library's setting (node-redlock ignored what it did not know): said once per name and process, then ignored. */
+function warnUnknown(name: string): void {
+  if (warned.has(name)) return;
+  warned.add(name);
+  process.emitWarning(`${name} is not a pipelock setting and is ignored (docs/settings.md; strict: true makes this an error)`, { code: 'PIPELOCK_UNKNOWN_SETTING' });
+}
 
 /**
  * `given`'s settings over `base`, each checked by its rule and named `prefix.key` in an error;
- * `allowed`: the keys a call may set (others are refused), `skip`: keys checked elsewhere.
+ * `allowed`: the keys a call may set (others are refused), `skip`: keys checked elsewhere. A name
+ * pipelock does not know warns once and is ignored, or throws when the settings are strict.
  */
 export function mergeSettings(base: ResolvedSettings, given: Record<string, unknown>, prefix: string, allowed?: ReadonlySet<string>, skip?: ReadonlySet<string>): ResolvedSettings {
   const out: Record<string, unknown> = { ...base };
+  const strict = given.strict === undefined ? base.strict : given.strict === true;
   for (const key of Object.keys(given)) {
     const value = given[key];
     if (value === undefined || skip?.has(key) === true) continue;
     const rule = (RULES as Record<string, Check | undefined>)[key];
+    if (rule === undefined && !strict && !kOtherNames.has(key)) {
+      warnUnknown(`${prefix}.${key}`);
+      continue;
+    }
     if (rule === undefined || (allowed !== undefined && !allowed.has(key))) {
-      throw new InvalidArgumentError(`${prefix}.${key}`, 'is not a known setting', value);
+      throw new InvalidArgumentError(`${prefix}.${key}`, rule === undefined ? 'is not a known setting' : 'is not a per-call setting', value);
     }
     rule(`${prefix}.${key}`, value);
     out[key] = value;

@@ -1,5 +1,6 @@
 // redlock 5.0.0-beta.2 ships dist/index.d.ts but its package.json "exports" has no "types"
-// condition, so NodeNext resolution cannot find it: the part the benchmark uses, declared here.
+// condition, so NodeNext resolution cannot find it: the part the benchmarks and
+// test/integration/mixed-fleet.test.ts use, declared here.
 declare module 'redlock' {
   import type { Cluster, Redis } from 'ioredis';
 
@@ -8,7 +9,9 @@ declare module 'redlock' {
     release(): Promise<unknown>;
   }
   export default class Redlock {
-    constructor(clients: Iterable<Redis | Cluster>, settings?: { retryCount?: number; automaticExtensionThreshold?: number });
+    constructor(clients: Iterable<Redis | Cluster>, settings?: { retryCount?: number; retryDelay?: number; retryJitter?: number; automaticExtensionThreshold?: number });
     acquire(resources: string[], duration: number): Promise<Lock>;
+    using<T>(resources: string[], duration: number, routine: (signal: AbortSignal & { error?: Error }) => Promise<T>): Promise<T>;
+    quit(): Promise<void>;
   }
 }

@@ -150,6 +150,8 @@ export function redisRows(before: readonly string[], after: readonly string[], c
 /** The BENCHMARKS.md section. */
 export function renderProfile(r: ProfileResult): string {
   const out: string[] = ['## Where a cycle\'s µs go (profile)', ''];
+  // The rows name files as they were at the measured commit: say which, so a moved file reads as history, not as a path.
+  out.push(`Measured ${r.host.date.slice(0, 10)} on ${r.host.cpu} (${r.host.cores} cores), pipelock ${r.host.pipelock}; the pipelock rows name the files of that commit.`, '');
   out.push(`\`npm run bench:profile\`: ${r.cycles.toLocaleString('en-US')} acquire → release cycles at ${r.concurrency} in flight on 5 local masters, pipelock from \`dist/\` (as installed), under V8's sampling profiler (100 µs); Redis side from the masters' INFO commandstats and cpu. ${Math.round(r.cyclesPerSec).toLocaleString('en-US')} cycles/s under the profiler. Absolute µs move with the machine; read the shares.`, '');
   const system = r.systemCpuUsPerCycle === undefined ? '' : ` (${r.systemCpuUsPerCycle.toFixed(2)} of them in the kernel)`;
   out.push(`Client: ${r.processCpuUsPerCycle.toFixed(2)} µs of process CPU per cycle${system}, all threads, profiler included; ${r.client.sampledUsPerCycle.toFixed(2)} µs sampled on the main thread. ` +

@@ -3,10 +3,12 @@
  * 1. every relative link resolves to a file or folder of the repository, and every `#anchor` (in
  *    the same page or another Markdown page) to one of its headings, slugged as GitHub does;
  * 2. a code block right after `<!-- file: PATH -->` is exactly that file, so an example shown in
- *    the docs is the one that is typechecked (and, for examples/readme.ts, run) by the tests.
+ *    the docs is the one that is typechecked (and, for examples/readme.ts, run) by the tests;
+ * 3. every `src/…` or `tools/src/…` path they name, in prose or code, exists (a moved file leaves none behind);
+ * 4. no example under examples/ imports the sources by path: users import `pipelock`, and so do they.
  * Prints each problem and exits 1 if there is any.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { repoRoot } from './tsdoc.js';
@@ -95,8 +97,37 @@ export function checkPage(file: string): string[] {
   return problems;
 }
 
+/** Each `src/…` path a page names that does not exist; globs and elided paths (`*`, `…`) are not paths. */
+export function stalePaths(file: string): string[] {
+  const name = relative(repoRoot, file);
+  const problems: string[] = [];
+  readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
+    for (const match of line.matchAll(/(?<![\w./-])((?:tools\/)?src\/[\w./-]*)/g)) {
+      const path = match[1]!.replace(/[.]+$/, '');
+      if (/[*…]/.test(line.slice(match.index, match.index + match[0].length + 1))) continue;
+      if (!existsSync(join(repoRoot, path))) problems.push(`${name}:${i + 1}: ${path}: no such file or folder`);
+    }
+  });
+  return problems;
+}
+
+/** The examples' imports of the sources by path (`../src/…`), which a user's copy could not resolve. */
+export function sourceImports(dir = join(repoRoot, 'examples')): string[] {
+  const problems: string[] = [];
+  for (const entry of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
+    const path = join(dir, entry);
+    if (!/\.(ts|mts|cts|js|mjs|cjs)$/.test(entry) || !statSync(path).isFile()) continue;
+    readFileSync(path, 'utf8').split('\n').forEach((line, i) => {
+      if (/\bfrom\s+['"](\.\.\/)+src\/|import\(\s*['"](\.\.\/)+src\//.test(line)) {
+        problems.push(`${relative(repoRoot, path)}:${i + 1}: imports the sources by path: import from 'pipelock' (or pipelock/testing, pipelock/metrics)`);
+      }
+    });
+  }
+  return problems;
+}
+
 export function checkDocs(): string[] {
-  return pages().flatMap(checkPage);
+  return [...pages().flatMap((page) => [...checkPage(page), ...stalePaths(page)]), ...sourceImports()];
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -85,6 +85,15 @@ export function buildDashboard(): Dashboard {
       series('Mean wait', 'Mean time from acquire() to the lock or the failure.', 's',
         [[`sum(${rate(`${M.lockWait}_sum`)}) / sum(${rate(`${M.lockWait}_count`)})`, 'mean']], 12, 12),
     ),
+    row('Contention'),
+    ...band(
+      series('Waiting callers', 'acquire() calls in flight (waiting for their turn, an attempt or a retry), per instance. With resourceLabel set, sum by (resource) splits it by resource template.', 'short',
+        [[`sum by (instance) (${M.waiting}{${sel}})`, '{{instance}}']], 0, 8),
+      series('Refused attempts per second', 'Attempts refused because another holder had the lock, retried or final (with resourceLabel set, sum by (resource) splits it).', 'reqps',
+        [[`sum(${rate(M.contention)})`, 'refused']], 8, 8),
+      series('Hold time (p50, p99)', 'How long locks were held, acquisition to release (extensions included).', 's',
+        [[quantile(0.5, M.hold, []), 'p50'], [quantile(0.99, M.hold, []), 'p99']], 16, 8),
+    ),
     row('Held locks and renewals'),
     ...band(
       series('Locks held', 'Locks this process holds, and of them the ones the renewal scheduler keeps alive (autoExtend, using()).', 'short',

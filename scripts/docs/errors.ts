@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
-import { program, repoRoot, sourceFile } from './tsdoc.js';
+import { docOf, program, repoRoot, sourceFile } from './tsdoc.js';
 
 export const kErrorsPage = join(repoRoot, 'docs', 'errors.md');
 
@@ -24,7 +24,7 @@ const oneLine = (text: string): string => text.replace(/\s*\n\s*/g, ' ').replace
 
 function docText(checker: ts.TypeChecker, node: ts.Declaration & { name?: ts.Node }): string {
   const symbol = node.name === undefined ? undefined : checker.getSymbolAtLocation(node.name);
-  return symbol === undefined ? '' : ts.displayPartsToString(symbol.getDocumentationComment(checker)).trim();
+  return symbol === undefined ? '' : docOf(checker, symbol, `src/errors.ts ${node.name!.getText()}`).text;
 }
 
 /** The exported error classes of src/errors.ts, in declaration order. */

@@ -13,6 +13,9 @@ import { pathToFileURL } from 'node:url';
 import { InvalidArgumentError } from '../../src/errors.js';
 import { CALL_EXTRAS, CALL_KEYS } from '../../src/lifecycle/call.js';
 import { kDefaults, RULES, type Settings } from '../../src/settings.js';
+import type ts from 'typescript';
+import { kJitterFactor } from '../../src/kinds/election/options.js';
+import { kMaxTimerMs } from '../../src/util/alarm.js';
 import { docOf, interfaceProperties, program, repoRoot } from './tsdoc.js';
 
 export const kSettingsPage = join(repoRoot, 'docs', 'settings.md');
@@ -81,7 +84,8 @@ export function renderSettings(): string {
     'marked *per call* may also be given to one `acquire`, `extend`, `release` or `using` call, over the',
     "instance's. node-redlock v5's five (`driftFactor`, `retryCount`, `retryDelay`, `retryJitter`,",
     '`automaticExtensionThreshold`) come first, with its defaults. A value that breaks its rule throws',
-    '`InvalidArgumentError` naming it (`settings.retryCount must be …`); an unknown name is refused too.',
+    '`InvalidArgumentError` naming it (`settings.retryCount must be …`); a name pipelock does not know',
+    'warns once and is ignored, as node-redlock ignored it, unless [`strict`](#strict) is on.',
     '',
     '| setting | default | per call | rule |',
     '|---|---|---|---|',
@@ -93,6 +97,7 @@ export function renderSettings(): string {
   }
   out.push('## Per-call only', '', 'Besides the settings marked *per call* above, a call takes:', '');
   for (const extra of extras) out.push(`- \`${extra.name}\`${extra.defaultText === undefined ? '' : ` (default \`${extra.defaultText}\`)`}: ${extra.doc}`);
+  out.push('', ...electionSection(checker));
   out.push(
     '',
     '## Connections',
@@ -102,6 +107,26 @@ export function renderSettings(): string {
     '[Deployments](deployments.md#tls-credentials-and-acl-users).',
   );
   return `${out.join('\n')}\n`;
+}
+
+/** `redlock.election(name, options)`'s options, from ElectionOptions' TSDoc, and the rules resolveElectionOptions checks. */
+function electionSection(checker: ts.TypeChecker): string[] {
+  const out = [
+    '## Election options',
+    '',
+    '`redlock.election(name, options)` takes these ([Lock kinds](lock-kinds.md#leader-election)), each an integer',
+    `number of ms from 1 to ${kMaxTimerMs}, with lease ≥ 2 × renewDeadline and renewDeadline > ${kJitterFactor} × retryPeriod:`,
+    '',
+    '| option | default | what it is |',
+    '|---|---|---|',
+  ];
+  for (const symbol of interfaceProperties(checker, 'src/kinds/election/options.ts', 'ElectionOptions')) {
+    const { text, tags } = docOf(checker, symbol, `ElectionOptions.${symbol.getName()}`);
+    const fallback = tags.get('default');
+    if (fallback === undefined || text === '') throw new Error(`settings: ElectionOptions.${symbol.getName()} needs TSDoc and a @default tag`);
+    out.push(`| \`${symbol.getName()}\` | \`${fallback}\` | ${oneLine(text)} |`);
+  }
+  return out;
 }
 
 /** The page as committed, for the staleness test. */

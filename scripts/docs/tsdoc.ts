@@ -32,10 +32,26 @@ export function interfaceProperties(checker: ts.TypeChecker, relative: string, n
   return checker.getPropertiesOfType(checker.getTypeAtLocation(declaration.name));
 }
 
-/** A symbol's TSDoc: the comment's text and its tags by name (the last of a name wins). */
-export function docOf(checker: ts.TypeChecker, symbol: ts.Symbol): { text: string; tags: Map<string, string> } {
+const kTags: ReadonlySet<string> = new Set(['default', 'internal', 'param', 'returns', 'throws', 'see', 'example', 'remarks', 'deprecated']);
+
+/**
+ * Why a description would print cut short: a comment line that starts with `@word` ends the text
+ * there (TSDoc reads a tag), and a text that stops mid-sentence lost its end some other way.
+ */
+export function descriptionProblems(text: string, tagNames: readonly string[]): string[] {
+  const problems: string[] = [];
+  for (const name of tagNames) if (!kTags.has(name)) problems.push(`@${name} is read as a tag, so the description stops before it: reword the line that starts with it`);
+  if (text !== '' && !/[.!?)`'"…:]$/.test(text)) problems.push(`the description ends mid-sentence: "…${text.slice(-40)}"`);
+  return problems;
+}
+
+/** A symbol's TSDoc: the comment's text and its tags by name (the last of a name wins); throws when the text would print cut short. */
+export function docOf(checker: ts.TypeChecker, symbol: ts.Symbol, where = symbol.getName()): { text: string; tags: Map<string, string> } {
   const text = ts.displayPartsToString(symbol.getDocumentationComment(checker)).trim();
   const tags = new Map<string, string>();
-  for (const tag of symbol.getJsDocTags(checker)) tags.set(tag.name, ts.displayPartsToString(tag.text).trim());
+  const jsDocTags = symbol.getJsDocTags(checker);
+  for (const tag of jsDocTags) tags.set(tag.name, ts.displayPartsToString(tag.text).trim());
+  const problems = descriptionProblems(text, jsDocTags.map((tag) => tag.name));
+  if (problems.length > 0) throw new Error(`tsdoc: ${where}: ${problems.join('; ')}`);
   return { text, tags };
 }

@@ -1,3 +1,4 @@
+import { scriptCommandAt } from '../protocol/calls.js';
 import type { OpCode } from '../protocol/opcodes.js';
 import { OP_ACQUIRE, OP_EXTEND, OP_FENCED_ACQUIRE, OP_GATED, OP_HANDOVER, OP_RELEASE, OP_INCR, OP_IS_DONE, OP_MARK_DONE, OP_PERMIT, OP_PERMIT_EXTEND, OP_PERMIT_RELEASE, OP_RAISE, OP_READ, OP_READ_EXTEND, OP_READ_RELEASE, OP_WRITE } from '../protocol/opcodes.js';
 
@@ -36,6 +37,8 @@ export function errorKind(error: Error): MasterErrorKind {
     if (message.startsWith('ERR unknown command') || message.startsWith('ERR unknown subcommand')) return 'unknown-command';
     // An ACL refusal raised inside a script (redis.call on a key the user may not touch).
     if (message.includes("can't access at least one of the keys")) return 'noperm';
+    // A command refused inside a script (Redis 7.0 words it so, without naming the command).
+    if (message.includes("can't run this command or subcommand")) return 'noperm';
   }
   return 'other';
 }
@@ -114,7 +117,7 @@ export function explain(kind: MasterErrorKind, error: Error, master: string, opc
   const listed = keys.map((key) => JSON.stringify(key)).join(', ');
   switch (kind) {
     case 'noperm': {
-      const command = /run the '([^']+)' command/.exec(error.message)?.[1];
+      const command = /run the '([^']+)' command/.exec(error.message)?.[1] ?? scriptCommandAt(error.message);
       if (command !== undefined) {
         const scripting = /^(evalsha|eval|script\|load|evalsha_ro|eval_ro)$/.test(command);
         return {

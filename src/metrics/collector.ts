@@ -6,8 +6,8 @@ import {
   type AcquireRetryMessage, type LockLostMessage, type NodeCallMessage, type NodeErrorMessage,
 } from '../engine/channels.js';
 import { ACQUIRE_CHANNEL, EXTEND_CHANNEL, RELEASE_CHANNEL, RENEWAL_CHANNEL, type OperationContext, type RenewalMessage } from '../lifecycle/channels.js';
-import { InvalidArgumentError } from '../errors.js';
 import { Lock } from '../lifecycle/lock.js';
+import type { ResourceLabel } from './labels.js';
 
 /** The label value of a successful operation in `code`. */
 export const OK = 'OK';
@@ -17,23 +17,16 @@ export interface MetricsSink {
   /** An acquire, extend or release ended: `code` is OK or the error's code. */
   operation(operation: OperationContext['operation'], code: string, seconds: number, resource: string | undefined): void;
   acquireRetry(resource: string | undefined): void;
+  /** An acquisition attempt was refused because another holder has the lock (retried or not). */
+  contention(resource: string | undefined): void;
+  /** A lock this process held was released, after `seconds` held (from its acquisition, extensions included). */
+  hold(seconds: number, resource: string | undefined): void;
   renewal(renewed: boolean): void;
   lockLost(code: string, resource: string | undefined): void;
   masterError(master: string, code: string): void;
   masterCall(master: string, seconds: number, failed: boolean): void;
   /** A member's commands changed (its probe answered, or it fell back to scripts): what its single-key extend and release send now. */
   capability(master: string, reason: 'probe' | 'fallback', extend: string, release: string): void;
-}
-
-/** Maps a lock's resources to one label value; opt-in, since every distinct value is a time series. */
-export type ResourceLabel = (resources: readonly string[]) => string;
-
-/** What the adapters' `resourceLabel` option accepts: `true` joins the resources with ','. */
-export function resolveResourceLabel(option: unknown, argument: string): ResourceLabel | undefined {
-  if (option === undefined || option === false) return undefined;
-  if (option === true) return (resources) => resources.join(',');
-  if (typeof option === 'function') return option as ResourceLabel;
-  throw new InvalidArgumentError(argument, 'must be a boolean or a function (resources) => label', option);
 }
 
 /**
@@ -45,7 +38,11 @@ export function resolveResourceLabel(option: unknown, argument: string): Resourc
 export class Collector {
   readonly #sink: MetricsSink;
   readonly #label: ResourceLabel | undefined;
-  readonly #held = new Set<Lock>();
+  /** Each held lock with when it was acquired (performance.now() ms), carried over its extensions. */
+  readonly #held = new Map<Lock, number>();
+  /** acquire() calls begun and not yet ended, by label: the waiting callers. */
+  readonly #waiting = new Map<string | undefined, number>();
+  readonly #begun = new WeakSet<object>();
   readonly #unsubscribe: (() => void)[] = [];
   /** Prune expired locks every this many additions, so a process that never reads the gauges stays bounded. */
   #pruneAt = 1024;
@@ -55,8 +52,11 @@ export class Collector {
     this.#label = label;
     // asyncEnd alone: it comes after success and failure alike, with `result` or `error` set.
     for (const name of [ACQUIRE_CHANNEL, EXTEND_CHANNEL, RELEASE_CHANNEL]) this.#on(`tracing:${name}:asyncEnd`, this.#ended);
+    this.#on(`tracing:${ACQUIRE_CHANNEL}:start`, this.#begin);
     this.#on(ACQUIRE_RETRY_CHANNEL, (m: AcquireRetryMessage) => {
-      sink.acquireRetry(this.#resource(m.resources));
+      const resource = this.#resource(m.resources);
+      sink.acquireRetry(resource);
+      sink.contention(resource);
     });
     this.#on(RENEWAL_CHANNEL, (m: RenewalMessage) => {
       sink.renewal(m.renewed);
@@ -81,12 +81,17 @@ export class Collector {
     const held = new Map<string | undefined, number>();
     const autoExtended = new Map<string | undefined, number>();
     this.#prune();
-    for (const lock of this.#held) {
+    for (const lock of this.#held.keys()) {
       const label = this.#resource(lock.resources);
       held.set(label, (held.get(label) ?? 0) + 1);
       if (lock.signal !== undefined) autoExtended.set(label, (autoExtended.get(label) ?? 0) + 1);
     }
     return { held, autoExtended };
+  }
+
+  /** acquire() calls in flight now (waiting for their turn, their attempts or their retries), by resource label when opted in. */
+  waiting(): Map<string | undefined, number> {
+    return new Map(this.#waiting);
   }
 
   close(): void {
@@ -102,24 +107,47 @@ export class Collector {
     });
   }
 
+  readonly #begin = (message: unknown): void => {
+    const context = message as OperationContext;
+    this.#begun.add(context);
+    const label = this.#resource(context.resources);
+    this.#waiting.set(label, (this.#waiting.get(label) ?? 0) + 1);
+  };
+
   readonly #ended = (message: unknown): void => {
     const context = message as OperationContext;
     const failed = 'error' in context;
     const code = failed ? codeOf(context.error) : OK;
-    const seconds = (performance.now() - context.start) / 1000;
-    this.#sink.operation(context.operation, code, seconds, this.#resource(context.resources));
+    const now = performance.now();
+    const resource = this.#resource(context.resources);
+    this.#sink.operation(context.operation, code, (now - context.start) / 1000, resource);
+    if (context.operation === 'acquire') this.#acquired(context, code, resource);
+    const since = context.lock === undefined ? undefined : this.#held.get(context.lock);
     if (context.lock !== undefined) this.#held.delete(context.lock);
     // A released lock is gone whatever the release said; a failed extension leaves the lock as it was.
-    if (context.operation === 'release') return;
-    if (failed) {
-      if (context.lock !== undefined && context.lock.validity > 0) this.#held.add(context.lock);
+    if (context.operation === 'release') {
+      if (since !== undefined) this.#sink.hold((now - since) / 1000, resource);
       return;
     }
-    if (context.result instanceof Lock) this.#add(context.result);
+    if (failed) {
+      if (context.lock !== undefined && context.lock.validity > 0) this.#held.set(context.lock, since ?? now);
+      return;
+    }
+    if (context.result instanceof Lock) this.#add(context.result, since ?? now);
   };
 
-  #add(lock: Lock): void {
-    this.#held.add(lock);
+  /** An acquire() ended: it waits no more (if this collector saw it begin), and a final refusal is contention too. */
+  #acquired(context: OperationContext, code: string, resource: string | undefined): void {
+    if (this.#begun.delete(context)) {
+      const left = (this.#waiting.get(resource) ?? 1) - 1;
+      if (left > 0) this.#waiting.set(resource, left);
+      else this.#waiting.delete(resource);
+    }
+    if (code === 'ERR_PIPELOCK_RESOURCE_LOCKED') this.#sink.contention(resource);
+  }
+
+  #add(lock: Lock, since: number): void {
+    this.#held.set(lock, since);
     if (this.#held.size >= this.#pruneAt) {
       this.#prune();
       this.#pruneAt = Math.max(1024, 2 * this.#held.size);
@@ -127,7 +155,7 @@ export class Collector {
   }
 
   #prune(): void {
-    for (const lock of this.#held) if (lock.validity <= 0) this.#held.delete(lock);
+    for (const lock of this.#held.keys()) if (lock.validity <= 0) this.#held.delete(lock);
   }
 
   #resource(resources: readonly string[]): string | undefined {

@@ -2,7 +2,7 @@
 export { prometheusMetrics, PROMETHEUS_METRICS, type PrometheusMetricsOptions, type PrometheusRegistry, type MetricsHandle } from './prometheus.js';
 export { openTelemetryMetrics, OPENTELEMETRY_METRICS, type OpenTelemetryMetricsOptions, type OpenTelemetryMeter } from './opentelemetry.js';
 export { WAIT_BUCKETS, CALL_BUCKETS } from './buckets.js';
-export type { ResourceLabel } from './collector.js';
+export { kMaxResourceLabels, OTHER_RESOURCE, type ResourceLabel } from './labels.js';
 export {
   ACQUIRE_RETRY_CHANNEL, NODE_CALL_CHANNEL, NODE_ERROR_CHANNEL, LOCK_LOST_CHANNEL,
   type AcquireRetryMessage, type NodeCallMessage, type NodeErrorMessage, type LockLostMessage,

@@ -2,7 +2,8 @@ import type * as OTelApi from '@opentelemetry/api';
 import { InvalidArgumentError } from '../errors.js';
 import { isObject } from '../util/checks.js';
 import { CALL_BUCKETS, WAIT_BUCKETS } from './buckets.js';
-import { Collector, OK, resolveResourceLabel, type MetricsSink, type ResourceLabel } from './collector.js';
+import { Collector, OK, type MetricsSink } from './collector.js';
+import { resolveResourceLabel, type ResourceLabel } from './labels.js';
 import { loadPeer } from './peer.js';
 import type { MetricsHandle } from './prometheus.js';
 
@@ -24,8 +25,8 @@ export interface OpenTelemetryMeter {
 export interface OpenTelemetryMetricsOptions {
   /** The meter to record on. @default `metrics.getMeter('pipelock')` of @opentelemetry/api (the global MeterProvider) */
   readonly meter?: OpenTelemetryMeter;
-  /** Adds a `pipelock.resource` attribute; as in PrometheusMetricsOptions, opt-in for cardinality. @default false */
-  readonly resourceLabel?: boolean | ResourceLabel;
+  /** Adds a `pipelock.resource` attribute: templates, a function or `true`, as in PrometheusMetricsOptions (at most 100 values). @default false */
+  readonly resourceLabel?: boolean | string | readonly string[] | ResourceLabel;
 }
 
 /** The instrument names, after the OpenTelemetry semantic conventions (dotted, unit in `unit`, `error.type` on failures). */
@@ -38,6 +39,12 @@ export const OPENTELEMETRY_METRICS = Object.freeze({
   operations: 'pipelock.operations',
   /** Counter: lost attempts retried. */
   acquireRetries: 'pipelock.acquire.retries',
+  /** Counter: attempts refused because another holder had the lock (retried or final). */
+  contention: 'pipelock.lock.contention',
+  /** Gauge: acquire() calls in flight (waiting for a turn, an attempt or a retry). */
+  waiting: 'pipelock.lock.waiting',
+  /** Histogram: how long locks were held, acquisition to release (extensions included). */
+  hold: 'pipelock.lock.hold.duration',
   /** Gauge: locks this process holds. */
   held: 'pipelock.lock.held',
   /** Gauge: held locks kept alive by the renewal scheduler. */
@@ -74,6 +81,9 @@ export function openTelemetryMetrics(options: OpenTelemetryMetricsOptions = {}):
   const changes = meter.createCounter(n.capabilityChanges, { unit: '{change}', description: 'A master\'s commands changed (probe at connect, or fallback to scripts), with what its single-key extend and release send since' });
   const masterErrors = meter.createCounter(n.masterErrors, { unit: '{error}', description: 'Failures of one master (connection, script, reply)' });
   const masterCall = meter.createHistogram(n.masterCall, { unit: 's', description: 'Round trip of one coalesced script call to a master', advice: { explicitBucketBoundaries: [...CALL_BUCKETS] } });
+  const contention = meter.createCounter(n.contention, { unit: '{attempt}', description: 'Acquire attempts refused because another holder had the lock, retried or final' });
+  const hold = meter.createHistogram(n.hold, { unit: 's', description: 'How long locks were held, from acquisition to release (extensions included)', advice: { explicitBucketBoundaries: [...WAIT_BUCKETS] } });
+  const waiting = meter.createObservableUpDownCounter(n.waiting, { unit: '{call}', description: 'acquire() calls in flight: waiting for their turn, an attempt or a retry' });
   const held = meter.createObservableUpDownCounter(n.held, { unit: '{lock}', description: 'Locks this process holds (acquired, not yet released, lost or expired)' });
   const autoExtended = meter.createObservableUpDownCounter(n.autoExtended, { unit: '{lock}', description: 'Held locks kept alive by the renewal scheduler' });
 
@@ -90,6 +100,12 @@ export function openTelemetryMetrics(options: OpenTelemetryMetricsOptions = {}):
     },
     acquireRetry(resource) {
       retries.add(1, attributes({}, OK, resource));
+    },
+    contention(resource) {
+      contention.add(1, attributes({}, OK, resource));
+    },
+    hold(seconds, resource) {
+      hold.record(seconds, attributes({}, OK, resource));
     },
     renewal(renewed) {
       renewals.add(1, { 'pipelock.renewal.result': renewed ? 'renewed' : 'failed' });
@@ -114,12 +130,15 @@ export function openTelemetryMetrics(options: OpenTelemetryMetricsOptions = {}):
     if (label === undefined && counts.autoExtended.size === 0) result.observe(autoExtended, 0);
     for (const [resource, count] of counts.held) result.observe(held, count, resource === undefined ? {} : { 'pipelock.resource': resource });
     for (const [resource, count] of counts.autoExtended) result.observe(autoExtended, count, resource === undefined ? {} : { 'pipelock.resource': resource });
+    const calls = collector.waiting();
+    if (label === undefined && calls.size === 0) result.observe(waiting, 0);
+    for (const [resource, count] of calls) result.observe(waiting, count, resource === undefined ? {} : { 'pipelock.resource': resource });
   };
-  meter.addBatchObservableCallback(observe, [held, autoExtended]);
+  meter.addBatchObservableCallback(observe, [held, autoExtended, waiting]);
   return {
     close() {
       collector.close();
-      meter.removeBatchObservableCallback(observe, [held, autoExtended]);
+      meter.removeBatchObservableCallback(observe, [held, autoExtended, waiting]);
     },
   };
 }

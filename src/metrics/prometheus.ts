@@ -2,7 +2,8 @@ import type * as PromClient from 'prom-client';
 import { InvalidArgumentError } from '../errors.js';
 import { isObject } from '../util/checks.js';
 import { CALL_BUCKETS, WAIT_BUCKETS } from './buckets.js';
-import { Collector, resolveResourceLabel, type MetricsSink, type ResourceLabel } from './collector.js';
+import { Collector, type MetricsSink } from './collector.js';
+import { resolveResourceLabel, type ResourceLabel } from './labels.js';
 import { loadPeer } from './peer.js';
 
 /** The part of a prom-client Registry the adapter uses (structural, so that the types of this package need no prom-client). */
@@ -17,11 +18,12 @@ export interface PrometheusMetricsOptions {
   /** Where the metrics are registered. @default prom-client's global `register` */
   readonly registry?: PrometheusRegistry;
   /**
-   * Adds a `resource` label: `true` for the lock's resources joined by ',', or a function mapping
-   * them to a bounded value (e.g. `(r) => r[0].split(':')[0]`). Every distinct value is a time
-   * series of every labelled metric, so leave it off for per-entity keys. @default false
+   * Adds a `resource` label: templates of your resource names (`'orders:*'`, or a list; `*` is one
+   * `:` segment or part of one; the matching template is the value, `other` when none matches), a
+   * function mapping the resources to a value, or `true` (the resources joined by ','). At most 100
+   * distinct values, the rest `other`: every value is a time series of every labelled metric. @default false
    */
-  readonly resourceLabel?: boolean | ResourceLabel;
+  readonly resourceLabel?: boolean | string | readonly string[] | ResourceLabel;
 }
 
 /** What the adapters return: stop listening and unregister. */
@@ -40,6 +42,12 @@ export const PROMETHEUS_METRICS = Object.freeze({
   operations: 'pipelock_operations_total',
   /** Counter: lost attempts retried. */
   acquireRetries: 'pipelock_acquire_retries_total',
+  /** Counter: attempts refused because another holder had the lock (retried or final). */
+  contention: 'pipelock_contention_total',
+  /** Gauge: acquire() calls in flight (waiting for a turn, an attempt or a retry). */
+  waiting: 'pipelock_waiting_callers',
+  /** Histogram: how long locks were held, acquisition to release (extensions included). */
+  hold: 'pipelock_lock_hold_seconds',
   /** Gauge: locks this process holds. */
   held: 'pipelock_held_locks',
   /** Gauge: held locks kept alive by the renewal scheduler. */
@@ -93,13 +101,15 @@ export function prometheusMetrics(options: PrometheusMetricsOptions = {}): Metri
     name: m.masterCall, help: 'Round trip of one coalesced script call to a master, in seconds',
     labelNames: ['master', 'result'], buckets: [...CALL_BUCKETS], registers,
   });
+  const contention = new prom.Counter({ name: m.contention, help: 'Acquire attempts refused because another holder had the lock, retried or final', labelNames: [...r], registers });
+  const hold = new prom.Histogram({ name: m.hold, help: 'How long locks were held, from acquisition to release (extensions included), in seconds', labelNames: [...r], buckets: [...WAIT_BUCKETS], registers });
   let collector: Collector | undefined;
-  const gauge = (name: string, help: string, pick: 'held' | 'autoExtended'): PromClient.Gauge => new prom.Gauge({
+  const gauge = (name: string, help: string, pick: 'held' | 'autoExtended' | 'waiting'): PromClient.Gauge => new prom.Gauge({
     name, help, labelNames: [...r], registers,
     collect() {
       this.reset();
       if (collector === undefined) return;
-      const counts = collector.held()[pick];
+      const counts = pick === 'waiting' ? collector.waiting() : collector.held()[pick];
       // With no lock held the unlabelled gauge still reads 0 rather than vanishing.
       if (label === undefined && counts.size === 0) this.set(0);
       for (const [resource, n] of counts) {
@@ -110,6 +120,7 @@ export function prometheusMetrics(options: PrometheusMetricsOptions = {}): Metri
   });
   gauge(m.held, 'Locks this process holds (acquired, not yet released, lost or expired)', 'held');
   gauge(m.autoExtended, 'Held locks kept alive by the renewal scheduler (autoExtend, using())', 'autoExtended');
+  gauge(m.waiting, 'acquire() calls in flight: waiting for their turn, an attempt or a retry', 'waiting');
 
   const withResource = (labels: Record<string, string>, resource: string | undefined): Record<string, string> => {
     if (resource !== undefined) labels.resource = resource;
@@ -123,6 +134,12 @@ export function prometheusMetrics(options: PrometheusMetricsOptions = {}): Metri
     },
     acquireRetry(resource) {
       retries.inc(withResource({}, resource));
+    },
+    contention(resource) {
+      contention.inc(withResource({}, resource));
+    },
+    hold(seconds, resource) {
+      hold.observe(withResource({}, resource), seconds);
     },
     renewal(renewed) {
       renewals.inc({ result: renewed ? 'renewed' : 'failed' });

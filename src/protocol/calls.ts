@@ -24,6 +24,16 @@ export function scriptBySource(source: string | undefined): Script | undefined {
   return SCRIPTS.find((script) => script.source === source);
 }
 
+/**
+ * The command at the line a script error names (`script: <sha>, on @user_script:<line>`): Redis 7.0
+ * refuses a command inside a script without naming it, so the line of pipelock's own source does.
+ */
+export function scriptCommandAt(message: string): string | undefined {
+  const where = /script: ([0-9a-f]{40}), on @user_script:(\d+)/.exec(message);
+  const line = where === null ? undefined : scriptBySha(where[1])?.source.split('\n')[Number(where[2]) - 1];
+  return line === undefined ? undefined : /\bp?call\(\s*'([A-Za-z]+)'/.exec(line)?.[1]?.toLowerCase();
+}
+
 /** `SCRIPT LOAD source`: the reply is the script's SHA. */
 export function scriptLoadArgs(script: Script): string[] {
   return ['SCRIPT', 'LOAD', script.source];

@@ -9,7 +9,7 @@ import { parseLoadFlags } from '../../tools/src/cli/flags.js';
 import { parseReportArgs } from '../../tools/src/cli/report.js';
 import {
   ExtensionLimitError, fencedWrite, InvalidArgumentError, LockAbortedError, LockExpiredError, QuorumUnreachableError,
-  Redlock, RedlockClosedError, ReleaseResult, runOnce, type CallSettings, type Lock, type RedisClient, type Settings,
+  Redlock, RedlockClosedError, ReleaseResult, runOnce, type CallSettings, type Lock, type RedisClient, type ResolvedSettings,
 } from '../../src/index.js';
 import { InvalidOptionError, MasterStartError, MasterStateError, RedisServerNotFoundError } from '../../src/testing/errors.js';
 import { startMasters, type LocalMasters } from '../../src/testing/masters.js';
@@ -123,7 +123,7 @@ function add(fn: Fn, category: Category, input: string, call: (env: Env) => unkn
 // ─── Settings: every Redlock setting, and the per-call ones on every call that takes them ───
 
 const WRONG_NUMBER: Bad[] = [['wrong type', '100'], ['wrong type', true], ['NaN', NaN]];
-const SETTING_BAD: { readonly [K in keyof Settings]: readonly Bad[] } = {
+const SETTING_BAD: { readonly [K in keyof ResolvedSettings]: readonly Bad[] } = {
   driftFactor: [...WRONG_NUMBER, ['negative', -0.01], ['Infinity', Infinity], ['huge', 1e6]],
   retryCount: [...WRONG_NUMBER, ['negative', -2], ['fraction', 1.5], ['Infinity', Infinity], ['huge', 2 ** 53]],
   retryDelay: [...WRONG_NUMBER, ['negative', -1], ['Infinity', Infinity], ['huge', 2 ** 31]],
@@ -141,8 +141,9 @@ const SETTING_BAD: { readonly [K in keyof Settings]: readonly Bad[] } = {
   commands: [['wrong type', true], ['unknown', 'lua'], ['unknown', 'AUTO'], ['wrong type', null]],
   renewal: [['wrong type', true], ['unknown', 'thread'], ['wrong type', null]],
   heartbeatBound: [...WRONG_NUMBER, ['zero', 0], ['negative', -1], ['Infinity', Infinity], ['huge', 2 ** 31]],
+  strict: [['wrong type', 1], ['wrong type', 'yes'], ['wrong type', null]],
 };
-const INSTANCE_ONLY = ['renewalWindow', 'chunkSize', 'coalesce', 'commands', 'renewal', 'heartbeatBound'] as const;
+const INSTANCE_ONLY = ['renewalWindow', 'chunkSize', 'coalesce', 'commands', 'renewal', 'heartbeatBound', 'strict'] as const;
 
 for (const [name, bads] of Object.entries(SETTING_BAD)) {
   for (const [category, value] of bads) {
@@ -150,12 +151,15 @@ for (const [name, bads] of Object.entries(SETTING_BAD)) {
   }
 }
 for (const value of [null, 42, 'x', []]) add('new Redlock', 'wrong type', `settings = ${show(value)}`, (env) => new Redlock(env.urls, value as never), invalid('settings'));
+add('new Redlock', 'unknown', 'scripts (node-redlock v5\'s third argument)', (env) => new Redlock(env.urls, {}, { acquireScript: 'x' } as never), invalid('scripts'));
 for (const value of [null, 42, 'tls']) {
   add('new Redlock', 'wrong type', `settings.clientOptions = ${show(value)}`, (env) => new Redlock(env.urls, { clientOptions: value as never }), invalid('settings.clientOptions'));
 }
-for (const name of ['bogus', 'retryCont', 'signal']) {
-  add('new Redlock', 'unknown', `settings.${name}`, (env) => new Redlock(env.urls, { [name]: 1 }), invalid(`settings.${name}`));
+// A name pipelock does not know only warns (node-redlock ignored it) unless strict; one it takes elsewhere always throws.
+for (const name of ['bogus', 'retryCont']) {
+  add('new Redlock', 'unknown', `settings.${name} (strict)`, (env) => new Redlock(env.urls, { strict: true, [name]: 1 }), invalid(`settings.${name}`));
 }
+add('new Redlock', 'unknown', 'settings.signal', (env) => new Redlock(env.urls, { signal: 1 } as never), invalid('settings.signal'));
 
 /** The six calls that take per-call settings, each with what it needs. */
 const PER_CALL: readonly [Fn, Fixture | undefined, (env: Env, settings: unknown) => unknown][] = [
@@ -186,7 +190,7 @@ for (const [fn, given, call] of PER_CALL) {
   for (const [name, category, value] of CALL_EXTRAS_BAD) {
     add(fn, category, `settings.${name} = ${show(value)}`, (env) => call(env, { [name]: value }), invalid(`settings.${name}`), more);
   }
-  for (const name of ['bogus', 'clientOptions']) add(fn, 'unknown', `settings.${name}`, (env) => call(env, { [name]: {} }), invalid(`settings.${name}`), more);
+  add(fn, 'unknown', 'settings.clientOptions', (env) => call(env, { clientOptions: {} }), invalid('settings.clientOptions'), more);
   for (const value of [null, 'x', 42, []]) add(fn, 'wrong type', `settings = ${show(value)}`, (env) => call(env, value), invalid('settings'), more);
 }
 

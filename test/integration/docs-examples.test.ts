@@ -25,4 +25,14 @@ test('examples/readme.ts acquires, extends, releases on every master, then runs 
   assert.match(stdout, /^report written under the lock$/m);
 });
 
+test('examples/ioredis.ts: the v5 shape on ioredis clients, which quit() closes', async ({ masters }) => {
+  const { stdout, stderr } = await run(process.execPath, ['--conditions=pipelock-source', '--import', 'tsx', join(repoRoot, 'examples', 'ioredis.ts')], {
+    cwd: repoRoot,
+    env: { ...process.env, REDIS_URLS: masters.urls.join(',') },
+    timeout: 60_000,
+  });
+  assert.is(stderr, '');
+  assert.equal(stdout.trim().split('\n'), ['second acquire refused: true', 'released; attempts: 1', 'clients closed: true']);
+});
+
 test.run();

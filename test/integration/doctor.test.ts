@@ -5,7 +5,8 @@ import { cli } from '../helpers/cli.js';
 import { connectAll, closeAll, eventually } from '../helpers/redis.js';
 import { timed } from '../helpers/timeout.js';
 import { startMasters, type LocalMasters } from '../../src/testing/masters.js';
-import { runDoctor, type DoctorReport } from '../../tools/src/ops/doctor.js';
+import { kSingleTradeoff, runDoctor, type DoctorReport } from '../../tools/src/ops/doctor.js';
+import { ACL_FEATURES, aclGrants, aclSetUser } from '../../src/index.js';
 
 // `pipelock doctor` against real redis-servers configured with the hazards that break Redlock.
 const test = suite('doctor');
@@ -94,6 +95,17 @@ test('fewer than 3 masters is a hazard; --strict fails on warnings; bad flags ex
   const bad = await cli(['doctor', '--servers', three.urls.join(','), '--drift-factor', '2']);
   assert.is(bad.code, 2);
   assert.match(bad.stderr, /--drift-factor must be a number between 0 and 1/);
+}));
+
+test('one server named as such (--single) is a warning with the trade-off, exit 0; --acl prints the ready ACL SETUSER line', timed(60_000, async () => {
+  const one = await start(['--appendonly', 'yes', '--appendfsync', 'always']);
+  const run = await cli(['doctor', '--servers', one.urls[0]!, '--single', '--clock-interval', '100ms', '--acl', 'app', '--key-pattern', 'locks:*']);
+  assert.is(run.code, 0, run.stdout + run.stderr);
+  assert.match(run.stdout, /WARNING master-count: one server, as given/);
+  assert.ok(run.stdout.includes(kSingleTradeoff), 'the trade-off, in the words of docs/deployments.md');
+  assert.ok(run.stdout.split('\n').includes(aclSetUser('app', aclGrants(ACL_FEATURES, 'locks:*'))), run.stdout);
+  const plain = await cli(['doctor', '--servers', one.urls[0]!, '--clock-interval', '100ms']);
+  assert.is(plain.code, 1, 'one server not named as chosen is still a hazard');
 }));
 
 test.run();

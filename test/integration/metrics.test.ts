@@ -77,6 +77,35 @@ test('prom-client: waits, outcomes by code, retries, held and auto-extended gaug
   }
 }));
 
+test('prom-client: contention metrics: waiting callers, refused attempts, hold time, by a resource template', timed(20_000, async ({ masters }) => {
+  const registry = new Registry();
+  const metrics = prometheusMetrics({ registry, resourceLabel: 'orders:*' });
+  const holder = new Redlock(masters.urls, { retryCount: 0 });
+  const waiters = new Redlock(masters.urls, { retryCount: 200, retryDelay: 20, retryJitter: 0 });
+  try {
+    await Promise.all([holder.ready(), waiters.ready()]);
+    const held = await holder.acquire(['orders:42'], 10_000);
+    const waiting = [0, 1, 2].map(() => waiters.acquire(['orders:42'], 10_000));
+    const other = await holder.acquire(['users:7'], 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    let m = await registry.getMetricsAsJSON();
+    assert.is(value(m, 'pipelock_waiting_callers', { resource: 'orders:*' }), 3, 'three acquire() calls wait');
+    assert.ok(value(m, 'pipelock_contention_total', { resource: 'orders:*' }) >= 3, 'each was refused at least once');
+    await held.release();
+    for (const call of waiting) await (await call).release();
+    await other.release();
+    m = await registry.getMetricsAsJSON();
+    assert.is(value(m, 'pipelock_waiting_callers', { resource: 'orders:*' }), 0);
+    assert.is(value(m, 'pipelock_lock_hold_seconds', { resource: 'orders:*' }, '_count'), 4, 'four holdings of orders:42 ended');
+    assert.ok(value(m, 'pipelock_lock_hold_seconds', { resource: 'orders:*' }, '_sum') >= 0.09, 'the first was held across the 100 ms wait');
+    assert.is(value(m, 'pipelock_lock_hold_seconds', { resource: 'other' }, '_count'), 1, 'a resource no template matches is other');
+  } finally {
+    await holder.quit();
+    await waiters.quit();
+    metrics.close();
+  }
+}));
+
 test('prom-client: renewals, a lost lock, an expired lock leaves the gauge, a master error', timed(20_000, async ({ masters }) => {
   const registry = new Registry();
   const metrics = prometheusMetrics({ registry, resourceLabel: (r) => r[0]!.split(':')[0]! });

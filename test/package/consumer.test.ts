@@ -62,12 +62,29 @@ test.after(async () => {
 });
 
 test('the library\'s tarball ships the build and the CommonJS entry points, not the sources, not the tools', () => {
-  for (const file of ['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/index.cjs', 'dist/index.d.cts', 'dist/testing.cjs', 'dist/metrics/index.js', 'dist/metrics/index.d.ts', 'dist/metrics.cjs', 'dist/protocol/index.js', 'dist/protocol/index.d.ts', 'dist/protocol.cjs', 'dist/protocol.d.cts']) {
+  for (const file of ['package.json', 'README.md', 'LICENSE', 'dist/index.js', 'dist/index.d.ts', 'dist/index.cjs', 'dist/index.d.cts', 'dist/testing.cjs', 'dist/metrics/index.js', 'dist/metrics/index.d.ts', 'dist/metrics.cjs', 'dist/protocol/index.js', 'dist/protocol/index.d.ts', 'dist/protocol.cjs', 'dist/protocol.d.cts']) {
     assert.ok(state.lib.files.includes(file), `${file} is packed (packed: ${state.lib.files.length} files)`);
   }
   assert.not.ok(state.lib.files.some((f) => /^(src|test|tools)\//.test(f) || /^dist\/(cli|load|ops)\//.test(f)), 'no sources, tests or tools');
   assert.is(state.lib.manifest.bin, undefined, 'no bin: the pipelock command is pipelock-tools\'');
   assert.equal(state.lib.manifest.dependencies, { 'cluster-key-slot': state.lib.manifest.dependencies!['cluster-key-slot'] });
+});
+
+/** Every file an `exports` map names, under any condition. */
+function exportTargets(value: unknown): string[] {
+  if (typeof value === 'string') return [value.replace(/^\.\//, '')];
+  return typeof value === 'object' && value !== null ? Object.values(value).flatMap(exportTargets) : [];
+}
+
+test('both tarballs read well on npm: metadata, LICENSE, CHANGELOG; every export target is in the tarball; the peers are complete', async () => {
+  for (const [packed, dir] of [[state.lib, root], [state.tools, join(root, 'tools')]] as const) {
+    const manifest = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as Record<string, unknown>;
+    for (const field of ['repository', 'homepage', 'bugs', 'keywords', 'license']) assert.ok(manifest[field] !== undefined, `${String(manifest.name)} has ${field}`);
+    assert.ok(packed.files.includes('LICENSE'), `${String(manifest.name)} ships LICENSE`);
+    for (const target of exportTargets(manifest.exports)) assert.ok(packed.files.includes(target), `${String(manifest.name)}: exports names ${target}, which is not in the tarball`);
+  }
+  assert.ok(state.lib.files.includes('CHANGELOG.md'), 'the library ships its CHANGELOG');
+  assert.equal(Object.keys(state.lib.manifest.peerDependencies ?? {}).sort(), ['@opentelemetry/api', '@redis/client', 'ioredis', 'iovalkey', 'prom-client']);
 });
 
 test('the library installs alone: cluster-key-slot and nothing of the tools, with its peers or without', async () => {
@@ -193,7 +210,7 @@ console.log(quorumSize(5), SCRIPTS.some((s) => s.sha === BATCH_SHA), DONE_MARKER
   assert.is(stdout.trim(), '3 true pipelock:done 20');
 }));
 
-test('TypeScript consumers typecheck with moduleResolution nodenext, ESM and CommonJS', timed(60_000, async () => {
+test('TypeScript consumers typecheck with moduleResolution nodenext, ESM and CommonJS', timed(180_000, async () => {
   await writeFile(join(state.libDir, 'typed.mts'), `
 import Redlock, { type Lock, ResourceLockedError, type Settings, type MemberEntry, type ClusterSeeds, type LockOwner, type ResolvedSettings, type RedlockOptions } from 'pipelock';
 // Every type the constructor and a Lock name can be named by a user (the constructor's members, lock.redlock, redlock.settings).
@@ -229,6 +246,25 @@ export const sha: string = protocol.BATCH_SHA;
   }));
   const result = await run('node', [tsc, '-p', 'tsconfig.json'], { cwd: state.libDir }).catch((error: unknown) => error as { stdout: string; code: number });
   assert.is((result as { code?: number }).code ?? 0, 0, `tsc: ${(result as { stdout: string }).stdout}`);
+}));
+
+test('a node-redlock v5 TypeScript program compiles against the packed types with only its import changed', timed(300_000, async () => {
+  // test/package/v5/program.ts as written compiles against redlock 5's own types: it is a v5 program.
+  const v5 = join(root, 'test', 'package', 'v5');
+  const compile = (cwd: string) => run('node', [tsc, '-p', 'tsconfig.json'], { cwd }).catch((error: unknown) => error as { stdout: string; code: number });
+  const original = await compile(v5);
+  assert.is((original as { code?: number }).code ?? 0, 0, `tsc against redlock: ${(original as { stdout: string }).stdout}`);
+  const dir = join(state.libDir, 'v5');
+  await mkdir(dir);
+  const source = await readFile(join(v5, 'program.ts'), 'utf8');
+  const swapped = source.replace("from 'redlock';", "from 'pipelock';");
+  assert.is.not(swapped, source, 'the import is the one change');
+  await writeFile(join(dir, 'program.ts'), swapped);
+  const config = JSON.parse(await readFile(join(v5, 'tsconfig.json'), 'utf8')) as { compilerOptions: Record<string, unknown> };
+  config.compilerOptions.typeRoots = [join(root, 'node_modules', '@types')];
+  await writeFile(join(dir, 'tsconfig.json'), JSON.stringify(config));
+  const result = await compile(dir);
+  assert.is((result as { code?: number }).code ?? 0, 0, `tsc against pipelock: ${(result as { stdout: string }).stdout}`);
 }));
 
 test('the library states its Node versions; it has no bin', timed(30_000, async () => {

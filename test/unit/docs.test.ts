@@ -4,12 +4,15 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as pipelock from '../../src/index.js';
-import { checkDocs, slug } from '../../scripts/docs/check.js';
+import { kSingleTradeoff } from '../../tools/src/ops/doctor.js';
+import { checkDocs, slug, sourceImports, stalePaths } from '../../scripts/docs/check.js';
 import { committedDashboard, renderDashboard } from '../../scripts/docs/dashboard.js';
 import { committedErrors, errorClasses, renderErrors } from '../../scripts/docs/errors.js';
 import { committedSettings, renderSettings } from '../../scripts/docs/settings.js';
 import { checkSnippets, snippets } from '../../scripts/docs/snippets.js';
-import { repoRoot } from '../../scripts/docs/tsdoc.js';
+import { descriptionProblems, repoRoot } from '../../scripts/docs/tsdoc.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 
 /** The docs state what the code does: generated pages are fresh, links resolve, README keeps its promises. */
 const test = suite('docs');
@@ -43,6 +46,29 @@ test('the TypeScript blocks of README.md and docs/*.md typecheck against the sou
   assert.equal(checkSnippets(), []);
 });
 
+test('a generated description cut by a line starting with @word, or ending mid-sentence, is refused', () => {
+  assert.equal(descriptionProblems('It runs no scripts for this user (an ACL without', ['scripting']).length, 2);
+  assert.equal(descriptionProblems('Per-attempt time budget, in ms.', ['default']), []);
+});
+
+test('a src/ path that does not exist, and an example importing the sources by path, are problems', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pipelock-docs-'));
+  try {
+    writeFileSync(join(dir, 'page.md'), 'See src/settings.ts, `src/local/masters.ts`, tools/src/cli/ and src/**/*.ts.\n');
+    assert.equal(stalePaths(join(dir, 'page.md')).map((p) => p.replace(/^.*page\.md/, 'page.md')), ['page.md:1: src/local/masters.ts: no such file or folder']);
+    writeFileSync(join(dir, 'x.ts'), "import { Redlock } from '../src/index.js';\nimport { startMasters } from 'pipelock/testing';\n");
+    assert.equal(sourceImports(dir).length, 1);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('docs/deployments.md shows the generated ACL line and doctor\'s words for one server', () => {
+  const page = readFileSync(join(repoRoot, 'docs', 'deployments.md'), 'utf8');
+  assert.ok(page.includes(pipelock.aclSetUser('app', pipelock.aclGrants(pipelock.ACL_FEATURES, 'locks:*'))), 'the ACL SETUSER line is aclSetUser()\'s');
+  assert.ok(page.replace(/\s+/g, ' ').includes(kSingleTradeoff), 'the trade-off of one server in doctor\'s words');
+});
+
 test('slugs are GitHub\'s', () => {
   assert.is(slug('Load tests: `pipelock loadtest`'), 'load-tests-pipelock-loadtest');
   assert.is(slug('Several load generators: `--start-at` and `report merge`'), 'several-load-generators---start-at-and-report-merge');
@@ -50,14 +76,15 @@ test('slugs are GitHub\'s', () => {
   assert.is(slug('Valkey, Redis 8 and the script-free path'), 'valkey-redis-8-and-the-script-free-path');
 });
 
-test('README: the quick start first, with the command .ci/run runs; at most ~200 lines', () => {
+test('README: Install and Example first, then the two commands .ci/run and contributors run; at most ~200 lines', () => {
   const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
   const ci = readFileSync(join(repoRoot, '.ci', 'run'), 'utf8');
   assert.ok(/^npm ci && npm test$/m.test(ci), '.ci/run runs npm ci && npm test');
-  const start = readme.indexOf('## Quick start (fresh machine)');
-  assert.ok(start > 0 && start < 600, 'the quick start is the first section');
-  assert.ok(readme.includes('npm ci && npm run loadtest    #'), 'the load test command');
-  assert.ok(readme.includes('npm ci && npm test            #'), 'the test command .ci/run calls');
+  const sections = [...readme.matchAll(/^## (.*)$/gm)].map((m) => m[1]);
+  assert.equal(sections.slice(0, 3), ['Install', 'Example', 'Contributing: quick start in a clone']);
+  const block = readme.slice(readme.indexOf('## Contributing'));
+  assert.ok(block.includes('npm ci && npm run loadtest    #'), 'the load test command');
+  assert.ok(block.includes('npm ci && npm test            #'), 'the test command .ci/run calls');
   assert.ok(readme.split('\n').length <= 200, 'README.md stays a front page');
 });
 

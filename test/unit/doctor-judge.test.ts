@@ -1,7 +1,7 @@
 import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { clockReading, judge, type ClockReading } from '../../tools/src/ops/doctor.js';
+import { clockReading, judge, kSingleTradeoff, type ClockReading } from '../../tools/src/ops/doctor.js';
 import type { MasterFacts } from '../../tools/src/ops/facts.js';
 import { classify } from '../../tools/src/ops/inspect.js';
 
@@ -28,6 +28,17 @@ test('a clock off by more than driftFactor beyond the sampling error is a hazard
   // Two samples 1 s apart on the host's clock, 1.05 s apart on the server's: 5% fast.
   const reading = clockReading('m', { server: 10_000, mono: 100, wall: 10_000, errorMs: 0.5 }, { server: 11_050, mono: 1100, wall: 11_000, errorMs: 0.5 })!;
   assert.ok(Math.abs(reading.rate - 1.05) < 1e-9 && Math.abs(reading.uncertainty - 0.001) < 1e-9 && reading.offsetMs === 50);
+});
+
+test('one server or one Redis Cluster named as such is a warning with the trade-off, not a hazard', () => {
+  const single = (facts: MasterFacts, flag: boolean) => judge([facts], [], { ...options, single: flag }).findings.filter((f) => f.severity !== 'info');
+  assert.equal(hazards([master(0)]), ['master-count'], 'one server not named as chosen is still a hazard');
+  const server = single(master(0), true);
+  assert.equal(server.map((f) => [f.severity, f.check, f.message]), [['warning', 'master-count', 'one server, as given']]);
+  assert.is(server[0]!.consequence, kSingleTradeoff);
+  const cluster = single({ ...master(0), url: 'redis+cluster://c1:7000', clusterEnabled: true }, false);
+  assert.equal(cluster.map((f) => [f.severity, f.check, f.message]), [['warning', 'master-count', 'one Redis Cluster, as given']]);
+  assert.equal(hazards([{ ...master(0), clusterEnabled: true }, master(1), master(2)]), ['cluster'], 'a cluster node given as a standalone master');
 });
 
 test('eviction: only noeviction, or no maxmemory, keeps lock keys', () => {

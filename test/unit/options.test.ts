@@ -10,7 +10,7 @@ const test = suite('options');
 test('defaults are node-redlock v5 defaults, frozen', () => {
   assert.equal(
     { ...kDefaults },
-    { driftFactor: 0.01, retryCount: 10, retryDelay: 200, retryJitter: 100, automaticExtensionThreshold: 500, nodeTimeout: 250, maxExtensions: Infinity, maxHoldTime: Infinity, renewalWindow: 25, chunkSize: 256, acquireTimeout: Infinity, coalesce: true, wakeups: true, watchHeld: false, commands: 'auto', renewal: 'main', heartbeatBound: 10_000 },
+    { driftFactor: 0.01, retryCount: 10, retryDelay: 200, retryJitter: 100, automaticExtensionThreshold: 500, nodeTimeout: 250, maxExtensions: Infinity, maxHoldTime: Infinity, renewalWindow: 25, chunkSize: 256, acquireTimeout: Infinity, coalesce: true, wakeups: true, watchHeld: false, commands: 'auto', renewal: 'main', heartbeatBound: 10_000, strict: false },
   );
   assert.ok(Object.isFrozen(kDefaults));
   assert.is(resolveSettings(undefined), kDefaults);
@@ -43,11 +43,53 @@ const BAD: [Record<string, unknown>, string][] = [
   [{ chunkSize: 0 }, 'settings.chunkSize'],
   [{ chunkSize: 1e6 }, 'settings.chunkSize'],
   [{ coalesce: 1 }, 'settings.coalesce'],
-  [{ retryCont: 3 }, 'settings.retryCont'],
+  [{ retryCont: 3, strict: true }, 'settings.retryCont'],
+  [{ strict: 'yes' }, 'settings.strict'],
 ];
 for (const [settings, argument] of BAD) {
   test(`rejects ${JSON.stringify(settings)} naming ${argument}`, () => { throwsInvalid(() => resolveSettings(settings), argument); });
 }
+
+/** The process warnings emitted while `fn` runs, as `code: message`. */
+async function warnings(fn: () => void): Promise<string[]> {
+  const heard: string[] = [];
+  const listener = (warning: Error & { code?: string }): void => { heard.push(`${warning.code ?? ''}: ${warning.message}`); };
+  process.on('warning', listener);
+  try {
+    fn();
+    // process.emitWarning emits on the next tick.
+    await new Promise((resolve) => setImmediate(resolve));
+  } finally {
+    process.off('warning', listener);
+  }
+  return heard;
+}
+
+test('a name pipelock does not know warns once per name and is ignored, as node-redlock ignored it', async () => {
+  const heard = await warnings(() => {
+    const s = resolveSettings({ retryCount: 2, lockPrefix: 'x', retryCont: 1 });
+    assert.is(s.retryCount, 2);
+    assert.not.ok('lockPrefix' in s);
+    resolveSettings({ lockPrefix: 'y' });
+    resolveCall(s, plainCall(s), { lockPrefix: 'z' });
+  });
+  assert.equal(heard, [
+    'PIPELOCK_UNKNOWN_SETTING: settings.lockPrefix is not a pipelock setting and is ignored (docs/settings.md; strict: true makes this an error)',
+    'PIPELOCK_UNKNOWN_SETTING: settings.retryCont is not a pipelock setting and is ignored (docs/settings.md; strict: true makes this an error)',
+  ]);
+});
+
+test('strict: an unknown name throws, in the constructor and in every call of a strict instance', () => {
+  throwsInvalid(() => resolveSettings({ strict: true, lockPrefix: 'x' }), 'settings.lockPrefix');
+  const strict = resolveSettings({ strict: true });
+  throwsInvalid(() => resolveCall(strict, plainCall(strict), { lockPrefix: 'x' }), 'settings.lockPrefix');
+  throwsInvalid(() => resolveCall(kDefaults, plainCall(kDefaults), { strict: true }), 'settings.strict');
+});
+
+test('a name pipelock takes elsewhere throws in the wrong place, strict or not', () => {
+  throwsInvalid(() => resolveSettings({ signal: new AbortController().signal }), 'settings.signal');
+  throwsInvalid(() => resolveCall(kDefaults, plainCall(kDefaults), { clientOptions: {} }), 'settings.clientOptions');
+});
 
 test('settings must be an object', () => {
   throwsInvalid(() => resolveSettings(null), 'settings');

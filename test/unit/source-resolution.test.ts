@@ -7,9 +7,10 @@ import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 
-// In this repository the tools import the library by its package name; the pipelock-source condition
-// (the npm scripts, run-tests, and the spawns of tests and benchmarks pass it) makes that name the
-// library's sources, in worker threads too, so nothing measures or tests a dist/ older than src/.
+// In this repository the tools import the library by its package name; tsconfig.json's paths, which
+// tsx applies (the npm scripts, run-tests, and the spawns of tests and benchmarks load it), make that
+// name the library's sources, in worker threads too, so nothing measures or tests a dist/ older than
+// src/, while the exports map names only what the tarball ships.
 const test = suite('pipelock resolves to the sources');
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const kEntries: [string, string][] = [

@@ -212,3 +212,6 @@ function parse(reply: unknown): LeaderRecord | undefined {
   const entry = entryOf(data);
   return entry === undefined || data?.t !== holder ? undefined : { token: holder, ...entry };
 }
+
+/** The record's scripts, for the ACL grants derived from what pipelock runs (src/acl.ts). */
+export const RECORD_SCRIPTS: readonly string[] = [WRITE, ERASE, WITHDRAW];

@@ -1,10 +1,14 @@
+import { ACL_FEATURES, aclGrants, aclSetUser } from 'pipelock';
 import { runDoctor, type DoctorOptions, type DoctorReport, type Finding } from '../ops/doctor.js';
 import { EXIT, UsageError } from './errors.js';
 import { time } from './flags.js';
 import { parseOpsFlags, usage, type OpsFlag } from './ops-flags.js';
 
 const FLAGS: Readonly<Record<string, OpsFlag>> = {
-  servers: { arg: 'URLS', help: 'comma-separated redis:// or rediss:// URLs of the masters, as your Redlock gets them (required)' },
+  servers: { arg: 'URLS', help: 'comma-separated redis:// or rediss:// URLs of the masters, as your Redlock gets them, or one\nredis+cluster:// URL for one Redis Cluster (required)' },
+  single: { help: 'one server on purpose: a warning with the trade-off instead of a hazard' },
+  acl: { arg: 'USER', help: 'print the ACL SETUSER line that grants USER what pipelock sends (every feature)' },
+  'key-pattern': { arg: 'PATTERN', help: 'the ACL key pattern of your lock keys, for --acl (default *)' },
   json: { help: 'print the report as JSON (masters, clock readings, findings)' },
   strict: { help: 'exit 1 on warnings too, not only on hazards' },
   'clock-interval': { arg: 'TIME', help: 'time between the two TIME samples of each master (default 1s; longer is more precise)' },
@@ -27,9 +31,9 @@ ACL WHOAMI and ACL DRYRUN (which only asks whether a command would be allowed).`
 
 /** `pipelock doctor`: returns the exit code. */
 export async function doctor(args: readonly string[]): Promise<number> {
-  let options: DoctorOptions & { servers: string[]; json: boolean; strict: boolean };
+  let options: DoctorOptions & { servers: string[]; json: boolean; strict: boolean; acl: string | undefined; keyPattern: string };
   try {
-    const parsed = parseOpsFlags('doctor', args, FLAGS, ['json', 'strict']);
+    const parsed = parseOpsFlags('doctor', args, FLAGS, ['json', 'strict', 'single'], true);
     if (parsed === 'help') {
       console.log(DOCTOR_USAGE);
       return EXIT.ok;
@@ -47,7 +51,11 @@ export async function doctor(args: readonly string[]): Promise<number> {
       nodeTimeoutMs: typeof v['node-timeout'] === 'string' ? time('--node-timeout', v['node-timeout'], 'ms', 1) : 250,
       driftFactor,
       key,
+      single: v.single === true,
+      acl: typeof v.acl === 'string' ? v.acl : undefined,
+      keyPattern: typeof v['key-pattern'] === 'string' ? v['key-pattern'] : '*',
     };
+    if (options.acl === '') throw new UsageError('--acl', 'must name the ACL user');
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     console.error(`pipelock doctor: ${error.message}\nTry pipelock doctor --help.`);
@@ -55,6 +63,7 @@ export async function doctor(args: readonly string[]): Promise<number> {
   }
   const report = await runDoctor(options.servers, options);
   console.log(options.json ? JSON.stringify(report, null, 2) : formatDoctor(report));
+  if (options.acl !== undefined) console.log(`\n${aclLines(report, options.acl, options.keyPattern).join('\n')}`);
   return report.hazards > 0 || (options.strict && report.warnings > 0) ? EXIT.failed : EXIT.ok;
 }
 
@@ -79,6 +88,25 @@ export function formatDoctor(report: DoctorReport): string {
 
 function formatFinding(f: Finding): string[] {
   return [`${f.severity.toUpperCase().padEnd(8)}${f.check}: ${f.message}`, `        consequence: ${f.consequence}`, `        fix: ${f.fix}`, ''];
+}
+
+/**
+ * The ACL SETUSER line for `user`, one per kind of server among the masters: a server refuses to
+ * grant a command it does not have, so the native compare-and-delete is granted only where it exists.
+ */
+export function aclLines(report: DoctorReport, user: string, keyPattern: string): string[] {
+  const grants = aclGrants(ACL_FEATURES, keyPattern);
+  const natives = new Map<string, string[]>();
+  for (const m of report.masters) {
+    const native = m.native?.deleteIfEq?.toLowerCase() ?? '';
+    natives.set(native, [...(natives.get(native) ?? []), m.url]);
+  }
+  const lines = ['# grants for every pipelock feature (docs/deployments.md, "TLS, credentials and ACL users"); set the password:'];
+  for (const [native, urls] of natives) {
+    if (natives.size > 1) lines.push(`# on ${urls.join(', ')}`);
+    lines.push(aclSetUser(user, grants, native === '' ? [] : [native]));
+  }
+  return lines;
 }
 
 function signed(n: number): string {

@@ -14,11 +14,11 @@ export interface Connection {
   readonly error: Error | undefined;
 }
 
-/** Connects to every URL at once; a master that cannot be reached is reported, not thrown. */
-export async function connectAll(urls: readonly string[]): Promise<{ connections: Connection[]; close: () => void }> {
+/** Connects to every URL at once; a master that cannot be reached is reported, not thrown. `names`: how each is reported (the URL as the user gave it). */
+export async function connectAll(urls: readonly string[], names: readonly string[] = urls): Promise<{ connections: Connection[]; close: () => void }> {
   const clients: AdminClient[] = [];
-  const connections = await Promise.all(urls.map(async (given): Promise<Connection> => {
-    const url = redactUrl(given);
+  const connections = await Promise.all(urls.map(async (given, i): Promise<Connection> => {
+    const url = redactUrl(names[i] ?? given);
     try {
       const client = await connectAdmin(given);
       clients.push(client);

@@ -44,11 +44,24 @@ export interface DoctorOptions {
   readonly nodeTimeoutMs: number;
   /** A key like the application's lock keys, for the ACL key-pattern check. */
   readonly key: string;
+  /** One server (or one Redis Cluster) on purpose (`--single`, or one `redis+cluster://` URL): a warning with its trade-off, not a hazard. */
+  readonly single?: boolean;
+}
+
+/** The trade-off of one server or one Redis Cluster, in the words docs/deployments.md uses. */
+export const kSingleTradeoff = 'a plain lock, not Redlock: no quorum of independent masters, so a crash that loses its data, or a failover ' +
+  'to an asynchronous replica, can hand a held lock to a second holder; use fencing tokens for writes that must never overlap, ' +
+  'or 3 or 5 independent masters to survive a minority failing';
+
+/** Whether a URL names a Redis Cluster (`redis+cluster://`, `rediss+cluster://`). */
+export function namesCluster(url: string): boolean {
+  return /^rediss?\+cluster:/.test(url);
 }
 
 /** Connects to every master, reads what Redlock's safety depends on, and judges it. Read-only. */
 export async function runDoctor(urls: readonly string[], options: DoctorOptions): Promise<DoctorReport> {
-  const { connections, close } = await connectAll(urls);
+  // A cluster is read through the node named: doctor checks that node's server.
+  const { connections, close } = await connectAll(urls.map((url) => url.replace(/^(rediss?)\+cluster:/, '$1:')), urls);
   try {
     const first = await sampleClocks(connections);
     const masters = await Promise.all(connections.map((connection) => gatherFacts(connection, options.key)));
@@ -72,7 +85,7 @@ export function clockReading(master: string, a: ClockSample | undefined, b: Cloc
 }
 
 /** The findings for a set of masters: pure, so every rule is unit-testable on made-up facts. */
-export function judge(masters: readonly MasterFacts[], clocks: readonly ClockReading[], options: Pick<DoctorOptions, 'driftFactor' | 'nodeTimeoutMs'>): DoctorReport {
+export function judge(masters: readonly MasterFacts[], clocks: readonly ClockReading[], options: Pick<DoctorOptions, 'driftFactor' | 'nodeTimeoutMs' | 'single'>): DoctorReport {
   const findings: Finding[] = [];
   const add = (finding: Finding): void => {
     findings.push(finding);
@@ -81,7 +94,11 @@ export function judge(masters: readonly MasterFacts[], clocks: readonly ClockRea
   const quorum = quorumSize(n);
   const reachable = masters.filter((m) => m.reachable);
 
-  if (n < 3) {
+  const single = n === 1 && (options.single === true || namesCluster(masters[0]!.url));
+  if (single) {
+    const what = namesCluster(masters[0]!.url) ? 'one Redis Cluster' : 'one server';
+    add({ severity: 'warning', check: 'master-count', message: `${what}, as given`, consequence: kSingleTradeoff, fix: 'none needed if that is the trade-off you chose' });
+  } else if (n < 3) {
     add({
       severity: 'hazard', check: 'master-count', message: `${n} master${n === 1 ? '' : 's'} given`,
       consequence: n === 1 ? 'one server is a single point of failure: when it fails or restarts empty, locks are lost or unavailable' : 'quorum is 2 of 2: one master down stops all locking',
@@ -151,11 +168,11 @@ function perMaster(m: MasterFacts, options: Pick<DoctorOptions, 'nodeTimeoutMs'>
     add({ severity: 'hazard', check: 'sentinel', master, message: `${master} is a Sentinel, not a Redis server`, consequence: 'it cannot hold locks', fix: 'give the masters\' addresses, not Sentinel\'s' });
     return;
   }
-  if (m.clusterEnabled === true || m.mode === 'cluster') {
+  if ((m.clusterEnabled === true || m.mode === 'cluster') && !namesCluster(master)) {
     add({
       severity: 'hazard', check: 'cluster', master, message: `${master} runs in cluster mode`,
       consequence: 'a multi-resource lock\'s keys hash to different slots (CROSSSLOT), and a cluster fails over to asynchronous replicas: it is one replicated store, not independent masters',
-      fix: 'use standalone servers (cluster-enabled no) as Redlock masters',
+      fix: 'use standalone servers (cluster-enabled no) as Redlock masters, or name a cluster as one member (redis+cluster://host:port)',
     });
   }
   if (m.role === 'slave') {
