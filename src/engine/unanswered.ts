@@ -103,6 +103,7 @@ export class Unanswered implements Expiring {
     batch.slot = this.#open.length;
     this.#open.push(batch);
     this.#deadlines.watch(batch.deadline);
+    this.#deadlines.stamp(batch);
     if (this.#tokens !== undefined) for (const op of batch.ops) this.#tokens.add(op.token);
   }
 
@@ -157,8 +158,8 @@ export class Unanswered implements Expiring {
   }
 
   /**
-   * When `op`'s budget on this master runs out: its attempt's deadline, or a budget after the
-   * reply to a call sent before `batch` if that came later. A master answering, in order, a backlog
+   * When `op`'s budget on this master runs out: its attempt's deadline, or a budget after `batch`
+   * was written (Deadlines.stamp) or after the reply to a call sent before it, if later. A master answering, in order, a backlog
    * of the client's own making (a burst: 100,000 releases, extends or renewals at once) is
    * answering, not failing: counted from the send, the calls at the back of its queue timed out
    * and thousands of releases the masters did were reported failed (issue 47). A master that
@@ -167,8 +168,9 @@ export class Unanswered implements Expiring {
    * grant is worth.
    */
   #due(op: Attempt, batch: Batch): number {
-    if (this.#answeredSeq >= batch.seq) return op.deadline;
-    return Math.max(op.deadline, this.#answeredAt + op.budget);
+    const written = Math.max(op.deadline, batch.written + op.budget);
+    if (this.#answeredSeq >= batch.seq) return written;
+    return Math.max(written, this.#answeredAt + op.budget);
   }
 
   /**

@@ -21,7 +21,7 @@ let seq = 0;
 function batch(...ops: Attempt[]): Batch {
   let deadline = Infinity;
   for (const o of ops) deadline = Math.min(deadline, o.deadline);
-  return { seq: seq++, deadline, ops, args: [], native: false, replayed: false, connection: 0, slot: -1 };
+  return { seq: seq++, deadline, ops, args: [], native: false, replayed: false, connection: 0, slot: -1, written: 0 };
 }
 
 /** Master 2 of five, its batch `first` sent and left unanswered past its budget: stalled. */
@@ -89,6 +89,21 @@ test('a master answering a backlog in order is not timed out: a call\'s budget c
   assert.is(ops[2]!.votes[2], TIMEOUT, 'nothing answered for a budget: timed out');
   assert.is(ops[2]!.votes[0], PENDING, 'on this master only: the others count their own budgets');
   assert.ok(u.stalled);
+  deadlines.clear();
+});
+
+test('a call\'s budget counts from when it was written, not only from its flush: the client\'s own delay is not the master\'s', async () => {
+  const deadlines = new Deadlines([]);
+  const u = new Unanswered(2, deadlines, new Stalls(5, 3));
+  const late = op(0);
+  const call = batch(late);
+  u.add(call);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.ok(call.written > 50, 'stamped in the check phase after it was handed over');
+  u.expire(60);
+  assert.is(late.votes[2], PENDING, 'past its flush\'s budget, but written just now');
+  u.expire(call.written + 50);
+  assert.is(late.votes[2], TIMEOUT, 'a budget after it was written: timed out');
   deadlines.clear();
 });
 
@@ -183,7 +198,8 @@ test('a stalled master (a minority) is sent one probe; every other operation is 
   assert.is(error.message, 'master silent:1 is stalled: a call to it went unanswered past its time budget (nodeTimeout), so nothing is sent to it but one probe until it answers in time');
   assert.equal(reported, [error], 'reported once per stall');
   assert.not.ok(node.idle, 'the probe is awaited within its budget');
-  deadlines.run(ops[0]!.deadline);
+  // A budget after its call was written (Deadlines.stamp), which is after the probe was made.
+  deadlines.run(performance.now() + 50);
   assert.ok(node.idle, 'and not past it: quit() does not wait for a stalled master');
   deadlines.clear();
 });
