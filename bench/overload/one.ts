@@ -218,10 +218,15 @@ for (const outcome of outcomes) {
 }
 const releaseFailed = Object.values(releaseErrors).reduce((a, b) => a + b, 0);
 const released = locks.length - releaseFailed;
-// A release settles at the quorum: the last masters' deletes may still be on their way.
-await new Promise((resolve) => setTimeout(resolve, 250));
+// A release settles at the quorum: the last masters' deletes may still be on their way. Counted
+// once the keys left stop falling (checked every 250 ms).
+let left = await keysLeft();
+for (let before = -1; left > 0 && left !== before;) {
+  await new Promise((resolve) => setTimeout(resolve, 250));
+  before = left;
+  left = await keysLeft();
+}
 const releaseExecuted = (await commands()) - releaseCommandsBefore;
-const left = await keysLeft();
 console.log(JSON.stringify({
   contender,
   n,

@@ -196,8 +196,9 @@ function renderReleases(rows: readonly OverloadRow[]): string[] {
   const out = [
     'Release: in the same process, once every acquisition settled, `Promise.allSettled` over the `release()` of every lock acquired, ' +
       'timed from the first call to the last settlement ÷ locks released; CPU: the client\'s `process.cpuUsage()` over the same span ÷ locks ' +
-      '(less sensitive to a busy machine than the wall clock); commands per release counted as for acquisitions (250 ms after the last ' +
-      'settlement, as a release settles at the quorum); keys left: DBSIZE summed over the masters after that.',
+      '(less sensitive to a busy machine than the wall clock); keys left: DBSIZE summed over the masters once it stops falling (read every ' +
+      '250 ms: a release settles at the quorum, the other masters\' deletes may still be on their way); commands per release counted as ' +
+      'for acquisitions, then.',
     '',
     '| N | retryCount | contender | released | failed (by code) | keys left | wall s | µs / release | µs / acquisition | CPU µs / release | commands / release | heap peak MB used / reserved |',
     '|---:|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---:|',
