@@ -94,6 +94,9 @@ test('a majority stalled (SIGSTOP): every release is reported unconfirmed, in ab
     for (const error of failed) assert.instance(error, QuorumUnreachableError);
     assert.ok(ms < 10_000, `reported within a few budgets, not held up by the stall: ${ms.toFixed(0)} ms`);
     for (const master of stalled) master.resume();
+    // The follow-up the error suggests: release() again reads the keys' state, here gone.
+    const again = await Promise.all(locks.slice(0, 100).map((lock) => lock.release()));
+    assert.ok(again.every((result) => result.expired), 'released again: a quorum says the keys are gone');
     await redlock.quit();
     // The deletes were sent before the stall was seen: the paused masters run them once resumed.
     assert.equal(await keysOnMasters(masters.urls), masters.urls.map(() => 0));
