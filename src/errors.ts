@@ -130,7 +130,12 @@ export class ResourceLockedError extends ExecutionError {
   }
 }
 
-/** Too many masters failed or timed out for a quorum; `nodes` says which and why. */
+/**
+ * Too many masters failed or timed out for a quorum; `nodes` says which and why. From release():
+ * the keys may still be held where a master failed or timed out (unknown, not refused); release()
+ * again is the cheap follow-up, owner-checked and safe to repeat: it resolves with `expired` true
+ * once a quorum says they are gone.
+ */
 export class QuorumUnreachableError extends ExecutionError {
   constructor(message: string, attempts?: ExecutionAttempts | (() => ExecutionAttempts), nodes?: readonly NodeOutcome[]) {
     super(message, attempts, nodes, 'ERR_PIPELOCK_QUORUM_UNREACHABLE');

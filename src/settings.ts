@@ -24,7 +24,9 @@ export interface Settings {
    * Per-attempt time budget for the masters' answers, in ms: a stalled master costs at most this
    * (a disconnected one fails at once). Larger than the 5–50 ms the Redlock page suggests for a 10 s TTL (redis.io/docs/latest/develop/use/patterns/distributed-locks) because it only matters when
    * a majority stalls, while a budget below a GC pause or a burst's queueing turns healthy masters
-   * into spurious failures. @default 250
+   * into spurious failures. Each master's budget counts from when the call was written to it, or
+   * from its reply to the call before, if later: one answering a backlog in order is not timed out
+   * (docs/decisions/0008-master-budgets.md). @default 250
    */
   readonly nodeTimeout?: number;
   /**

@@ -4,7 +4,8 @@
  * masters (the control) and then with one master SIGSTOPped as soon as the first lock is won.
  * The quorum of the other four must serve the whole burst (every acquisition succeeds), the paused
  * master may cost the burst no more than about one budget over the control, and once the master is
- * resumed and every lock released, no key is left on any master.
+ * resumed and every lock released at once (retryCount 0 as well), no release is reported failed
+ * and no key is left on any master.
  *
  *   node --conditions=pipelock-source --import tsx bench/faults/burst.ts [--short]      (20,000 locks; full: 100,000)
  * Exits 1 on a problem.
@@ -45,11 +46,12 @@ async function burst(masters: LocalMasters, name: string, pause: boolean): Promi
     if (failed.length > 0) problems.push(`${name}: ${failed.length} acquisitions failed (${JSON.stringify(codes)})`);
     const locks = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
     // Every master's answer to every release, the resumed one's too: its late SETs run before the deletes, in order.
-    // The releases go all at once too, while the resumed master answers its backlog: on a 2-core
-    // machine the last of 20,000 releases per master can outlast one 250 ms budget, so they get the
-    // retries an application would give a release (the acquisitions keep retryCount 0).
-    const releases = await Promise.all(locks.map((lock) => lock.release({ retryCount: 3, retryDelay: 100 })));
-    await Promise.all(releases.map((release) => release.complete()));
+    // The releases go all at once too, with retryCount 0, while the resumed master answers its
+    // backlog: a master answering, in order, what the client sent it is not failing (issue 47).
+    const released = await Promise.allSettled(locks.map((lock) => lock.release()));
+    const unreleased = released.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+    if (unreleased.length > 0) problems.push(`${name}: ${unreleased.length} releases reported failed, first: ${String(unreleased[0]).slice(0, 300)}`);
+    await Promise.all(released.flatMap((r) => (r.status === 'fulfilled' ? [r.value.complete()] : [])));
     return ms;
   } finally {
     paused.resume();

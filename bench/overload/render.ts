@@ -3,6 +3,22 @@ import { kClosedInFlight, kOpenLoopTarget, type OpenLoopResult } from './open-lo
 
 export const OVERLOAD_CONTENDERS: readonly string[] = ['pipelock', 'redis-semaphore', 'node-redlock'];
 
+/** The release half of a burst: every lock acquired, released at once (absent in older files). */
+export interface ReleaseHalf {
+  readonly released: number;
+  readonly failed: number;
+  readonly errors: Readonly<Record<string, number>>;
+  readonly firstError?: string;
+  readonly elapsedMs: number;
+  readonly usPerLock: number | null;
+  readonly cpuUsPerLock?: number | null;
+  readonly commands: number;
+  readonly commandsPerLock: number | null;
+  readonly heapUsedPeakMB: number;
+  readonly heapTotalPeakMB: number;
+  readonly keysLeft: number;
+}
+
 /** One burst (bench/overload/one.ts), or why it produced none. */
 export interface OverloadRow {
   readonly contender: string;
@@ -21,6 +37,8 @@ export interface OverloadRow {
   readonly heapUsedPeakMB?: number;
   readonly heapTotalPeakMB?: number;
   readonly heapBytesPerAcquisition?: number;
+  readonly cpuUsPerLock?: number | null;
+  readonly release?: ReleaseHalf;
 }
 
 export interface OverloadResult {
@@ -91,6 +109,7 @@ export function overloadTargets(result: OverloadResult): { text: string; figure:
     figure: heap.length === 0 ? 'not measured' : `${peak.toFixed(0)} MB (V8 heap reserved, the bound on what was live; heapUsed sampled: ${Math.max(...heap.map((r) => r.heapUsedPeakMB)).toFixed(0)} MB)`,
     met: heap.length === 0 ? undefined : peak < 300,
   });
+  out.push(...releaseTargets(rows, retries));
   const open = result.open;
   out.push({
     text: `open loop at 2× the closed loop's rate completes ≥ ${100 * kOpenLoopTarget}% of the closed loop's cycles/s`,
@@ -102,7 +121,7 @@ export function overloadTargets(result: OverloadResult): { text: string; figure:
 
 /** The BENCHMARKS.md section. */
 export function renderOverload(result: OverloadResult): string {
-  const out: string[] = ['## Overload: a burst of acquisitions at once', ''];
+  const out: string[] = ['## Overload: a burst of acquisitions at once, then of their releases', ''];
   out.push(
     `\`npm run bench:overload\`: \`Promise.all\` over N \`acquire([key_i], ${int(result.ttl)})\` on distinct keys, issued in one ` +
       `synchronous loop, ${result.masters} healthy local masters, nothing contended; each burst in a fresh process (\`--expose-gc\`), ` +
@@ -135,8 +154,66 @@ export function renderOverload(result: OverloadResult): string {
       `${row.heapUsedPeakMB.toFixed(0)} / ${row.heapTotalPeakMB.toFixed(0)} | ${int(row.heapBytesPerAcquisition ?? 0)} |`);
   }
   out.push('');
+  out.push(...renderReleases(result.rows));
   if (result.open !== undefined) out.push(...renderOpenLoop(result.open));
   return out.join('\n');
+}
+
+/** The release half's targets (issue 47), for each retryCount. */
+function releaseTargets(rows: readonly OverloadRow[], retries: readonly number[]): { text: string; figure: string; met: boolean | undefined }[] {
+  const out: { text: string; figure: string; met: boolean | undefined }[] = [];
+  const us = (row: OverloadRow | undefined): number | undefined => (done(row) ? row.release?.usPerLock ?? undefined : undefined);
+  for (const retry of retries) {
+    const small = find(rows, 'pipelock', 10_000, retry);
+    const big = find(rows, 'pipelock', 100_000, retry);
+    const half = done(big) ? big.release : undefined;
+    out.push({
+      text: `release burst of 100,000, retryCount ${retry}: no release reported failed, no key left`,
+      figure: half === undefined ? 'not measured' : `${int(half.failed)} failed, ${int(half.keysLeft)} keys left`,
+      met: half === undefined ? undefined : half.failed === 0 && half.keysLeft === 0,
+    });
+    const a = us(small);
+    const b = us(big);
+    out.push({
+      text: `retryCount ${retry}: time per release at 100,000 within 1.5× of that at 10,000`,
+      figure: a === undefined || b === undefined ? 'not measured' : `${b.toFixed(1)} µs vs ${a.toFixed(1)} µs (${(b / a).toFixed(2)}×)`,
+      met: a === undefined || b === undefined ? undefined : b <= 1.5 * a,
+    });
+    const acquire = done(big) ? big.usPerLock : null;
+    out.push({
+      text: `retryCount ${retry}: time per release at 100,000 within 1.2× of the same run's per acquisition`,
+      figure: b === undefined || typeof acquire !== 'number' ? 'not measured' : `${b.toFixed(1)} µs vs ${acquire.toFixed(1)} µs (${(b / acquire).toFixed(2)}×)`,
+      met: b === undefined || typeof acquire !== 'number' ? undefined : b <= 1.2 * acquire,
+    });
+  }
+  return out;
+}
+
+/** The release half of every burst that has one. */
+function renderReleases(rows: readonly OverloadRow[]): string[] {
+  const halves = rows.filter((row) => done(row) && row.release !== undefined) as (Done & { release: ReleaseHalf })[];
+  if (halves.length === 0) return [];
+  const out = [
+    'Release: in the same process, once every acquisition settled, `Promise.allSettled` over the `release()` of every lock acquired, ' +
+      'timed from the first call to the last settlement ÷ locks released; CPU: the client\'s `process.cpuUsage()` over the same span ÷ locks ' +
+      '(less sensitive to a busy machine than the wall clock); keys left: DBSIZE summed over the masters once it stops falling (read every ' +
+      '250 ms: a release settles at the quorum, the other masters\' deletes may still be on their way); commands per release counted as ' +
+      'for acquisitions, then.',
+    '',
+    '| N | retryCount | contender | released | failed (by code) | keys left | wall s | µs / release | µs / acquisition | CPU µs / release | commands / release | heap peak MB used / reserved |',
+    '|---:|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const row of halves) {
+    const half = row.release;
+    const name = row.contender === 'pipelock' ? '**pipelock**' : row.contender;
+    const failed = Object.entries(half.errors).map(([code, k]) => `${code} ${int(k)}`).join(', ') || '0';
+    const fixed = (v: number | null | undefined, digits: number): string => (typeof v === 'number' ? v.toFixed(digits) : '–');
+    out.push(`| ${int(row.n)} | ${row.retryCount} | ${name} | ${int(half.released)} | ${failed} | ${int(half.keysLeft)} | ${(half.elapsedMs / 1000).toFixed(2)} | ` +
+      `${fixed(half.usPerLock, 1)} | ${fixed(row.usPerLock, 1)} | ${fixed(half.cpuUsPerLock, 1)} | ${fixed(half.commandsPerLock, 2)} | ` +
+      `${half.heapUsedPeakMB.toFixed(0)} / ${half.heapTotalPeakMB.toFixed(0)} |`);
+  }
+  out.push('');
+  return out;
 }
 
 function renderOpenLoop(open: OpenLoopResult): string[] {

@@ -1,6 +1,6 @@
 /**
- * Overload (issue 13): a burst of N acquisitions on distinct keys issued at once, for each N and
- * retryCount, pipelock beside redis-semaphore and node-redlock v5 in the same run, each burst in a
+ * Overload (issues 13, 47): a burst of N acquisitions on distinct keys issued at once, then the release
+ * of every lock at once, for each N and retryCount, pipelock beside redis-semaphore and node-redlock v5 in the same run, each burst in a
  * fresh process (bench/overload/one.ts) on the same 5 local masters, FLUSHALL before each; then
  * `pipelock loadtest` closed loop and open loop at twice its rate (bench/overload/open-loop.ts).
  *   npm run bench:overload [-- --sizes 10000,20000,100000 --retries 0,10 --contenders pipelock,redis-semaphore,node-redlock --open-seconds 10]
@@ -69,6 +69,11 @@ try {
           const errors = Object.entries(row.errors ?? {}).map(([code, k]) => `${code} ${k}`).join(', ');
           console.log(`${contender.padEnd(15)} N ${String(n).padStart(6)} retry ${String(retryCount).padStart(2)}: ${row.acquired} acquired in ${((row.elapsedMs ?? 0) / 1000).toFixed(2)} s, ` +
             `${row.commandsPerLock?.toFixed(1) ?? '–'} commands/lock, heap peak ${(row.heapUsedPeakMB ?? 0).toFixed(0)} MB used / ${(row.heapTotalPeakMB ?? 0).toFixed(0)} MB total${errors === '' ? '' : `; ${errors}`}`);
+          const half = row.release;
+          if (half !== undefined) {
+            console.log(`${''.padEnd(15)} released ${half.released} in ${(half.elapsedMs / 1000).toFixed(2)} s, ${half.commandsPerLock?.toFixed(1) ?? '–'} commands/release, ` +
+              `${half.failed} failed, ${half.keysLeft} keys left`);
+          }
         } catch (error) {
           rows.push({ contender, n, retryCount, error: (error as Error).message });
           console.log(`${contender.padEnd(15)} N ${String(n).padStart(6)} retry ${String(retryCount).padStart(2)}: FAILED ${(error as Error).message}`);

@@ -35,8 +35,13 @@ export class AdmissionWindow {
   readonly #limit = new AdaptiveLimit();
   #inflight = 0;
   readonly #queue: (Queued | undefined)[] = [];
-  /** Releases waiting for room: admitted before anything in #queue. */
-  readonly #first: { readonly keys: number; readonly resolve: () => void; readonly reject: (error: Error) => void }[] = [];
+  /**
+   * Releases waiting for room: admitted before anything in #queue. Consumed from `#firstHead`, as
+   * #queue is from `#head`: taken off the front by splice, every decided release shifted the whole
+   * rest, and a burst of 100,000 releases spent most of its time moving this array.
+   */
+  readonly #first: ({ readonly keys: number; readonly resolve: () => void; readonly reject: (error: Error) => void } | undefined)[] = [];
+  #firstHead = 0;
   #head = 0;
   #queuedKeys = 0;
   /** In #pump, which an admitted entry may enter again (by giving its room back at once). */
@@ -62,7 +67,7 @@ export class AdmissionWindow {
    * One attempt larger than the whole window is admitted alone.
    */
   tryEnter(keys: number): boolean {
-    if (this.#head !== this.#queue.length || this.#first.length > 0 || (this.#inflight + keys > this.#limit.value && this.#inflight !== 0)) {
+    if (this.#head !== this.#queue.length || this.#firstHead !== this.#first.length || (this.#inflight + keys > this.#limit.value && this.#inflight !== 0)) {
       this.#limit.pressed = true;
       return false;
     }
@@ -77,7 +82,7 @@ export class AdmissionWindow {
    * but within the limit, so a burst of releases cannot flood the masters either.
    */
   tryEnterFirst(keys: number): boolean {
-    if (this.#first.length > 0 || (this.#inflight + keys > this.#limit.value && this.#inflight !== 0)) return false;
+    if (this.#firstHead !== this.#first.length || (this.#inflight + keys > this.#limit.value && this.#inflight !== 0)) return false;
     this.#inflight += keys;
     this.#limit.admitted();
     return true;
@@ -189,16 +194,16 @@ export class AdmissionWindow {
 
   #admit(): void {
     const first = this.#first;
-    let taken = 0;
-    while (taken < first.length && (this.#inflight + first[taken]!.keys <= this.#limit.value || this.#inflight === 0)) {
-      const waiter = first[taken++]!;
+    while (this.#firstHead < first.length && (this.#inflight + first[this.#firstHead]!.keys <= this.#limit.value || this.#inflight === 0)) {
+      const waiter = first[this.#firstHead]!;
+      first[this.#firstHead++] = undefined;
       this.#inflight += waiter.keys;
       this.#limit.admitted();
       waiter.resolve();
     }
-    if (taken > 0) first.splice(0, taken);
+    this.#firstHead = compact(first, this.#firstHead);
     // Acquisitions wait while releases do.
-    if (first.length > 0) return;
+    if (this.#firstHead !== first.length) return;
     const queue = this.#queue;
     const now = performance.now();
     while (this.#head < queue.length) {
@@ -220,14 +225,7 @@ export class AdmissionWindow {
       this.#limit.admitted();
       waiter.admit();
     }
-    // Compact once the consumed head dominates, so a long burst does not keep a 100k-slot array.
-    if (this.#head === queue.length) {
-      queue.length = 0;
-      this.#head = 0;
-    } else if (this.#head > 1024 && this.#head * 2 > queue.length) {
-      queue.splice(0, this.#head);
-      this.#head = 0;
-    }
+    this.#head = compact(queue, this.#head);
   }
 
   #leaveQueue(waiter: Queued): void {
@@ -243,7 +241,10 @@ export class AdmissionWindow {
 
   /** Rejects everything waiting (the Redlock was closed). */
   close(error: Error): void {
-    for (const waiter of this.#first.splice(0)) waiter.reject(error);
+    const first = this.#first.splice(this.#firstHead);
+    this.#first.length = 0;
+    this.#firstHead = 0;
+    for (const waiter of first) waiter!.reject(error);
     const queue = this.#queue;
     for (let i = this.#head; i < queue.length; i++) {
       const waiter = queue[i];
@@ -255,4 +256,22 @@ export class AdmissionWindow {
     this.#head = 0;
     this.#queuedKeys = 0;
   }
+}
+
+/**
+ * `list` consumed up to `head`: emptied once all of it is, or its consumed head cut off once that
+ * dominates (amortised: a long burst neither keeps a 100k-slot array nor shifts it per entry).
+ * Answers the new head.
+ */
+function compact(list: unknown[], head: number): number {
+  if (head === 0) return 0;
+  if (head === list.length) {
+    list.length = 0;
+    return 0;
+  }
+  if (head > 1024 && head * 2 > list.length) {
+    list.splice(0, head);
+    return 0;
+  }
+  return head;
 }

@@ -123,12 +123,12 @@ export class Attempt implements OpArgs, Tally {
     return this.#discounts;
   }
 
-  /** The coalescer is sending it now: its clock (budget and validity) starts here, once. */
   /** Not yet sent by any master's coalescer (its clock has not started). */
   get unsent(): boolean {
     return !this.#sent;
   }
 
+  /** The coalescer is sending it now: its clock (budget and validity) starts here, once. */
   sent(now: number): void {
     if (this.#sent) return;
     this.#sent = true;
@@ -235,14 +235,23 @@ export class Attempt implements OpArgs, Tally {
   /** The per-node budget ran out: every silent master counts as failed from now on. */
   expire(): void {
     const votes = this.votes;
-    for (let i = 0; i < votes.length; i++) {
-      if (votes[i] !== PENDING) continue;
-      this.#undiscount(i);
-      votes[i] = TIMEOUT;
-      this.pending--;
-      this.#count(TIMEOUT);
-    }
+    for (let i = 0; i < votes.length; i++) this.#timeOut(i);
     if (this.pending === 0) this.#completed();
+  }
+
+  /** Master `node`'s own budget ran out (src/engine/unanswered.ts): one draining a backlog is not timed out with a silent one. */
+  timeOut(node: number): void {
+    if (this.#timeOut(node) && this.pending === 0) this.#completed();
+  }
+
+  /** Answers whether `node`'s vote was still pending (and is TIMEOUT now). */
+  #timeOut(node: number): boolean {
+    if (this.votes[node] !== PENDING) return false;
+    this.#undiscount(node);
+    this.votes[node] = TIMEOUT;
+    this.pending--;
+    this.#count(TIMEOUT);
+    return true;
   }
 
   /** Resolves when every master has answered or timed out (for node-redlock's stats promises). */

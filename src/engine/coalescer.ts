@@ -37,6 +37,8 @@ export interface Batch {
   connection: number;
   /** Its place among its master's unanswered calls (src/engine/unanswered.ts); -1 when not there. */
   slot: number;
+  /** performance.now() once its words were handed to the socket (Deadlines.stamp); 0 until then. */
+  written: number;
 }
 
 /** Where a coalescer's batches go: the master that sends them. */
@@ -193,7 +195,7 @@ export class Coalescer implements Flushable {
   }
 
   #single(op: Attempt, args: readonly string[], native: boolean): Batch {
-    return { seq: this.#seq++, deadline: op.deadline, ops: [op], args, native, replayed: false, connection: 0, slot: -1 };
+    return { seq: this.#seq++, deadline: op.deadline, ops: [op], args, native, replayed: false, connection: 0, slot: -1, written: 0 };
   }
 
   /** One script call for pending[from, to). */
@@ -207,6 +209,6 @@ export class Coalescer implements Flushable {
     const ops = from === 0 && to === pending.length ? pending : pending.slice(from, to);
     let deadline = Infinity;
     for (const op of ops) if (op.deadline < deadline) deadline = op.deadline;
-    return { seq: this.#seq++, deadline, ops, args: callArgs(ops, 0, ops.length), native: false, replayed: false, connection: 0, slot: -1 };
+    return { seq: this.#seq++, deadline, ops, args: callArgs(ops, 0, ops.length), native: false, replayed: false, connection: 0, slot: -1, written: 0 };
   }
 }

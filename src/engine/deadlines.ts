@@ -1,4 +1,5 @@
 import { Alarm } from '../util/alarm.js';
+import type { Batch } from './coalescer.js';
 
 /** Whatever holds unanswered calls with deadlines (each master). */
 export interface Expiring {
@@ -24,6 +25,14 @@ export class Deadlines {
   readonly #ring = (): void => {
     this.run(performance.now());
   };
+  /** Calls handed to their masters since the last stamp; one setImmediate stamps them all. */
+  readonly #unwritten: Batch[] = [];
+  readonly #stamp = (): void => {
+    const now = performance.now();
+    const list = this.#unwritten;
+    for (let i = 0; i < list.length; i++) list[i]!.written = now;
+    list.length = 0;
+  };
 
   /** `members` may still be filled after construction (the masters take this timer when built). */
   constructor(members: readonly Expiring[]) {
@@ -32,6 +41,16 @@ export class Deadlines {
 
   watch(deadline: number): void {
     this.#alarm.before(deadline);
+  }
+
+  /**
+   * Stamps `batch.written` in the check phase after it was handed to its master: @redis/client
+   * writes what it was handed in a setImmediate, queued before this one. A budget counted from the
+   * flush alone ran out, in a burst, while the client itself was still busy before that write
+   * (issue 47); Unanswered counts it from the later of the two.
+   */
+  stamp(batch: Batch): void {
+    if (this.#unwritten.push(batch) === 1) setImmediate(this.#stamp);
   }
 
   /** Expires everything due by `now` (the timer calls it; exposed for tests). */

@@ -47,6 +47,13 @@ export class Unanswered implements Expiring {
    */
   #tokens: Set<string> | undefined;
   #episode = 0;
+  /**
+   * The latest call answered (its Batch.seq, and performance.now() when its reply was read). Replies
+   * come in order, so a call behind it could not be answered before then: its budget on this master
+   * counts from then if that is later than its send (`#due`).
+   */
+  #answeredSeq = -1;
+  #answeredAt = -Infinity;
 
   constructor(index: number, deadlines: Deadlines, stalls: Stalls) {
     this.#index = index;
@@ -96,12 +103,17 @@ export class Unanswered implements Expiring {
     batch.slot = this.#open.length;
     this.#open.push(batch);
     this.#deadlines.watch(batch.deadline);
+    this.#deadlines.stamp(batch);
     if (this.#tokens !== undefined) for (const op of batch.ops) this.#tokens.add(op.token);
   }
 
-  /** The master answered `batch`: forget it; an answer some operation still waited for ends a stall (answers true). */
-  answered(batch: Batch): boolean {
+  /** The master answered `batch` (read at `now`): forget it; an answer some operation still waited for ends a stall (answers true). */
+  answered(batch: Batch, now = performance.now()): boolean {
     this.#remove(batch);
+    if (batch.seq > this.#answeredSeq) {
+      this.#answeredSeq = batch.seq;
+      this.#answeredAt = now;
+    }
     if (!this.#stalled) return false;
     for (const op of batch.ops) {
       if (op.votes[this.#index] === PENDING) {
@@ -146,7 +158,23 @@ export class Unanswered implements Expiring {
   }
 
   /**
-   * Expires every operation of an unanswered batch whose attempt's budget ran out by `now`; returns
+   * When `op`'s budget on this master runs out: its attempt's deadline, or a budget after `batch`
+   * was written (Deadlines.stamp) or after the reply to a call sent before it, if later. A master answering, in order, a backlog
+   * of the client's own making (a burst: 100,000 releases, extends or renewals at once) is
+   * answering, not failing: counted from the send, the calls at the back of its queue timed out
+   * and thousands of releases the masters did were reported failed (issue 47). A master that
+   * answers nothing still times out a budget after the send, or after its last answer. Validity
+   * still counts from the send (Attempt.start): this moves when a vote is given up on, not what a
+   * grant is worth.
+   */
+  #due(op: Attempt, batch: Batch): number {
+    const written = Math.max(op.deadline, batch.written + op.budget);
+    if (this.#answeredSeq >= batch.seq) return written;
+    return Math.max(written, this.#answeredAt + op.budget);
+  }
+
+  /**
+   * Times out, on this master, every operation of an unanswered batch whose budget ran out by `now` (`#due`); returns
    * the earliest deadline still to watch (Infinity when none).
    */
   expire(now: number): number {
@@ -163,11 +191,12 @@ export class Unanswered implements Expiring {
         // Timed out by another master's scan of the same attempt: this one was silent too.
         if (vote === TIMEOUT) this.#flag(true);
         if (op.pending === 0 || vote !== PENDING) continue;
-        if (op.deadline <= now) {
-          op.expire();
+        const due = this.#due(op, batch);
+        if (due <= now) {
+          op.timeOut(index);
           this.#flag(true);
         }
-        else if (op.deadline < later) later = op.deadline;
+        else if (due < later) later = due;
       }
       batch.deadline = later;
       if (later < next) next = later;

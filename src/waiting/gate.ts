@@ -96,6 +96,11 @@ export class GateProbe extends Attempt {
     super.expire();
     this.main.expire();
   }
+
+  /** The gate is asked of one master: its budget running out there is the whole gate's, and the attempt's. */
+  override timeOut(): void {
+    this.expire();
+  }
 }
 
 /**

@@ -21,7 +21,7 @@ let seq = 0;
 function batch(...ops: Attempt[]): Batch {
   let deadline = Infinity;
   for (const o of ops) deadline = Math.min(deadline, o.deadline);
-  return { seq: seq++, deadline, ops, args: [], native: false, replayed: false, connection: 0, slot: -1 };
+  return { seq: seq++, deadline, ops, args: [], native: false, replayed: false, connection: 0, slot: -1, written: 0 };
 }
 
 /** Master 2 of five, its batch `first` sent and left unanswered past its budget: stalled. */
@@ -51,12 +51,12 @@ test('a stalled master admits one operation at a time (the probe) until the prob
   assert.not.ok(u.admits(op(100)), 'not another while the probe is out');
   const probed = batch(probe);
   u.add(probed);
-  u.answered(first);
+  u.answered(first, 100);
   assert.ok(u.stalled, 'the call that timed out, answered late, does not end the stall');
   assert.not.ok(u.admits(op(100)), 'nor does it free the probe');
   u.expire(150);
   assert.is(probe.votes[2], TIMEOUT);
-  u.answered(probed);
+  u.answered(probed, 150);
   assert.ok(u.stalled, 'the probe answered late: still stalled');
   const next = op(200);
   assert.ok(u.admits(next), 'but the next operation probes again');
@@ -64,10 +64,60 @@ test('a stalled master admits one operation at a time (the probe) until the prob
   const again = batch(next);
   u.add(again);
   assert.is(next.votes[2], PENDING);
-  u.answered(again);
+  u.answered(again, 200);
   assert.not.ok(u.stalled, 'answered in time: the stall is over');
   assert.is(stalls.count, 0);
   for (let i = 0; i < 3; i++) assert.ok(u.admits(op(200)), 'everything is sent again');
+  deadlines.clear();
+});
+
+test('a master answering a backlog in order is not timed out: a call\'s budget counts from the reply before it; a silent one still is', () => {
+  const deadlines = new Deadlines([]);
+  const u = new Unanswered(2, deadlines, new Stalls(5, 3));
+  const ops = [op(0), op(0), op(0)];
+  const calls = ops.map((o) => batch(o));
+  for (const call of calls) u.add(call);
+  u.answered(calls[0]!, 40);
+  ops[0]!.settle(2, 1);
+  u.expire(60);
+  assert.equal([ops[1]!.votes[2], ops[2]!.votes[2]], [PENDING, PENDING], 'past the send\'s budget, but the master answered 20 ms ago');
+  u.answered(calls[1]!, 80);
+  ops[1]!.settle(2, 1);
+  assert.is(u.expire(100), 130, 'the last call is due a budget after the reply before it');
+  assert.not.ok(u.stalled);
+  u.expire(130);
+  assert.is(ops[2]!.votes[2], TIMEOUT, 'nothing answered for a budget: timed out');
+  assert.is(ops[2]!.votes[0], PENDING, 'on this master only: the others count their own budgets');
+  assert.ok(u.stalled);
+  deadlines.clear();
+});
+
+test('a call\'s budget counts from when it was written, not only from its flush: the client\'s own delay is not the master\'s', async () => {
+  const deadlines = new Deadlines([]);
+  const u = new Unanswered(2, deadlines, new Stalls(5, 3));
+  const late = op(0);
+  const call = batch(late);
+  u.add(call);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.ok(call.written > 50, 'stamped in the check phase after it was handed over');
+  u.expire(60);
+  assert.is(late.votes[2], PENDING, 'past its flush\'s budget, but written just now');
+  u.expire(call.written + 50);
+  assert.is(late.votes[2], TIMEOUT, 'a budget after it was written: timed out');
+  deadlines.clear();
+});
+
+test('a reply to a later call gives an earlier one no more time (replies out of order: a replayed call)', () => {
+  const deadlines = new Deadlines([]);
+  const u = new Unanswered(2, deadlines, new Stalls(5, 3));
+  const early = op(0);
+  const first = batch(early);
+  const later = batch(op(0));
+  u.add(first);
+  u.add(later);
+  u.answered(later, 40);
+  u.expire(50);
+  assert.is(early.votes[2], TIMEOUT);
   deadlines.clear();
 });
 
@@ -148,7 +198,8 @@ test('a stalled master (a minority) is sent one probe; every other operation is 
   assert.is(error.message, 'master silent:1 is stalled: a call to it went unanswered past its time budget (nodeTimeout), so nothing is sent to it but one probe until it answers in time');
   assert.equal(reported, [error], 'reported once per stall');
   assert.not.ok(node.idle, 'the probe is awaited within its budget');
-  deadlines.run(ops[0]!.deadline);
+  // A budget after its call was written (Deadlines.stamp), which is after the probe was made.
+  deadlines.run(performance.now() + 50);
   assert.ok(node.idle, 'and not past it: quit() does not wait for a stalled master');
   deadlines.clear();
 });

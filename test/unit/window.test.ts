@@ -45,6 +45,27 @@ test('releases are admitted ahead of queued acquisitions, within the limit; acqu
   assert.ok(w2.tryEnterFirst(1));
 });
 
+test('thousands of waiting releases are admitted in arrival order, past compaction, and close() rejects the rest', async () => {
+  const w = new AdmissionWindow();
+  for (let i = 0; i < kInitialWindowKeys; i++) assert.ok(w.tryEnter(1));
+  const order: number[] = [];
+  const refused: number[] = [];
+  const waiting = Array.from({ length: 5000 }, (_, i) => w.enterFirst(1).then(() => order.push(i), () => refused.push(i)));
+  const acquisition = w.enter(1, Infinity, undefined, none).then(() => order.push(-1), () => refused.push(-1));
+  // One room freed at a time, as decided releases free it: each admits the next waiting release.
+  for (let i = 0; i < 4000; i++) {
+    w.leave(1, 50, 250);
+    await Promise.resolve();
+  }
+  assert.not.ok(w.tryEnterFirst(1), 'a release does not pass the releases still waiting');
+  w.close(new RedlockClosedError());
+  await Promise.all([...waiting, acquisition]);
+  assert.equal(order, Array.from({ length: 4000 }, (_, i) => i));
+  assert.equal(refused, [...Array.from({ length: 1000 }, (_, i) => 4000 + i), -1]);
+  w.leave(w.inflight, 50, 250);
+  assert.ok(w.tryEnterFirst(1), 'nothing waiting and room: a release enters at once');
+});
+
 test('a window nobody fills (the uncontended path) does not grow', () => {
   const w = new AdmissionWindow();
   for (let i = 0; i < 100; i++) {
