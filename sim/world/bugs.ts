@@ -24,7 +24,11 @@ export const kBugs: readonly PlantedBug[] = [
     name: 'extend-from-deadline',
     what: 'an extension advances the old deadline (deadline + duration) instead of counting from its send (rueidislock #923)',
     patches: [
-      { file: 'src/lifecycle/renewal.ts', from: 'lock[kRenewed](validUntil(attempt.start, held.duration, held.settings.driftFactor), now);', to: 'lock[kRenewed](validUntil(lock.validUntil, held.duration, held.settings.driftFactor), now);' },
+      {
+        file: 'src/lifecycle/renewal.ts',
+        from: 'held.renewed(validUntil(attempt.start, held.duration, held.settings.driftFactor), held.sent, now);',
+        to: 'held.renewed(validUntil(lock.validUntil, held.duration, held.settings.driftFactor), held.sent, now);',
+      },
       { file: 'src/lifecycle/extend.ts', from: 'const until = validUntil(attempt.start, duration, s.driftFactor);', to: 'const until = validUntil(lock.validUntil, duration, s.driftFactor);' },
     ],
   },
