@@ -80,9 +80,13 @@ export class Renewal implements Renewing {
     return readClockFirst((this.#controller = new AbortController()).signal, () => { this.#check(); });
   }
 
-  /** Lost at once if its validity has run out (the scheduler's timer may not have run yet). */
+  /**
+   * Lost at once if its validity has run out (the scheduler's timer may not have run yet). The wall
+   * clock is the second guard: the monotonic one stops while the host is suspended (a paused VM, a
+   * laptop asleep), and so do the timers, but the keys' TTLs ran on.
+   */
   #check(): void {
-    if (this.active && performance.now() >= this.lock.validUntil) this.renewals.expire(this);
+    if (this.active && (performance.now() >= this.lock.validUntil || Date.now() >= this.lock.expiration)) this.renewals.expire(this);
   }
 
   /** Aborts the signal, made now if it was never read (it reads aborted from then on). */

@@ -112,6 +112,7 @@ export class Renewals implements Scheduler {
 
   #fire(): void {
     const now = performance.now();
+    const wall = Date.now(); // the second guard, as Renewal's getter's: the host may have been suspended
     const until = now + this.#batchMs;
     const heap = this.#heap;
     const masters = this.#masters;
@@ -121,7 +122,7 @@ export class Renewals implements Scheduler {
       if (held.active && (held.dueAt > until || (held.renewing && held.dueAt > now))) break;
       heap.pop();
       if (!held.active) continue;
-      if (held.final || now >= held.lock.validUntil) {
+      if (held.final || now >= held.lock.validUntil || wall >= held.lock.expiration) {
         this.expire(held);
         continue;
       }

@@ -85,6 +85,25 @@ for (const [name, hold] of Object.entries(kHolders)) {
   }));
 }
 
+// The monotonic clock (and every timer) stops while the host is suspended; the wall clock and the
+// keys' TTLs do not. Simulated by moving Date.now() a minute on.
+test('a host suspended past the lease: the signal reads aborted by the wall clock', timed(8000, async ({ masters }) => {
+  const redlock = await opened(new Redlock(masters.urls));
+  const now = Date.now;
+  try {
+    const lock = await redlock.acquire(['suspended'], 10_000, { autoExtend: true });
+    assert.is(lock.signal!.aborted, false);
+    Date.now = () => now() + 60_000;
+    const aborted = lock.signal!.aborted;
+    Date.now = now;
+    assert.is(aborted, true, 'aborted a minute (of wall clock) after a 10 s lease');
+    assert.match(String(lock.signal!.reason), /validity ran out/);
+  } finally {
+    Date.now = now;
+    await redlock.quit();
+  }
+}));
+
 test('a nested reentrant using() does not enter a lock whose lease ran out while the loop was blocked', timed(8000, async ({ masters }) => {
   const redlock = await opened(new Redlock(masters.urls));
   const reentrant = new ReentrantRedlock(redlock);
