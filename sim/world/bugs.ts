@@ -26,8 +26,8 @@ export const kBugs: readonly PlantedBug[] = [
     patches: [
       {
         file: 'src/lifecycle/renewal.ts',
-        from: 'held.renewed(validUntil(attempt.start, held.duration, held.settings.driftFactor), held.sent, now);',
-        to: 'held.renewed(validUntil(lock.validUntil, held.duration, held.settings.driftFactor), held.sent, now);',
+        from: 'held.renewed(validUntil(attempt.start, held.sentFor, held.settings.driftFactor), held.sent, now);',
+        to: 'held.renewed(validUntil(lock.validUntil, held.sentFor, held.settings.driftFactor), held.sent, now);',
       },
       { file: 'src/lifecycle/extend.ts', from: 'const until = validUntil(attempt.start, duration, s.driftFactor);', to: 'const until = validUntil(lock.validUntil, duration, s.driftFactor);' },
     ],

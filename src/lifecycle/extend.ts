@@ -61,7 +61,7 @@ export async function extend(masters: MasterSet, owner: LockOwner, lock: Lock, d
         // An auto-extended lock is extended in place: its scheduler entry and signal stay valid.
         const held = lock[kRenewal];
         if (held !== undefined) {
-          if (held.renewed(until, epoch, now)) return lock;
+          if (held.extended(until, epoch, now)) return lock;
           const why = 'the lock was released while the extension was out';
           throw held.signal.error ?? new LockExpiredError(why, stats, masters.outcomes(attempt));
         }

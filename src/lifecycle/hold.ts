@@ -48,9 +48,10 @@ export class Renewal implements Renewing {
   final = false;
   /** A renewal is out: `dueAt` is the lock's expiry, when it is lost unless that renewal answered first. */
   renewing = false;
-  /** extend() calls sent so far; `sent` is the count the renewal out was sent after. */
+  /** extend() calls sent so far; `sent` is the count the renewal out was sent after, `sentFor` its duration. */
   epoch = 0;
   sent = 0;
+  sentFor = 0;
 
   constructor(
     readonly renewals: Scheduler,
@@ -110,6 +111,12 @@ export class Renewal implements Renewing {
   renewed(until: number, epoch: number, now: number): boolean {
     if (!this.active) return false;
     this.lock[kRenewed](epoch === this.epoch ? until : Math.min(until, this.lock.validUntil), now);
+    return true;
+  }
+
+  /** extend()'s extension was confirmed: renewed (as above), then due again from the new validity. */
+  extended(until: number, epoch: number, now: number): boolean {
+    if (!this.renewed(until, epoch, now)) return false;
     this.renewals.reschedule(this);
     return true;
   }

@@ -64,7 +64,7 @@ export interface Renewing {
   /** extend() sends an extension of `duration`: renewed for it from now on; returns the extension's epoch. */
   retime(duration: number): number;
   /** The extension of that epoch was confirmed until `until`; false if the lock was released or lost meanwhile. */
-  renewed(until: number, epoch: number, now: number): boolean;
+  extended(until: number, epoch: number, now: number): boolean;
   /** Takes the lock out of the scheduler without releasing it (release; run-once's done-marker). */
   stop(): void;
 }

@@ -135,6 +135,7 @@ export class Renewals implements Scheduler {
       attempt.context = held;
       attempt.onDecided = this.#decided;
       held.sent = held.epoch;
+      held.sentFor = held.duration;
       masters.dispatch(attempt);
       out.push(held);
     }
@@ -159,8 +160,9 @@ export class Renewals implements Scheduler {
     const now = performance.now();
     const outcome = extensionOf(attempt, lock.validUntil, now);
     if (outcome === EXTENDED) {
-      held.renewed(validUntil(attempt.start, held.duration, held.settings.driftFactor), held.sent, now);
+      held.renewed(validUntil(attempt.start, held.sentFor, held.settings.driftFactor), held.sent, now);
       publishRenewal(lock, true);
+      this.#schedule(held, now);
       return;
     }
     publishRenewal(lock, false);
