@@ -4,8 +4,8 @@ import { kRenewed, type Lock, type LockLostHandler, type RedlockAbortSignal, typ
 
 /** What a held lock asks of the renewal scheduler (src/lifecycle/renewal.ts's Renewals). */
 export interface Scheduler {
-  /** Its validity ran out (or its bound was reached): it is lost. */
-  expire(held: Renewal): void;
+  /** Its validity ran out (or its bound was reached; `early`: by the wall clock alone): it is lost. */
+  expire(held: Renewal, early?: boolean): void;
   /** Out of the scheduler, not released. */
   remove(held: Renewal): void;
   /** Its validity or duration moved: due again from them. */
@@ -87,7 +87,9 @@ export class Renewal implements Renewing {
    * laptop asleep), and so do the timers, but the keys' TTLs ran on.
    */
   #check(): void {
-    if (this.active && (performance.now() >= this.lock.validUntil || Date.now() >= this.lock.expiration)) this.renewals.expire(this);
+    if (!this.active) return;
+    if (performance.now() >= this.lock.validUntil) this.renewals.expire(this);
+    else if (Date.now() >= this.lock.expiration) this.renewals.expire(this, true);
   }
 
   /** Aborts the signal, made now if it was never read (it reads aborted from then on). */

@@ -15,7 +15,6 @@ import { publishRenewal } from './channels.js';
 import { Guard } from '../watch/guard.js';
 import type { WatchHub } from '../watch/hub.js';
 
-
 /**
  * The renewal scheduler: one heap and one timer for every auto-extended lock of a Redlock. When the
  * timer fires, every lock due within the next `batchMs` ms (setting renewalWindow) is renewed in one synchronous loop, so
@@ -123,7 +122,7 @@ export class Renewals implements Scheduler {
       heap.pop();
       if (!held.active) continue;
       if (held.final || now >= held.lock.validUntil || wall >= held.lock.expiration) {
-        this.expire(held);
+        this.expire(held, !held.final && now < held.lock.validUntil);
         continue;
       }
       // Its expiry is not yet due while its renewal is out (a reschedule put it back): wait for that one.
@@ -183,10 +182,16 @@ export class Renewals implements Scheduler {
     this.#alarm.before(held.dueAt);
   };
 
-  /** A lock whose validity ran out (or whose bound was reached) is lost, its keys discarded. */
-  expire(held: Renewal): void {
-    if (held.final) this.#lose(held, new ExtensionLimitError(held.settings.maxExtensions));
-    else this.#lose(held, new LockLostError(`${held.lock.resources.join(', ')}: validity ran out before a renewal succeeded`));
+  /**
+   * A lock whose validity ran out (or whose bound was reached) is lost, its keys discarded. One lost
+   * by the wall clock alone (`early`: the monotonic validity is left) keeps its keys until their TTL:
+   * a holder told that validity may still act within it, and only a stepped clock gets here so.
+   */
+  expire(held: Renewal, early = false): void {
+    const resources = held.lock.resources.join(', ');
+    if (early) this.#lose(held, new LockLostError(`${resources}: the wall clock passed its expiration (a suspended host, or a clock step)`), false);
+    else if (held.final) this.#lose(held, new ExtensionLimitError(held.settings.maxExtensions));
+    else this.#lose(held, new LockLostError(`${resources}: validity ran out before a renewal succeeded`));
   }
 
   #lose(held: Renewal, error: PipelockError, discard = true): void {
