@@ -62,6 +62,23 @@ export const kBugs: readonly PlantedBug[] = [
     patches: [{ file: 'src/lifecycle/validity.ts', from: 'return Math.round(duration * driftFactor) + 2;', to: 'return 0;' }],
   },
   {
+    name: 'extend-no-reschedule',
+    what: "extend() of an auto-extended lock leaves its renewal due at the old time and duration: a shorter one runs out first (review-r4 item 7)",
+    patches: [
+      { file: 'src/lifecycle/extend.ts', from: 'const epoch = lock[kRenewal]?.retime(duration) ?? 0;', to: 'const epoch = 0;' },
+      {
+        file: 'src/lifecycle/hold.ts',
+        from: '    if (!this.renewed(until, epoch, now)) return false;\n    this.renewals.reschedule(this);',
+        to: '    if (!this.renewed(until, epoch, now)) return false;',
+      },
+    ],
+  },
+  {
+    name: 'renewal-over-extend',
+    what: 'a renewal sent before a shorter extend() and decided after it restores the long validity, the keys cut short (review-r4 item 2)',
+    patches: [{ file: 'src/lifecycle/hold.ts', from: 'epoch === this.epoch ? until : Math.min(until, this.lock.validUntil)', to: 'until' }],
+  },
+  {
     name: 'passed-expired',
     what: 'a lock passed within the process is returned to the waiter after its validity ran out (a stall between the handover and the resumption)',
     patches: [{ file: 'src/lifecycle/acquire.ts', from: 'if (!masters.isClosed() && !isAborted(signal) && lock.validity > 0) {', to: 'if (!masters.isClosed() && !isAborted(signal)) {' }],
