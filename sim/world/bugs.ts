@@ -24,7 +24,11 @@ export const kBugs: readonly PlantedBug[] = [
     name: 'extend-from-deadline',
     what: 'an extension advances the old deadline (deadline + duration) instead of counting from its send (rueidislock #923)',
     patches: [
-      { file: 'src/lifecycle/renewal.ts', from: 'lock[kRenewed](validUntil(attempt.start, held.duration, held.settings.driftFactor), now);', to: 'lock[kRenewed](validUntil(lock.validUntil, held.duration, held.settings.driftFactor), now);' },
+      {
+        file: 'src/lifecycle/renewal.ts',
+        from: 'held.renewed(validUntil(attempt.start, held.sentFor, held.settings.driftFactor), held.sent, now);',
+        to: 'held.renewed(validUntil(lock.validUntil, held.sentFor, held.settings.driftFactor), held.sent, now);',
+      },
       { file: 'src/lifecycle/extend.ts', from: 'const until = validUntil(attempt.start, duration, s.driftFactor);', to: 'const until = validUntil(lock.validUntil, duration, s.driftFactor);' },
     ],
   },
@@ -56,6 +60,23 @@ export const kBugs: readonly PlantedBug[] = [
     name: 'no-drift',
     what: "validity without the drift allowance (duration × driftFactor + 2 ms)",
     patches: [{ file: 'src/lifecycle/validity.ts', from: 'return Math.round(duration * driftFactor) + 2;', to: 'return 0;' }],
+  },
+  {
+    name: 'extend-no-reschedule',
+    what: "extend() of an auto-extended lock leaves its renewal due at the old time and duration: a shorter one runs out first (review-r4 item 7)",
+    patches: [
+      { file: 'src/lifecycle/extend.ts', from: 'const epoch = lock[kRenewal]?.retime(duration) ?? 0;', to: 'const epoch = 0;' },
+      {
+        file: 'src/lifecycle/hold.ts',
+        from: '    if (!this.renewed(until, epoch, now)) return false;\n    this.renewals.reschedule(this);',
+        to: '    if (!this.renewed(until, epoch, now)) return false;',
+      },
+    ],
+  },
+  {
+    name: 'renewal-over-extend',
+    what: 'a renewal sent before a shorter extend() and decided after it restores the long validity, the keys cut short (review-r4 item 2)',
+    patches: [{ file: 'src/lifecycle/hold.ts', from: 'epoch === this.epoch ? until : Math.min(until, this.lock.validUntil)', to: 'until' }],
   },
   {
     name: 'passed-expired',

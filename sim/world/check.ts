@@ -2,7 +2,7 @@ import type { Claim, History } from './history.js';
 
 /** One broken property: what, and the resource whose trace explains it (when there is one). */
 export interface Violation {
-  readonly property: 'exclusion' | 'stalled' | 'fencing' | 'expired' | 'leftover' | 'settles' | 'timers' | 'thrown' | 'unhandled' | 'runaway';
+  readonly property: 'exclusion' | 'stalled' | 'fencing' | 'expired' | 'lost' | 'leftover' | 'settles' | 'timers' | 'thrown' | 'unhandled' | 'runaway';
   readonly resource: string | undefined;
   readonly text: string;
   /** World instant it happened, where one can be named (the trace is cut there). */

@@ -13,6 +13,11 @@ const kInstant = 0.001;
 export class Holders {
   /** Locks returned with no validity left: acquire()'s contract, judged where it resolved. */
   readonly expired: string[] = [];
+  /**
+   * Auto-extended locks lost in the quiet phase (every master answers within a node timeout) by a
+   * process that was not paused meanwhile: the renewals must keep such a lock, extend() or not.
+   */
+  readonly lost: string[] = [];
   #next = 0;
 
   constructor(readonly history: History) {}
@@ -46,6 +51,13 @@ export class Holders {
 
   label(): string {
     return `h${this.#next++}`;
+  }
+
+  /** An auto-extended lock's holder lets go: in the quiet phase, its lock must not have been lost (see `lost`). */
+  kept(proc: Proc, claim: Claim, lock: Lock, quiet: boolean): void {
+    const signal = lock.signal;
+    if (!quiet || signal?.aborted !== true || proc.pausedWithin(claim.from, proc.world.now)) return;
+    this.lost.push(`${claim.holder} (p${proc.id}) lost ${claim.resource} in the quiet phase: ${String(signal.reason).slice(0, 120)}`);
   }
 
   /**

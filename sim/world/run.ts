@@ -194,6 +194,7 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
       await drive(world, meter, () => world.now >= leftAt, kLimitMs);
       violations.push(...checkClaims(history), ...checkSettled(history));
       for (const text of holders.expired) violations.push({ property: 'expired', resource: undefined, text });
+      for (const text of holders.lost) violations.push({ property: 'lost', resource: undefined, text });
       for (const host of hosts) {
         for (const key of host.master.dump()) {
           if (key.key.startsWith('final:') && typeof key.value === 'string' && !/^\d+$/.test(key.value)) {

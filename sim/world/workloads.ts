@@ -39,9 +39,12 @@ async function hold(w: Worker, lock: Lock, resource: string, claimKind: 'x' | 'w
   const claim = holders.take(proc, lock, resource, claimKind, permits);
   const steps = random.between(0, 4);
   for (let i = 0; i < steps; i++) {
-    await sleep(random.between(1, Math.max(2, Math.round(lock.validity / 2))));
+    // An auto-extended lock is kept by its renewals: its holder may work past its first validity.
+    await sleep(random.between(1, Math.max(2, Math.round((lock.signal === undefined ? lock.validity : 1000) / 2))));
     if (!holders.see(proc, claim, lock)) break;
-    if (claimKind === 'x' && random.chance(0.25) && lock.signal === undefined) {
+    // Plain and auto-extended locks alike: an auto-extended one is extended in place, and its
+    // renewals must follow the new duration (a shorter one must not run out before them).
+    if (claimKind === 'x' && random.chance(0.25)) {
       const op = w.history.op(proc.id, `extend ${resource}`);
       try {
         lock = await w.redlock.extend(lock, random.pick(kDurations));
@@ -53,6 +56,7 @@ async function hold(w: Worker, lock: Lock, resource: string, claimKind: 'x' | 'w
       }
     }
   }
+  holders.kept(proc, claim, lock, !w.mayAbandon);
   holders.drop(proc, claim, lock);
   return lock;
 }

@@ -46,6 +46,8 @@ export async function extend(masters: MasterSet, owner: LockOwner, lock: Lock, d
   // quorum answers: a shorter extension than what is left shortens the lock as it is sent.
   const sentBy = validUntil(performance.now(), duration, s.driftFactor);
   if (sentBy < lock.validUntil) lock[kRenewed](sentBy, performance.now());
+  // An auto-extended lock is renewed for the new duration from now on, due again from its validity.
+  const epoch = lock[kRenewal]?.retime(duration) ?? 0;
   lock[kExtending]++;
   try {
     const extended = await onSchedule(s, signal, stats, () => Math.max(0, lock.validUntil - performance.now()), 'cut', async () => {
@@ -57,9 +59,11 @@ export async function extend(masters: MasterSet, owner: LockOwner, lock: Lock, d
       if (outcome === EXTENDED) {
         const until = validUntil(attempt.start, duration, s.driftFactor);
         // An auto-extended lock is extended in place: its scheduler entry and signal stay valid.
-        if (lock[kRenewal] !== undefined) {
-          lock[kRenewed](until, now);
-          return lock;
+        const held = lock[kRenewal];
+        if (held !== undefined) {
+          if (held.extended(until, epoch, now)) return lock;
+          const why = 'the lock was released while the extension was out';
+          throw held.signal.error ?? new LockExpiredError(why, stats, masters.outcomes(attempt));
         }
         lock.expiration = 0;
         const next = new Lock(owner, masters, lock.resources, lock.value, attempts, until, lock.extensions + 1, now);

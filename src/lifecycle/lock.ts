@@ -58,9 +58,13 @@ export interface LockOps {
 /** A mutex's (and a semaphore permit's, and a write lock's: each is a string key holding the token). */
 export const MUTEX_OPS: LockOps = Object.freeze({ extend: OP_EXTEND, release: OP_RELEASE, watchable: true });
 
-/** What a Lock knows of its entry in the renewal scheduler (src/lifecycle/renewal.ts). */
+/** What a Lock knows of its entry in the renewal scheduler (src/lifecycle/hold.ts). */
 export interface Renewing {
   readonly signal: RedlockAbortSignal;
+  /** extend() sends an extension of `duration`: renewed for it from now on; returns the extension's epoch. */
+  retime(duration: number): number;
+  /** The extension of that epoch was confirmed until `until`; false if the lock was released or lost meanwhile. */
+  extended(until: number, epoch: number, now: number): boolean;
   /** Takes the lock out of the scheduler without releasing it (release; run-once's done-marker). */
   stop(): void;
 }

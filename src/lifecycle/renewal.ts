@@ -3,8 +3,8 @@ import { publishLockLost } from '../engine/channels.js';
 import { ExtensionLimitError, LockLostError, LockRevokedError, type PipelockError } from '../errors.js';
 import { Alarm } from '../util/alarm.js';
 import { Heap } from '../util/heap.js';
-import { readClockFirst } from '../util/fresh-signal.js';
-import { kLost, kOps, kRenewal, kRenewed, type Lock, type LockLostHandler, type RedlockAbortSignal, type Renewing } from './lock.js';
+import { kLost, kOps, kRenewal, type Lock, type LockLostHandler, type RedlockAbortSignal } from './lock.js';
+import { Renewal, type RenewalHost } from './hold.js';
 import type { MasterSet } from '../engine/masters.js';
 import { describeOutcomes } from '../engine/records.js';
 import { retryWait } from '../waiting/schedule.js';
@@ -18,71 +18,6 @@ import type { HoldSettings, MayRenew, Scheduler } from './scheduler.js';
 
 export type { HoldSettings } from './scheduler.js';
 
-/**
- * One auto-extended lock in the scheduler. A class rather than a literal with a `stop` closure, and
- * holding the (shared) settings rather than copies of them: every field copied or closure made is
- * paid once per held lock, and fractional numbers stored per object are boxed
- * (docs/decisions/0002-acquire-memory.md).
- */
-export class Renewal implements Renewing {
-  readonly ttlArg: string;
-  /** performance.now() after which the lock is no longer renewed (maxHoldTime). */
-  readonly holdUntil: number;
-  /** Made when the signal is first read (using() reads it; an acquire() caller may never) or the lock is lost. */
-  #controller: AbortController | undefined = undefined;
-  dueAt = 0;
-  /** False once released or lost. */
-  active = true;
-  /** Its index in the scheduler's heap; −1 while out of it (being renewed, released). */
-  slot = -1;
-  /** The bound was reached: at `dueAt` (the lock's expiry) the lock is reported lost, not renewed. */
-  final = false;
-  /** A renewal is out: `dueAt` is the lock's expiry, when it is lost unless that renewal answered first. */
-  renewing = false;
-
-  constructor(
-    readonly renewals: Renewals,
-    readonly lock: Lock,
-    readonly duration: number,
-    readonly settings: HoldSettings,
-    readonly onLockLost: LockLostHandler | undefined,
-    now: number,
-  ) {
-    this.ttlArg = String(duration);
-    this.holdUntil = now + settings.maxHoldTime;
-  }
-
-  /**
-   * Renew when less than this much validity remains: a third of the duration (Redisson's watchdog
-   * period), never later than automaticExtensionThreshold before expiry, never earlier than halfway.
-   */
-  get threshold(): number {
-    const d = this.duration;
-    return Math.min(Math.max(d / 3, this.settings.automaticExtensionThreshold), d / 2);
-  }
-
-  get signal(): RedlockAbortSignal {
-    if (this.#controller !== undefined) return this.#controller.signal;
-    // Reading `aborted` reads the clock first: after a pause the scheduler's timer may not have run.
-    return readClockFirst((this.#controller = new AbortController()).signal, () => { this.#check(); });
-  }
-
-  /** Lost at once if its validity has run out (the scheduler's timer may not have run yet). */
-  #check(): void {
-    if (this.active && performance.now() >= this.lock.validUntil) this.renewals.expire(this);
-  }
-
-  /** Aborts the signal, made now if it was never read (it reads aborted from then on). */
-  abort(error: PipelockError): void {
-    (this.#controller ??= new AbortController()).abort(error);
-  }
-
-  /** Takes the lock out of the scheduler without releasing it. */
-  stop(): void {
-    this.renewals.remove(this);
-  }
-}
-
 /** How soon a renewal skipped by MayRenew is asked again, in ms. */
 const kRecheckMs = 50;
 
@@ -92,7 +27,7 @@ const kRecheckMs = 50;
  * the coalescer turns the whole batch into one owner-checked multi-key EVALSHA per master per
  * chunk. Each lock still counts its own quorum from its own slots of the replies.
  */
-export class Renewals implements Scheduler {
+export class Renewals implements Scheduler, RenewalHost {
   readonly #heap = new Heap<Renewal>((held) => held.dueAt, (held, index) => { held.slot = index; });
   readonly #masters: MasterSet;
   readonly #batchMs: number;
@@ -168,10 +103,23 @@ export class Renewals implements Scheduler {
     return Promise.resolve();
   }
 
+  /** Its validity or duration moved (extend()): due again from them, or at its expiry while a renewal is out. */
+  reschedule(held: Renewal): void {
+    if (!held.active) return;
+    if (held.slot >= 0) this.#heap.remove(held.slot);
+    if (!held.renewing) {
+      this.#schedule(held, performance.now());
+      return;
+    }
+    held.dueAt = held.lock.validUntil;
+    this.#heap.push(held);
+    this.#alarm.before(held.dueAt);
+  }
+
   #schedule(held: Renewal, now: number): void {
     const lock = held.lock;
-    if (lock.extensions >= held.settings.maxExtensions || now + held.duration > held.holdUntil) {
-      held.final = true;
+    held.final = lock.extensions >= held.settings.maxExtensions || now + held.duration > held.holdUntil;
+    if (held.final) {
       held.dueAt = lock.validUntil;
     } else {
       // A little jitter (up to 5% of the threshold) spreads locks taken together over a few
@@ -185,6 +133,7 @@ export class Renewals implements Scheduler {
 
   #fire(): void {
     const now = performance.now();
+    const wall = Date.now(); // the second guard, as Renewal's getter's: the host may have been suspended
     const until = now + this.#batchMs;
     const heap = this.#heap;
     const masters = this.#masters;
@@ -195,11 +144,11 @@ export class Renewals implements Scheduler {
       if (held.active && (held.dueAt > until || (held.renewing && held.dueAt > now))) break;
       heap.pop();
       if (!held.active) continue;
-      if (held.final || now >= held.lock.validUntil) {
-        this.expire(held);
+      if (held.final || now >= held.lock.validUntil || wall >= held.lock.expiration) {
+        this.expire(held, !held.final && now < held.lock.validUntil);
         continue;
       }
-      // Its validity moved (an extend() of the caller's) while its renewal is out: wait for that one.
+      // Its expiry is not yet due while its renewal is out (a reschedule put it back): wait for that one.
       if (held.renewing) {
         out.push(held);
         continue;
@@ -211,6 +160,8 @@ export class Renewals implements Scheduler {
       const attempt = masters.attempt(held.lock[kOps].extend, held.lock.resources, held.lock.value, held.ttlArg, held.settings.nodeTimeout, false);
       attempt.context = held;
       attempt.onDecided = this.#decided;
+      held.sent = held.epoch;
+      held.sentFor = held.duration;
       masters.dispatch(attempt);
       out.push(held);
     }
@@ -240,7 +191,7 @@ export class Renewals implements Scheduler {
     const now = performance.now();
     const outcome = extensionOf(attempt, lock.validUntil, now);
     if (outcome === EXTENDED) {
-      lock[kRenewed](validUntil(attempt.start, held.duration, held.settings.driftFactor), now);
+      held.renewed(validUntil(attempt.start, held.sentFor, held.settings.driftFactor), held.sent, now);
       publishRenewal(lock, true);
       this.#schedule(held, now);
       return;
@@ -263,10 +214,16 @@ export class Renewals implements Scheduler {
     this.#alarm.before(held.dueAt);
   };
 
-  /** A lock whose validity ran out (or whose bound was reached) is lost, its keys discarded. */
-  expire(held: Renewal): void {
-    if (held.final) this.#lose(held, new ExtensionLimitError(held.settings.maxExtensions));
-    else this.#lose(held, new LockLostError(`${held.lock.resources.join(', ')}: validity ran out before a renewal succeeded`));
+  /**
+   * A lock whose validity ran out (or whose bound was reached) is lost, its keys discarded. One lost
+   * by the wall clock alone (`early`: the monotonic validity is left) keeps its keys until their TTL:
+   * a holder told that validity may still act within it, and only a stepped clock gets here so.
+   */
+  expire(held: Renewal, early = false): void {
+    const resources = held.lock.resources.join(', ');
+    if (early) this.#lose(held, new LockLostError(`${resources}: the wall clock passed its expiration (a suspended host, or a clock step)`), false);
+    else if (held.final) this.#lose(held, new ExtensionLimitError(held.settings.maxExtensions));
+    else this.#lose(held, new LockLostError(`${resources}: validity ran out before a renewal succeeded`));
   }
 
   #lose(held: Renewal, error: PipelockError, discard = true): void {

@@ -1,5 +1,5 @@
 import { readClockFirst } from '../../util/fresh-signal.js';
-import { InvalidArgumentError, LockLostError, QuorumUnreachableError, ResignedError } from '../../errors.js';
+import { InvalidArgumentError, QuorumUnreachableError, ResignedError } from '../../errors.js';
 import type { Lock } from '../../lifecycle/lock.js';
 import { kAsyncDispose } from '../../util/dispose.js';
 import type { RedlockAbortSignal } from '../../lifecycle/lock.js';
@@ -27,9 +27,6 @@ export class Term {
   readonly #host: TermHost;
   readonly #lock: Lock;
   readonly #resigned = new AbortController();
-  /** Aborts at the lease's local end when no renewal moved it: see #watch. */
-  readonly #expired = new AbortController();
-  #timer: NodeJS.Timeout | undefined;
   #value: string;
   #seq = 0;
   #resigning: Promise<void> | undefined;
@@ -43,29 +40,10 @@ export class Term {
     this.#host = host;
     this.#lock = lock;
     this.#value = value;
-    // Reading `aborted` reads the term's clock first: after a pause its timer may not have run.
-    const signal = readClockFirst(AbortSignal.any([lock.signal!, this.#resigned.signal, this.#expired.signal]), () => { this.#expire(); });
-    this.signal = signal;
-    signal.addEventListener('abort', () => { clearTimeout(this.#timer); }, { once: true });
-    this.#watch();
-  }
-
-  /**
-   * The renewal scheduler declares a lock lost when a renewal is decided, which with masters silent
-   * is up to nodeTimeout after the validity ran out; a leader must stop before its lease ends, so
-   * the term also aborts on its own clock at the validity's end unless a renewal moved it.
-   */
-  #watch(): void {
-    if (this.#expire()) return;
-    this.#timer = setTimeout(() => { this.#watch(); }, Math.ceil(this.#lock.validity));
-    this.#timer.unref();
-  }
-
-  /** Aborts the term (once) when its validity has run out; true if it has. */
-  #expire(): boolean {
-    if (this.#lock.validity > 0) return false;
-    if (!this.#expired.signal.aborted) this.#expired.abort(new LockLostError(`${this.#host.name}: the lease ran out before a renewal succeeded (term ${this.term})`));
-    return true;
+    // The lease ends where every lock's does: the renewal scheduler aborts the lock's signal at its
+    // validity's end, and reading that signal reads the clock (after a pause no timer has run yet).
+    const own = lock.signal!;
+    this.signal = readClockFirst(AbortSignal.any([own, this.#resigned.signal]), () => own.aborted);
   }
 
   /** The election's name. */

@@ -11,6 +11,8 @@ export interface HeldOwner {
   /** The lock is lost with `error`; `discard`: the worker is told to delete its keys. */
   lose(held: WorkerHeld, error: PipelockError, discard: boolean): void;
   remove(held: WorkerHeld): void;
+  /** extend() sent an extension of `duration`: the worker renews for it from now on. */
+  retime(held: WorkerHeld, duration: number): void;
 }
 
 /**
@@ -20,6 +22,7 @@ export interface HeldOwner {
  */
 export class WorkerHeld implements Renewing {
   #controller: AbortController | undefined = undefined;
+  #epoch = 0;
   active = true;
 
   constructor(
@@ -55,6 +58,20 @@ export class WorkerHeld implements Renewing {
     if (state === REVOKED) return new LockRevokedError(resources, reason);
     if (state === LIMIT) return new ExtensionLimitError(this.owner.maxExtensions);
     return new LockLostError(message === '' ? `${resources}: validity ran out before a renewal succeeded` : message);
+  }
+
+  /**
+   * extend() sends an extension: the worker renews for `duration` from its next order on. The
+   * validity stays the worker's (the cell); see docs/auto-extension.md on extend() with renewal 'worker'.
+   */
+  retime(duration: number): number {
+    this.owner.retime(this, duration);
+    return ++this.#epoch;
+  }
+
+  /** The extension was confirmed: the lock stays in place while the worker holds it. */
+  extended(): boolean {
+    return this.active;
   }
 
   abort(error: PipelockError): void {

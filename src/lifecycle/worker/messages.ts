@@ -34,6 +34,8 @@ export type Order =
   | HoldOrder
   /** Stop renewing the lock in `slot` (released or lost); `discard`: delete its keys, owner-checked. */
   | { readonly t: 'drop'; readonly slot: number; readonly discard: boolean }
+  /** extend() sent an extension of `duration`: the worker renews the lock for it from now on. */
+  | { readonly t: 'retime'; readonly slot: number; readonly duration: number }
   | { readonly t: 'quit' };
 
 /** Worker → main thread: the locks it lost (their cells already say so), and the slots free again. */

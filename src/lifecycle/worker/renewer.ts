@@ -125,6 +125,10 @@ export class WorkerRenewals implements Scheduler, HeldOwner {
     this.#drop(held, false);
   }
 
+  retime(held: WorkerHeld, duration: number): void {
+    if (held.active) this.#order({ t: 'retime', slot: held.slot, duration });
+  }
+
   #drop(held: WorkerHeld, discard: boolean): void {
     if (!held.active) return;
     held.active = false;

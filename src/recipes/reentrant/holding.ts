@@ -1,6 +1,7 @@
 import { ReentrancyError } from '../../errors.js';
 import type { Lock, RedlockAbortSignal } from '../../lifecycle/lock.js';
 import type { ReleaseResult } from '../../lifecycle/release-result.js';
+import { readClockFirst } from '../../util/fresh-signal.js';
 
 type ReleaseSettings = Parameters<Lock['release']>[0];
 type ExtendSettings = Parameters<Lock['extend']>[1];
@@ -35,6 +36,8 @@ export class Holding {
    * through it) and also aborts when a `using` scope ends with nested holders still inside.
    */
   readonly #controller = new AbortController();
+  /** Reading `aborted` reads the lock's first, which reads the clock: after a blocked loop no timer has run yet. */
+  readonly #signal: RedlockAbortSignal = readClockFirst(this.#controller.signal, () => this.#lock?.signal?.aborted);
 
   constructor(context: Context, owner: object, resources: readonly string[]) {
     this.#context = context;
@@ -52,7 +55,7 @@ export class Holding {
   }
 
   get signal(): RedlockAbortSignal {
-    return this.#controller.signal;
+    return this.#signal;
   }
 
   get ended(): boolean {

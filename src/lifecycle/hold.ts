@@ -1,0 +1,118 @@
+import type { PipelockError } from '../errors.js';
+import type { HoldSettings } from './scheduler.js';
+import { readClockFirst } from '../util/fresh-signal.js';
+import { kRenewed, type Lock, type LockLostHandler, type RedlockAbortSignal, type Renewing } from './lock.js';
+
+/** What a held lock asks of the renewal scheduler (src/lifecycle/renewal.ts's Renewals). */
+export interface RenewalHost {
+  /** Its validity ran out (or its bound was reached; `early`: by the wall clock alone): it is lost. */
+  expire(held: Renewal, early?: boolean): void;
+  /** Out of the scheduler, not released. */
+  remove(held: Renewal): void;
+  /** Its validity or duration moved: due again from them. */
+  reschedule(held: Renewal): void;
+}
+
+/**
+ * One auto-extended lock in the scheduler. A class rather than a literal with a `stop` closure, and
+ * holding the (shared) settings rather than copies of them: every field copied or closure made is
+ * paid once per held lock, and fractional numbers stored per object are boxed
+ * (docs/decisions/0002-acquire-memory.md).
+ */
+export class Renewal implements Renewing {
+  /** The duration it is renewed for: the acquisition's, then the last extend()'s. */
+  duration: number;
+  ttlArg: string;
+  /** performance.now() after which the lock is no longer renewed (maxHoldTime). */
+  readonly holdUntil: number;
+  /** Made when the signal is first read (using() reads it; an acquire() caller may never) or the lock is lost. */
+  #controller: AbortController | undefined = undefined;
+  dueAt = 0;
+  /** False once released or lost. */
+  active = true;
+  /** Its index in the scheduler's heap; −1 while out of it (being renewed, released). */
+  slot = -1;
+  /** The bound was reached: at `dueAt` (the lock's expiry) the lock is reported lost, not renewed. */
+  final = false;
+  /** A renewal is out: `dueAt` is the lock's expiry, when it is lost unless that renewal answered first. */
+  renewing = false;
+  /** extend() calls sent so far; `sent` is the count the renewal out was sent after, `sentFor` its duration. */
+  epoch = 0;
+  sent = 0;
+  sentFor = 0;
+
+  constructor(
+    readonly renewals: RenewalHost,
+    readonly lock: Lock,
+    duration: number,
+    readonly settings: HoldSettings,
+    readonly onLockLost: LockLostHandler | undefined,
+    now: number,
+  ) {
+    this.duration = duration;
+    this.ttlArg = String(duration);
+    this.holdUntil = now + settings.maxHoldTime;
+  }
+
+  /**
+   * Renew when less than this much validity remains: a third of the duration (Redisson's watchdog
+   * period), never later than automaticExtensionThreshold before expiry, never earlier than halfway.
+   */
+  get threshold(): number {
+    const d = this.duration;
+    return Math.min(Math.max(d / 3, this.settings.automaticExtensionThreshold), d / 2);
+  }
+
+  get signal(): RedlockAbortSignal {
+    if (this.#controller !== undefined) return this.#controller.signal;
+    // Reading `aborted` reads the clock first: after a pause the scheduler's timer may not have run.
+    return readClockFirst((this.#controller = new AbortController()).signal, () => { this.#check(); });
+  }
+
+  /**
+   * Lost at once if its validity has run out (the scheduler's timer may not have run yet). The wall
+   * clock is the second guard: the monotonic one stops while the host is suspended (a paused VM, a
+   * laptop asleep), and so do the timers, but the keys' TTLs ran on.
+   */
+  #check(): void {
+    if (!this.active) return;
+    if (performance.now() >= this.lock.validUntil) this.renewals.expire(this);
+    else if (Date.now() >= this.lock.expiration) this.renewals.expire(this, true);
+  }
+
+  /** Aborts the signal, made now if it was never read (it reads aborted from then on). */
+  abort(error: PipelockError): void {
+    (this.#controller ??= new AbortController()).abort(error);
+  }
+
+  /** extend() sends an extension: renewed for `duration` from now on, rescheduled to the lock's validity. */
+  retime(duration: number): number {
+    this.duration = duration;
+    this.ttlArg = String(duration);
+    this.renewals.reschedule(this);
+    return ++this.epoch;
+  }
+
+  /**
+   * An extension or renewal sent after `epoch` extend() calls was confirmed valid until `until`. One
+   * sent before a later extend() never raises the validity: each master ran that extension's PEXPIRE
+   * after it, so the keys may carry the extension's shorter TTL (its replies lost or late).
+   */
+  renewed(until: number, epoch: number, now: number): boolean {
+    if (!this.active) return false;
+    this.lock[kRenewed](epoch === this.epoch ? until : Math.min(until, this.lock.validUntil), now);
+    return true;
+  }
+
+  /** extend()'s extension was confirmed: renewed (as above), then due again from the new validity. */
+  extended(until: number, epoch: number, now: number): boolean {
+    if (!this.renewed(until, epoch, now)) return false;
+    this.renewals.reschedule(this);
+    return true;
+  }
+
+  /** Takes the lock out of the scheduler without releasing it. */
+  stop(): void {
+    this.renewals.remove(this);
+  }
+}
