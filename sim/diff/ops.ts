@@ -7,6 +7,7 @@ import { counterKeys } from '../../src/lifecycle/fencing.js';
 import { callArgs } from '../../src/protocol/calls.js';
 import type { OpArgs, OpCode } from '../../src/protocol/opcodes.js';
 import { turnsKey, turnArgs } from '../../src/waiting/gate.js';
+import { kNoPrefix } from '../../src/engine/keys.js';
 import { kFar, rw, type Held, type Pools } from './pools.js';
 
 function op(opcode: OpCode, keys: readonly string[], token: string, ttlArg: string, extra = ''): OpArgs {
@@ -36,7 +37,7 @@ function followUp(p: Pools, held: Held): OpArgs {
       const code = r.weighted<OpCode>([[4, 'E'], [4, 'R'], [2, 'H'], [1, 'D'], [3, 'G']]);
       if (code === 'H') return op(code, held.keys, r.pick(p.tokens), p.ttl(), held.token);
       // Another process's head waiting its turn at the gate for the lock held.
-      if (code === 'G') return op(code, [...held.keys, turnsKey('', held.keys[0]!, false)], r.pick(p.tokens), p.ttl(), turnArgs(r.pick(p.ids)));
+      if (code === 'G') return op(code, [...held.keys, turnsKey(kNoPrefix, held.keys[0]!, false)], r.pick(p.tokens), p.ttl(), turnArgs(r.pick(p.ids)));
       return op(code, held.keys, held.token, code === 'R' ? '0' : p.ttl());
     }
     case 'permit':
@@ -97,7 +98,7 @@ function freshOp(p: Pools): OpArgs {
       const keys = locks();
       const id = r.pick(p.ids);
       const extra = r.weighted([[5, turnArgs(id)], [1, `0 0 ${id}`], [1, `0 ${kFar} ${id}`], [1, `${kFar} ${kFar} ${id}`]]);
-      return op(code, [...keys, p.stray(turnsKey('', p.locks.includes(keys[0]!) ? keys[0]! : 'r0', false))], token(), p.ttl(), extra);
+      return op(code, [...keys, p.stray(turnsKey(kNoPrefix, p.locks.includes(keys[0]!) ? keys[0]! : 'r0', false))], token(), p.ttl(), extra);
     }
     case 'H':
       return op(code, locks(), token(), p.ttl(), token());

@@ -116,7 +116,7 @@ export class Renewals {
     this.#batchMs = batchMs;
     // The guard opens nothing until a lock asks for it (watchHeld may be set per call).
     if (hub.watchable) {
-      this.#guard = new Guard<Renewal>(hub.watches, masters.quorum, (renewal, lostOn) => { this.#lostOnWatch(renewal, lostOn); });
+      this.#guard = new Guard<Renewal>(hub.watches, masters.quorum, masters.names, (renewal, lostOn) => { this.#lostOnWatch(renewal, lostOn); });
       hub.listen(this.#guard);
     }
   }
