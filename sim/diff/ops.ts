@@ -64,7 +64,7 @@ function freshOp(p: Pools): OpArgs {
   const doc = r.pick(p.docs);
   const code = r.weighted<OpCode>([
     [10, 'A'], [6, 'E'], [8, 'R'], [3, 'F'], [5, 'X'], [2, 'I'], [2, 'D'], [2, 'Q'], [4, 'P'], [2, 'T'], [3, 'V'],
-    [3, 'r'], [2, 'e'], [2, 'u'], [3, 'W'], [7, 'G'], [3, 'H'],
+    [3, 'r'], [2, 'e'], [2, 'u'], [3, 'W'], [7, 'G'], [3, 'H'], [2, 'M'], [2, 'J'],
   ]);
   switch (code) {
     case 'A':
@@ -102,6 +102,15 @@ function freshOp(p: Pools): OpArgs {
     }
     case 'H':
       return op(code, locks(), token(), p.ttl(), token());
+    case 'M':
+      return op(code, [p.stray(r.pick(p.locks)), p.stray(`${r.pick(p.locks)}:leader`)], '', '0');
+    case 'J':
+      return op(code, r.some(p.all, r.between(1, 3)).map((key) => p.stray(key)), '', '0');
+    case 'L':
+    case 'K':
+    case 'Y':
+      // An election's history is a list, which the simulated master does not keep (sim/master/keyspace.ts).
+      throw new Error(`${code} is not generated`);
   }
 }
 

@@ -172,6 +172,14 @@ export class Attempt implements OpArgs, Tally {
     if (this.pending === 0) this.#completed();
   }
 
+  /**
+   * A master's answer that is not an integer: a read's data (src/engine/read.ts) takes it and says
+   * true; for any other operation it is an unexpected reply (false), which the master settles as one.
+   */
+  answer(_node: number, _value: unknown): boolean {
+    return false;
+  }
+
   /** What a master's integer reply means for this operation (src/protocol/opcodes.ts). */
   protected judge(reply: number): Vote {
     switch (voteOf(this.opcode)) {

@@ -1,5 +1,6 @@
 import type { OpCode } from '../protocol/opcodes.js';
-import { OP_ACQUIRE, OP_EXTEND, OP_FENCED_ACQUIRE, OP_GATED, OP_HANDOVER, OP_RELEASE, OP_INCR, OP_IS_DONE, OP_MARK_DONE, OP_PERMIT, OP_PERMIT_EXTEND, OP_PERMIT_RELEASE, OP_RAISE, OP_READ, OP_READ_EXTEND, OP_READ_RELEASE, OP_WRITE } from '../protocol/opcodes.js';
+import { OP_ACQUIRE, OP_EXTEND, OP_FENCED_ACQUIRE, OP_GATED, OP_HANDOVER, OP_RELEASE, OP_INCR, OP_IS_DONE, OP_MARK_DONE, OP_PERMIT, OP_PERMIT_EXTEND, OP_PERMIT_RELEASE, OP_RAISE, OP_READ, OP_READ_EXTEND, OP_READ_RELEASE, OP_WRITE,
+  OP_LEADER_WRITE, OP_LEADER_ERASE, OP_LEADER_READ, OP_HISTORY_READ } from '../protocol/opcodes.js';
 
 /**
  * What a master's error reply means for a lock, by its leading word (Redis's error prefix). Those
@@ -103,6 +104,11 @@ export function featureOf(opcode: OpCode, keys: readonly string[]): string {
       return 'waiting in line at the gate';
     case OP_HANDOVER:
       return 'the handover to a waiter';
+    case OP_LEADER_WRITE:
+    case OP_LEADER_ERASE:
+    case OP_LEADER_READ:
+    case OP_HISTORY_READ:
+      return 'leader election';
     default:
       return 'this operation';
   }

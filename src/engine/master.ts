@@ -286,7 +286,7 @@ export class Master implements Outlet, ReplayTarget {
         if (value !== reported) this.report(value);
         reported = value;
         ops[i]!.settle(this.index, value);
-      } else {
+      } else if (!ops[i]!.answer(this.index, value)) {
         ops[i]!.settle(this.index, this.#unexpected(value));
       }
     }

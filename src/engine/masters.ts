@@ -13,6 +13,7 @@ import { KeyNames } from './keys.js';
 import { capable, type CapabilityChange } from './capability.js';
 import { Master, type MasterOptions } from './master.js';
 import { Opening } from './opening.js';
+import { Read, type Ballot } from './read.js';
 import { Retry } from './retry.js';
 import { Stalls } from './unanswered.js';
 import { quorumSize } from './quorum.js';
@@ -145,6 +146,21 @@ export class MasterSet {
     attempt.extra = extra;
     this.dispatch(attempt);
     return attempt;
+  }
+
+  /**
+   * A read of `keys` (an election's record or history, a refused acquisition's keys) on every
+   * master, or only where `only` is true (the others are skipped): src/engine/read.ts.
+   */
+  read(opcode: OpCode, keys: readonly string[], budget: number, ballot?: Ballot, only?: readonly boolean[]): Read {
+    this.assertOpen();
+    const nodes = this.nodes;
+    const read = new Read(opcode, this.names.all(keys), this.quorum, budget, nodes.length, ballot);
+    for (let i = 0; i < nodes.length; i++) {
+      if (only === undefined || only[i] === true) nodes[i]!.enqueue(read);
+      else read.skip(i);
+    }
+    return read;
   }
 
   /** `op` queued on master `index` alone (a gated attempt's call to its gate, src/waiting/gate.ts). */

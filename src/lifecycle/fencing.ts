@@ -1,4 +1,5 @@
 import { clusterCounterKey } from '../transport/cluster/slots.js';
+import type { Attempt } from '../engine/attempt.js';
 import type { MasterSet } from '../engine/masters.js';
 import { OP_RAISE } from '../protocol/opcodes.js';
 import { FENCE_RETENTION_MS } from '../protocol/batch-script.js';
@@ -40,15 +41,21 @@ export function counterKeys(resources: readonly string[], clustered = false): st
 
 const RAISE_ROUNDS = 5;
 
-/** Raises the counters to a value a majority had below it; that value is the fence, or undefined if no quorum answered. */
-export async function raiseFence(masters: MasterSet, counters: readonly string[], first: number, budget: number): Promise<number | undefined> {
+/**
+ * Raises the counters to a value a majority had below it; that value is the fence, or undefined if
+ * no quorum answered (`failed` is shown the raise that failed first: it may throw a permanent error instead).
+ */
+export async function raiseFence(masters: MasterSet, counters: readonly string[], first: number, budget: number, failed?: (raise: Attempt) => void): Promise<number | undefined> {
   let fence = first;
   for (let round = 0; round < RAISE_ROUNDS; round++) {
     const raise = masters.execute(OP_RAISE, counters, String(fence), String(FENCE_RETENTION_MS), budget, fence);
     await raise.done;
     if (raise.won) return fence;
     // Someone holds a counter at or above ours: go above it. Otherwise masters failed: give up.
-    if (raise.value < fence) return undefined;
+    if (raise.value < fence) {
+      failed?.(raise);
+      return undefined;
+    }
     fence = raise.value + 1;
   }
   return undefined;

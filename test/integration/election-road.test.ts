@@ -1,0 +1,57 @@
+import '../helpers/setup.js';
+import * as assert from 'uvu/assert';
+import { setTimeout as delay } from 'node:timers/promises';
+import { mastersSuite, probesEach } from '../helpers/masters.js';
+import { commandCalls } from '../helpers/redis.js';
+import { timed } from '../helpers/timeout.js';
+import { MisconfigurationError, Redlock } from '../../src/index.js';
+
+// The election goes to the masters through the engine (its record writes are operations of the
+// batch script, its reads MasterSet.read): what every other call gets, it gets too.
+const test = mastersSuite('election through the engine', { count: 3, flushEach: true, healEach: true });
+const probes = probesEach(test);
+
+const opened: Redlock[] = [];
+test.after.each(async () => {
+  await Promise.allSettled(opened.splice(0).map((redlock) => redlock.quit()));
+  await Promise.all(probes.map((probe) => probe.sendCommand(['ACL', 'DELUSER', 'app']).catch(() => undefined)));
+});
+
+function open(urls: readonly string[]): Redlock {
+  const redlock = new Redlock(urls, { nodeTimeout: 100 });
+  redlock.on('error', () => undefined);
+  opened.push(redlock);
+  return redlock;
+}
+
+test('item 8: a campaign on members denied scripting fails at once with the permanent MisconfigurationError naming the fix', timed(10_000, async ({ masters }) => {
+  await Promise.all(probes.map((probe) => probe.sendCommand(['ACL', 'SETUSER', 'app', 'on', '>pw', '~*', '&*', '+@all', '-@scripting'])));
+  const redlock = open(masters.urls.map((url) => url.replace('redis://', 'redis://app:pw@')));
+  const started = performance.now();
+  const error = await redlock.election('denied', { lease: 2000 }).campaign().catch((e: unknown) => e);
+  assert.instance(error, MisconfigurationError, String(error));
+  assert.match((error as MisconfigurationError).fix, /scripting/);
+  assert.ok(performance.now() - started < 1000, 'failed at once, not retried');
+}));
+
+test('item 11: observe() with a paused master does not pile commands up on it', timed(15_000, async ({ masters }) => {
+  const redlock = open(masters.urls);
+  const election = redlock.election('observed', { lease: 1500, renewDeadline: 600, retryPeriod: 100 });
+  await redlock.ready();
+  const controller = new AbortController();
+  const before = await commandCalls([probes[2]!]);
+  masters.masters[2]!.pause();
+  // No leader: nothing comes; it reads until the abort.
+  const observing = election.observe({ signal: controller.signal }).next();
+  // A history read every retryPeriod once the last is decided: each reached the paused master (15 in 3 s before);
+  // through the engine, the master is stalled after the first and is sent one probe at a time.
+  await delay(3000);
+  controller.abort();
+  await observing;
+  masters.masters[2]!.resume();
+  await delay(200);
+  const sent = (await commandCalls([probes[2]!]))[0]! - before[0]!;
+  assert.ok(sent <= 6, `${sent} commands reached the paused master once it resumed`);
+}));
+
+test.run();
