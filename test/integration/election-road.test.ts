@@ -54,4 +54,26 @@ test('item 11: observe() with a paused master does not pile commands up on it', 
   assert.ok(sent <= 6, `${sent} commands reached the paused master once it resumed`);
 }));
 
+test('item 3: a leadership handed over in-process gets a new token: a record its predecessor left behind does not count again', timed(15_000, async ({ masters }) => {
+  const redlock = open(masters.urls);
+  // A long lease: the resign comes well within the validity a pass asks for (the lock as it stands).
+  const timing = { lease: 100_000 };
+  const first = await redlock.election('handed', timing).campaign({ value: 'a' });
+  await first.proclaim('a2');
+  const second = redlock.election('handed', timing).campaign({ value: 'b' });
+  await delay(200);
+  const left = await probes[2]!.get('handed:leader');
+  await first.resign();
+  const term = await second;
+  // The resign's erase and the new leader's write did not land on master 2 (paused, stalled): its old record is back.
+  await probes[2]!.set('handed:leader', left!);
+  // Read from masters 1 and 2 (master 0 paused): a quorum that holds the old record on one of them.
+  masters.masters[0]!.pause();
+  const read = await redlock.election('handed', timing).leader().finally(() => { masters.masters[0]!.resume(); });
+  // Passed with its token, the old record counted there (the previous term and value, while b leads).
+  assert.ok(read === undefined || read.term === term.term, `read ${JSON.stringify(read)} while term ${term.term} leads`);
+  assert.equal(await redlock.election('handed', timing).leader(), { term: term.term, value: 'b' });
+  await term.resign();
+}));
+
 test.run();
