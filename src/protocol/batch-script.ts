@@ -160,9 +160,14 @@ while a <= last do
       for i = k + 1, k + m do redis.call('SET', KEYS[i], token, 'PX', ttl) end
       if t > 1 then redis.call('ZREM', q, id) end
       r = 1
-    elseif t ~= 3 then
-      r = t
-      if redis.call('ZADD', q, 'NX', micros(), id) == 1 then redis.call('PEXPIRE', q, 60000) end
+    else
+      -- Still in line (joined now, or first while the lock is held): the line lives a minute past
+      -- its last caller, so a leadership longer than that keeps the order its campaigners came in.
+      if t ~= 3 then
+        r = t
+        redis.call('ZADD', q, 'NX', micros(), id)
+      end
+      redis.call('PEXPIRE', q, 60000)
     end
   elseif op == 'H' then
     r = ours(k, n, extra)

@@ -4,7 +4,9 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { mastersSuite, probesEach } from '../helpers/masters.js';
 import { commandCalls } from '../helpers/redis.js';
 import { timed } from '../helpers/timeout.js';
+import { kNoPrefix } from '../../src/engine/keys.js';
 import { MisconfigurationError, Redlock } from '../../src/index.js';
+import { turnsKey } from '../../src/waiting/gate.js';
 
 // The election goes to the masters through the engine (its record writes are operations of the
 // batch script, its reads MasterSet.read): what every other call gets, it gets too.
@@ -74,6 +76,22 @@ test('item 3: a leadership handed over in-process gets a new token: a record its
   assert.ok(read === undefined || read.term === term.term, `read ${JSON.stringify(read)} while term ${term.term} leads`);
   assert.equal(await redlock.election('handed', timing).leader(), { term: term.term, value: 'b' });
   await term.resign();
+}));
+
+test('item 5: the gate keeps its line alive while campaigners wait: every call that leaves one in line renews its expiry', timed(15_000, async ({ masters }) => {
+  const timing = { lease: 1500, renewDeadline: 600, retryPeriod: 100 };
+  const leader = await open(masters.urls).election('long', timing).campaign({ value: 'a' });
+  const waiting = open(masters.urls).election('long', timing).campaign({ value: 'b' });
+  // The line's key on the gate master: its expiry, a minute from the last call that left someone in line.
+  const ttl = async (): Promise<number> => Math.max(...await Promise.all(probes.map((probe) => probe.pTTL(turnsKey(kNoPrefix, 'long', false)))));
+  await delay(500);
+  const joined = await ttl();
+  await delay(2500);
+  const later = await ttl();
+  await leader.resign();
+  await (await waiting).resign();
+  assert.ok(joined > 0, `the line exists (${joined})`);
+  assert.ok(later >= 59_000, `${later} ms left 3 s after the line formed: set at the join only, it would be gone after a minute`);
 }));
 
 test.run();
