@@ -94,4 +94,24 @@ test('item 5: the gate keeps its line alive while campaigners wait: every call t
   assert.ok(later >= 59_000, `${later} ms left 3 s after the line formed: set at the join only, it would be gone after a minute`);
 }));
 
+test('item 4: a term never falls below an earlier one after a quorum of masters restarts empty, even from a campaigner whose clock is behind', timed(20_000, async ({ masters }) => {
+  const timing = { lease: 2000 };
+  const first = await open(masters.urls).election('restarted', timing).campaign();
+  await first.resign();
+  // Masters 0 and 1 lose the term's counter (restarted empty); master 2 keeps it.
+  await Promise.all([masters.masters[0]!.restart(), masters.masters[1]!.restart()]);
+  const redlock = open(masters.urls);
+  await redlock.ready();
+  const now = Date.now;
+  // A campaigner whose clock is a minute behind the first's: its floor is below the first term.
+  Date.now = () => now() - 60_000;
+  try {
+    const second = await redlock.election('restarted', timing).campaign();
+    assert.ok(second.term > first.term, `term ${second.term} after term ${first.term}`);
+    await second.resign();
+  } finally {
+    Date.now = now;
+  }
+}));
+
 test.run();

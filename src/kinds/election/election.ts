@@ -88,8 +88,10 @@ export class Election {
     let written: HistoryEntry | undefined;
     try {
       const budget = acquirer.settings.nodeTimeout;
-      // The clock (µs) is the floor a counter recreated after it expired starts from, as the fenced acquire's does.
-      const term = await raiseFence(acquirer.masters, this.#counters, Date.now() * 1000, budget, (raise) => settled(acquirer.masters, raise));
+      // The clock (µs) is the floor a counter recreated after it expired starts from, as the fenced
+      // acquire's does: this campaigner's clock, so terms rest on the campaigners' clocks where counters were lost.
+      const failed = (raise: Attempt): void => { settled(acquirer.masters, raise); };
+      const term = await raiseFence(acquirer.masters, this.#counters, Date.now() * 1000, budget, { failed, fromClock: true });
       if (term === undefined) throw new QuorumUnreachableError(`could not raise the term of ${this.name} on a quorum`);
       // Set before the write: a write that reached some masters only is withdrawn from them too.
       written = { term, value, seq: 0 };
