@@ -37,6 +37,7 @@ const kVariants: Readonly<Record<string, Variant>> = {
     files: [
       'redlock', 'ioredis', 'lean-script', 'waiting', 'gate', 'cluster-waiting', 'held-watch', 'handover', 'pass',
       'redlock-faults', 'late-grant', 'fencing', 'reentrant', 'rwlock', 'semaphore', 'election', 'election-threads',
+      'combinations', 'key-prefix', 'election-road',
     ].map((name) => `${name}.test.ts`),
     env: { PIPELOCK_TEST_SERVER: 'valkey' },
   },
