@@ -14,7 +14,8 @@ export const kHistoryTtlMs = 86_400_000;
  *      erase where the lock key is already another's or gone leaves nothing of this holder;
  *   M: keys lock, record: both values (false where absent), as one read;
  *   Y: key history: every change it holds, oldest first;
- *   J: any keys: per key its TYPE and PTTL (why a refused acquisition's keys may not be locks).
+ *   J: any keys: per key its TYPE and its PTTL with any time left as 1 (-1: no TTL; -2: absent): why
+ *      a refused acquisition's keys may not be locks (the same words on every master, and in the simulation).
  * The reads (M, Y, J) answer data, not an integer: their Read takes the reply as it is (src/engine/read.ts).
  */
 export const ELECTION_OPS = `  elseif op == 'L' then
@@ -39,5 +40,5 @@ export const ELECTION_OPS = `  elseif op == 'L' then
     r = {}
     for i = k + 1, k + n do
       r[#r + 1] = redis.call('TYPE', KEYS[i]).ok
-      r[#r + 1] = redis.call('PTTL', KEYS[i])
+      r[#r + 1] = math.min(redis.call('PTTL', KEYS[i]), 1)
     end`;
