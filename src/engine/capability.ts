@@ -110,6 +110,21 @@ export class Capability {
     this.#set(next, 'probe');
   }
 
+  /**
+   * Whether a call's `error` says the member lacks what it used: a native `command`, or scripting
+   * for a 'script' call. If so, the member loses it from here on (a 'fallback' change).
+   */
+  refused(command: 'SET IFEQ' | DeleteCommand | 'script', error: Error): boolean {
+    if (command !== 'script') {
+      if (probeVerdict({ error }) !== 'no') return false;
+      this.lost(command, error);
+      return true;
+    }
+    if (!isScriptingDenied(error)) return false;
+    this.scriptingDenied(error);
+    return true;
+  }
+
   /** A native command failed with an error that says the member lacks it now: scripts from here on. */
   lost(command: 'SET IFEQ' | DeleteCommand, error: Error): void {
     const current = this.#current;

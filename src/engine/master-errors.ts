@@ -132,9 +132,10 @@ export function explain(kind: MasterErrorKind, error: Error, master: string, opc
     case 'noscripting': {
       const feature = (error as { feature?: string }).feature ?? 'this operation';
       const cause = error.cause instanceof Error ? ` (${error.cause.message})` : '';
+      const engine = /Could not find scripting engine/.test(cause) ? 'load the Lua engine on the server (Valkey 9.1+: it is a module, unloaded here), or ' : '';
       return {
         message: `master ${master} runs no scripts for this user${cause}, and ${feature} needs a Lua script`,
-        fix: 'grant scripting to the user (ACL SETUSER <user> +@scripting, or +evalsha +script|load), or keep to what runs without scripts: single-key locks without fencing, on servers with SET … IFEQ and DELIFEQ or DELEX (Valkey 9.0+, Redis 8.4+; docs/deployments.md, "Valkey, Redis 8 and the script-free path")',
+        fix: engine + 'grant scripting to the user (ACL SETUSER <user> +@scripting, or +evalsha +script|load), or keep to what runs without scripts: single-key locks without fencing, on servers with SET … IFEQ and DELIFEQ or DELEX (Valkey 9.0+, Redis 8.4+; docs/deployments.md, "Valkey, Redis 8 and the script-free path")',
       };
     }
     case 'wrongtype':

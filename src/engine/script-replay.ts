@@ -9,8 +9,8 @@ export interface ReplayTarget {
   readonly transport: Transport;
   /** Sends a batch now. */
   dispatch(batch: Batch): void;
-  /** Settles every operation of a batch with `error` (the reload failed). */
-  fail(batch: Batch, error: Error): void;
+  /** The reload failed with `error`: settle (or resend) the batch's operations. */
+  replayFailed(batch: Batch, error: Error): void;
   /** A master-level failure (the reload's). */
   report(error: Error): void;
 }
@@ -74,7 +74,7 @@ export class ScriptReplay {
     if (failure !== undefined) target.report(failure);
     for (const batch of batches) {
       if (failure === undefined) target.dispatch(batch);
-      else target.fail(batch, failure);
+      else target.replayFailed(batch, failure);
     }
   }
 }

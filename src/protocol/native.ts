@@ -116,11 +116,12 @@ export function probeVerdict(outcome: { readonly reply?: unknown; readonly error
 
 /**
  * Whether a script call's (or SCRIPT LOAD's) error says this member runs no scripts for this user:
- * an ACL without @scripting (rather than a key the user may not touch), or a proxy that lacks the
- * commands.
+ * an ACL without @scripting (rather than a key the user may not touch), a proxy that lacks the
+ * commands, or a Valkey 9.1+ server whose Lua engine (a module since 9.1) is not loaded.
  */
 export function isScriptingDenied(error: Error): boolean {
   const message = error.message;
   return /^NOPERM\b.*run the '(evalsha|eval|script\|load|script|evalsha_ro|eval_ro)' command/.test(message)
-    || /^ERR unknown command '(evalsha|eval|script)'/i.test(message);
+    || /^ERR unknown command '(evalsha|eval|script)'/i.test(message)
+    || message.startsWith('ERR Could not find scripting engine');
 }
