@@ -8,13 +8,13 @@ import { OP_ACQUIRE, OP_EXTEND, OP_FENCED_ACQUIRE, OP_GATED, OP_HANDOVER, OP_REL
  */
 export type MasterErrorKind =
   | 'readonly' | 'loading' | 'busy' | 'oom' | 'clusterdown' | 'tryagain' | 'masterdown' | 'noscript'
-  | 'noperm' | 'noscripting' | 'wrongtype' | 'unknown-command' | 'moved' | 'auth'
+  | 'noperm' | 'noscripting' | 'wrongtype' | 'unknown-command' | 'moved' | 'ask' | 'auth'
   | 'unavailable' | 'timeout' | 'other';
 
 const PREFIXES: ReadonlyMap<string, MasterErrorKind> = new Map([
   ['READONLY', 'readonly'], ['LOADING', 'loading'], ['BUSY', 'busy'], ['OOM', 'oom'],
   ['CLUSTERDOWN', 'clusterdown'], ['TRYAGAIN', 'tryagain'], ['MASTERDOWN', 'masterdown'], ['NOSCRIPT', 'noscript'],
-  ['NOPERM', 'noperm'], ['WRONGTYPE', 'wrongtype'], ['MOVED', 'moved'], ['ASK', 'moved'],
+  ['NOPERM', 'noperm'], ['WRONGTYPE', 'wrongtype'], ['MOVED', 'moved'], ['ASK', 'ask'],
   ['NOAUTH', 'auth'], ['WRONGPASS', 'auth'],
 ]);
 
@@ -40,8 +40,13 @@ export function errorKind(error: Error): MasterErrorKind {
   return 'other';
 }
 
-export function isPermanent(kind: MasterErrorKind): boolean {
-  return PERMANENT.has(kind);
+/**
+ * Whether no retry can heal `kind` on a member. MOVED from a standalone master says it is a cluster
+ * node (a misconfiguration); from a Redis Cluster member (`routed`) it is a slot moving as its client
+ * ran out of redirections, as ASK always is: both heal once the migration ends.
+ */
+export function isPermanent(kind: MasterErrorKind, routed = false): boolean {
+  return PERMANENT.has(kind) && !(routed && kind === 'moved');
 }
 
 /** What an operation's keys beyond the resource names are for, to name them in a permission error. */

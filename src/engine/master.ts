@@ -121,6 +121,7 @@ export class Master implements Outlet, ReplayTarget {
   }
 
   detach(): void {
+    this.#capability.stop();
     this.#unsubscribe();
     this.#unsubscribeDrops();
   }
@@ -220,7 +221,9 @@ export class Master implements Outlet, ReplayTarget {
         this.inflight -= batch.ops.length;
         publishNodeCallError(this.index, this.name, sent, batch.ops.length, error);
         const failure = asError(error);
-        if (!this.#replay.recover(batch, failure) && !this.#fallBack(batch, failure)) {
+        // A key of another type is not this lock's: the scripts' pcall(GET) reads it so, and the native commands agree.
+        if (batch.native && errorKind(failure) === 'wrongtype') this.#onReply(batch, 0);
+        else if (!this.#replay.recover(batch, failure) && !this.#fallBack(batch, failure)) {
           this.report(failure);
           this.fail(batch, failure);
         }

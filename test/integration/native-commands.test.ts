@@ -224,6 +224,85 @@ test('pipelock doctor tells each member\'s commands: script-free on Valkey 9; de
   assert.match(acl[0]!.consequence, /single-key locks still work here/);
 }));
 
+test('a lock key replaced by a value of another type reads "not ours" the same natively and by script: extend is refused, release finds it expired', timed(20000, async ({ masters }) => {
+  const outcomes: string[][] = [];
+  for (const commands of ['auto', 'scripts'] as const) {
+    const redlock = new Redlock(masters.urls, { retryCount: 0, commands });
+    try {
+      await redlock.ready();
+      const seen: string[] = [];
+      for (const step of ['extend', 'release'] as const) {
+        const key = `typed:${commands}:${step}`;
+        const lock = await redlock.acquire([key], 10_000);
+        // Another writer's hash where the lock was, on a quorum (3 of 5): the lock is no longer held there.
+        await Promise.all(probes.slice(0, 3).map(async (probe) => {
+          await probe.del(key);
+          await probe.hSet(key, 'field', 'value');
+        }));
+        const outcome = step === 'extend'
+          ? await lock.extend(10_000).then(() => 'extended', (e: unknown) => (e as Error).name)
+          : await lock.release().then((r) => (r.expired ? 'expired' : 'released'), (e: unknown) => (e as Error).name);
+        seen.push(`${step}: ${outcome}`);
+        await Promise.all(probes.map((probe) => probe.del(key)));
+      }
+      outcomes.push(seen);
+    } finally {
+      await redlock.quit();
+    }
+  }
+  assert.equal(outcomes[0], outcomes[1], 'natively (Valkey 9: SET IFEQ, DELIFEQ) as by script');
+  assert.equal(outcomes[1], ['extend: LockLostError', 'release: expired']);
+}));
+
+test('an ACL key pattern that leaves out the probe key: each server is judged by its version (Redis 7: scripts; Valkey 9: native), and no call falls back', timed(20000, async ({ masters }) => {
+  const redis = await startMasters({ count: 3, redisServer: 'redis-server' });
+  const own = await connectAll(redis.urls);
+  try {
+    const limited = async (servers: readonly Probe[], urls: readonly string[]): Promise<string[]> => {
+      await Promise.all(servers.map((probe) => probe.sendCommand(['ACL', 'SETUSER', 'app', 'on', '>pw', '~app:*', '&*', '+@all'])));
+      return urls.map((url) => url.replace('redis://', 'redis://app:pw@'));
+    };
+    for (const [server, urls, expected] of [
+      ['Redis 7', await limited(own, redis.urls), [false, undefined]],
+      ['Valkey 9', await limited(probes.slice(0, 3), masters.urls.slice(0, 3)), [true, 'DELIFEQ']],
+    ] as const) {
+      const redlock = new Redlock(urls, { retryCount: 0 });
+      const changes: MemberCapabilities[] = [];
+      redlock.on('capability', (change: MemberCapabilities) => changes.push(change));
+      try {
+        await redlock.ready();
+        assert.equal(redlock.capabilities().map((c) => [c.setIfEq, c.deleteIfEq]), [expected, expected, expected], server);
+        const lock = await redlock.acquire(['app:k'], 2000);
+        await (await lock.extend(2000)).release();
+        assert.equal(changes.filter((c) => c.reason === 'fallback'), [], `${server}: a call fell back`);
+      } finally {
+        await redlock.quit();
+      }
+    }
+  } finally {
+    await closeAll(own);
+    await redis.close();
+  }
+}));
+
+test('a command an ACL change took away comes back on the same connection once the ACL gives it back (the member is asked again)', timed(20000, async ({ masters }) => {
+  const redlock = new Redlock(masters.urls, { retryCount: 0 });
+  const changes: MemberCapabilities[] = [];
+  redlock.on('capability', (change: MemberCapabilities) => changes.push(change));
+  try {
+    await redlock.ready();
+    await Promise.all(probes.map((probe) => probe.sendCommand(['ACL', 'SETUSER', 'default', '-delifeq'])));
+    const lock = await redlock.acquire(['comeback'], 10_000);
+    await (await lock.release()).complete();
+    await eventually(() => redlock.capabilities().every((c) => c.release === 'script'), 3000, 'every member fell back');
+    await Promise.all(probes.map((probe) => probe.sendCommand(['ACL', 'SETUSER', 'default', '+delifeq'])));
+    await eventually(() => redlock.capabilities().every((c) => c.release === 'DELIFEQ'), 8000, 'DELIFEQ back on every member');
+    assert.ok(changes.filter((c) => c.reason === 'probe' && c.release === 'DELIFEQ').length >= 5, 'told by a probe');
+  } finally {
+    await redlock.quit();
+  }
+}));
+
 test('a member restarted into Redis 7.0 (a failover onto an older server): renewals and the release go by script there, the lock is never lost, no key is left', timed(20000, async ({ masters }) => {
   const redlock = new Redlock(masters.urls, { retryCount: 0 });
   const changes: MemberCapabilities[] = [];
