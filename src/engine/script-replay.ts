@@ -30,7 +30,8 @@ export async function loadScripts(transport: Transport): Promise<void> {
  * batches that met NOSCRIPT and those cut meanwhile. Order matters: a failed acquisition's cleanup
  * must reach the master after the acquisition it undoes. Every batch sent before the SCRIPT LOADs
  * answers before them on this connection, so all of them are in the replay list by the time the
- * loads resolve.
+ * loads resolve. A cleanup sent natively before the NOSCRIPT reply came (a lone DELIFEQ) is already
+ * ahead of the resend: what the resend grants then is undone by Leftovers.late.
  */
 export class ScriptReplay {
   readonly #target: ReplayTarget;

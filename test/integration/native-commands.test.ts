@@ -10,6 +10,8 @@ import { startMasters } from '../../src/testing/masters.js';
 import { runDoctor } from '../../tools/src/ops/doctor.js';
 import { prometheusMetrics } from '../../src/metrics/index.js';
 import { Registry } from 'prom-client';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { NODE_CALL_CHANNEL } from '../../src/engine/channels.js';
 
 /**
  * The script-free path on real Valkey 9 masters (always Valkey, whatever the tier): single-key
@@ -299,6 +301,42 @@ test('a command an ACL change took away comes back on the same connection once t
     await eventually(() => redlock.capabilities().every((c) => c.release === 'DELIFEQ'), 8000, 'DELIFEQ back on every member');
     assert.ok(changes.filter((c) => c.reason === 'probe' && c.release === 'DELIFEQ').length >= 5, 'told by a probe');
   } finally {
+    await redlock.quit();
+  }
+}));
+
+test('an acquisition resent after NOSCRIPT behind its own (native) undo is undone again: no key is left for its TTL', timed(20000, async ({ masters }) => {
+  const redlock = new Redlock(masters.urls, { retryCount: 0, nodeTimeout: 5000 });
+  try {
+    await redlock.ready();
+    // A rival holds k on masters 1-3, so the acquisition of k is lost there while master 0 is paused.
+    await Promise.all([1, 2, 3].map((i) => probes[i]!.set('k', 'rival', { PX: 30_000 })));
+    await probes[0]!.sendCommand(['SCRIPT', 'FLUSH']);
+    masters.masters[0]!.pause();
+    // Both attempts are decided once masters 1-4 answered (4 calls); master 0 resumes then, within its budget.
+    let answered = 0;
+    const decided = new Promise<void>((resolve) => {
+      const count = (): void => {
+        if (++answered < 4) return;
+        unsubscribe(NODE_CALL_CHANNEL, count);
+        setImmediate(resolve);
+      };
+      subscribe(NODE_CALL_CHANNEL, count);
+    });
+    // Two in one tick ride one script call; the lost one's undo goes alone, natively (DELIFEQ),
+    // behind it on master 0, which answers NOSCRIPT, then takes the resent call: SET NX k succeeds there.
+    const calls = Promise.allSettled([redlock.acquire(['k'], 30_000), redlock.acquire(['k2'], 30_000)]);
+    await decided;
+    masters.masters[0]!.resume();
+    const [lost, won] = await calls;
+    assert.is(lost.status, 'rejected');
+    assert.is(won.status, 'fulfilled');
+    const held = (won as PromiseFulfilledResult<Awaited<ReturnType<Redlock['acquire']>>>).value;
+    await eventually(async () => (await probes[0]!.get('k2')) === held.value, 3000, 'the resent call answered');
+    await eventually(async () => (await probes[0]!.get('k')) === null, 3000, 'the late grant of k undone on master 0');
+    await held.release();
+  } finally {
+    masters.masters[0]!.resume();
     await redlock.quit();
   }
 }));
