@@ -341,6 +341,35 @@ test('an acquisition resent after NOSCRIPT behind its own (native) undo is undon
   }
 }));
 
+test('a stall that ends with an answer refused for scripting (the fallback path) sends the releases kept for it', timed(20000, async ({ masters }) => {
+  const urls = await aclUser(masters.urls, '+@all');
+  const redlock = new Redlock(urls, { retryCount: 0, nodeTimeout: 1000 });
+  const errors: Error[] = [];
+  redlock.on('error', (error: Error) => errors.push(error));
+  try {
+    await redlock.ready();
+    const kept = await redlock.acquire(['kept'], 30_000);
+    // Master 0 stops running scripts for this user (pipelock does not know yet), then stalls.
+    await probes[0]!.sendCommand(['ACL', 'SETUSER', 'app', '-@scripting']);
+    masters.masters[0]!.pause();
+    await redlock.acquire(['stall'], 30_000);
+    // Its vote on master 0 times out after nodeTimeout: master 0 is stalled from then on.
+    await delay(1200);
+    // The first call after goes to master 0 as the stall's probe: a script call, to be refused for scripting.
+    const probe = redlock.acquire(['p1', 'p2'], 30_000).catch((e: unknown) => e);
+    // Not sent to the stalled master while the probe is out: kept for when the stall ends.
+    await kept.release();
+    assert.ok(errors.some((e) => e.name === 'NodeStalledError'), `the release was not kept: ${errors.map(String).join('; ')}`);
+    // The probe is answered in time, refused: the stall ends in the fallback path.
+    masters.masters[0]!.resume();
+    await probe;
+    await eventually(async () => (await probes[0]!.get('kept')) === null, 3000, 'the kept release sent to master 0');
+  } finally {
+    masters.masters[0]!.resume();
+    await redlock.quit();
+  }
+}));
+
 test('a member restarted into Redis 7.0 (a failover onto an older server): renewals and the release go by script there, the lock is never lost, no key is left', timed(20000, async ({ masters }) => {
   const redlock = new Redlock(masters.urls, { retryCount: 0 });
   const changes: MemberCapabilities[] = [];
