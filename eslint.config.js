@@ -26,6 +26,19 @@ export default tseslint.config(
     rules: { 'max-lines': ['error', { max: 300, skipBlankLines: false, skipComments: false }] },
   },
   {
+    // One road to the masters: every command to a master goes through the engine (MasterSet, Master,
+    // Coalescer), which names its keys (src/engine/keys.ts), bounds it, counts stalls and classifies
+    // errors. A watch connection's reads (src/watch/) are its own connection's: tracking arms on it.
+    files: ['src/**/*.ts'],
+    ignores: ['src/engine/**', 'src/transport/**'],
+    rules: {
+      'no-restricted-syntax': ['error', {
+        selector: "CallExpression[callee.property.name=/^send(Batch)?$/]:matches([callee.object.name='transport'], [callee.object.property.name='transport'])",
+        message: 'send to a master through the engine (MasterSet.execute, MasterSet.read), not its transport: only src/engine/ and src/transport/ call transport.send',
+      }],
+    },
+  },
+  {
     // The CommonJS entry points are `import x = require()` by design: they load the ESM build.
     files: ['src/*.cts'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },

@@ -36,8 +36,8 @@ const kVariants: Readonly<Record<string, Variant>> = {
     dir: 'integration',
     files: [
       'redlock', 'ioredis', 'lean-script', 'waiting', 'gate', 'cluster-waiting', 'held-watch', 'handover', 'pass',
-      'redlock-faults', 'late-grant', 'fencing', 'reentrant', 'rwlock', 'semaphore', 'election', 'election-threads',
-      'extend-auto-kinds',
+      'redlock-faults', 'late-grant', 'fencing', 'reentrant', 'rwlock', 'semaphore', 'election', 'election-threads', 'error-replies',
+      'extend-auto-kinds', 'combinations', 'key-prefix', 'election-road',
     ].map((name) => `${name}.test.ts`),
     env: { PIPELOCK_TEST_SERVER: 'valkey' },
   },

@@ -1,10 +1,10 @@
-import { RECORD_SCRIPTS } from './kinds/election/record.js';
 import { BATCH_SCRIPT } from './protocol/batch-script.js';
 import { LEAN_SCRIPT } from './protocol/lean-script.js';
 import { RELEASE_SCRIPT } from './protocol/release-script.js';
 import {
   OP_ACQUIRE, OP_EXTEND, OP_FENCED_ACQUIRE, OP_GATED, OP_HANDOVER, OP_INCR, OP_IS_DONE, OP_MARK_DONE, OP_PERMIT, OP_PERMIT_EXTEND,
-  OP_PERMIT_RELEASE, OP_RAISE, OP_READ, OP_READ_EXTEND, OP_READ_RELEASE, OP_RELEASE, OP_WRITE,
+  OP_PERMIT_RELEASE, OP_RAISE, OP_READ, OP_READ_EXTEND, OP_READ_RELEASE, OP_RELEASE, OP_WRITE, OP_LEADER_WRITE, OP_LEADER_ERASE,
+  OP_LEADER_READ, OP_HISTORY_READ, OP_KEYS_READ,
 } from './protocol/opcodes.js';
 
 /** What a Redis ACL user must be granted for a part of pipelock: `aclGrants()` derives it from what the code sends. */
@@ -24,20 +24,20 @@ export interface AclGrants {
 
 /** The batch script's operations each feature runs; `lock` is every acquisition's (waiting at the gate and passing are on by default). */
 const kOps: Readonly<Record<AclFeature, readonly string[]>> = {
-  lock: [OP_ACQUIRE, OP_EXTEND, OP_RELEASE, OP_GATED, OP_HANDOVER],
+  lock: [OP_ACQUIRE, OP_EXTEND, OP_RELEASE, OP_GATED, OP_HANDOVER, OP_KEYS_READ],
   fencing: [OP_FENCED_ACQUIRE, OP_RAISE],
   runOnce: [OP_INCR, OP_MARK_DONE, OP_IS_DONE],
   semaphore: [OP_PERMIT, OP_PERMIT_EXTEND, OP_PERMIT_RELEASE],
   rwlock: [OP_READ, OP_READ_EXTEND, OP_READ_RELEASE, OP_WRITE],
   watchHeld: [],
-  election: [OP_INCR],
+  election: [OP_RAISE, OP_LEADER_WRITE, OP_LEADER_ERASE, OP_LEADER_READ, OP_HISTORY_READ],
 };
 
 /**
  * What is sent outside the scripts, by who sends it: loading and running scripts, the capability
  * probe (INFO; a GET and SET on pipelock:probe), a lone acquisition's SET NX PX, the connection's
  * HELLO and QUIT; the watch connection's tracking and its reads (src/watch/watch.ts, for waiting
- * callers and watchHeld); the election record's read (MGET). ioredis needs CLIENT ID and SUBSCRIBE
+ * callers and watchHeld). ioredis needs CLIENT ID and SUBSCRIBE
  * for its tracking redirect (src/watch/ioredis-link.ts).
  */
 const kSent: Readonly<Record<AclFeature, readonly string[]>> = {
@@ -47,12 +47,12 @@ const kSent: Readonly<Record<AclFeature, readonly string[]>> = {
   semaphore: [],
   rwlock: [],
   watchHeld: ['mget'],
-  election: ['mget'],
+  election: [],
 };
 
 /** Whole scripts a feature runs besides the batch script's operations. */
 const kScripts: Readonly<Record<AclFeature, readonly string[]>> = {
-  lock: [LEAN_SCRIPT, RELEASE_SCRIPT], fencing: [], runOnce: [], semaphore: [], rwlock: [], watchHeld: [], election: RECORD_SCRIPTS,
+  lock: [LEAN_SCRIPT, RELEASE_SCRIPT], fencing: [], runOnce: [], semaphore: [], rwlock: [], watchHeld: [], election: [],
 };
 
 /** Each `redis.call('CMD'` / `redis.pcall('CMD'` (or a local alias `call(`, `pcall(`) of a Lua source, lower case. */
@@ -108,6 +108,8 @@ export function aclGrants(features: readonly AclFeature[] = ACL_FEATURES, keys =
   }
   const patterns = new Set([keys, 'pipelock:queue:*']);
   if (features.includes('fencing') || features.includes('election')) patterns.add('pipelock:fence:*');
+  // watchHeld reads a force-release's marker beside each held key (src/watch/revoked.ts).
+  if (features.includes('watchHeld')) patterns.add('pipelock:revoked:*');
   patterns.add('pipelock:probe');
   return { commands: [...commands].sort(), keys: [...patterns].map((p) => `%RW~${p}`), channels: ['&__redis__:invalidate'] };
 }

@@ -1,3 +1,4 @@
+import { describe } from './util/describe.js';
 import type { MasterClient } from './clients.js';
 
 /** One master's part in an operation, kept for every error that a quorum decided. */
@@ -6,13 +7,7 @@ export interface NodeOutcome {
   readonly node: number;
   /** `host:port` (or the URL) of the master, for messages and logs. */
   readonly name: string;
-  /**
-   * - `for`: the master applied the operation;
-   * - `against`: it answered, but the resource is held by another token (or, for extend and
-   *   release, no longer held by ours);
-   * - `error`: it answered with an error, or the connection failed;
-   * - `timeout`: no answer within the per-node time budget.
-   */
+  /** `for`: applied; `against`: held by another token (extend/release: no longer ours); `error`: an error; `timeout`: no answer in time. */
   readonly vote: 'for' | 'against' | 'error' | 'timeout';
   /** The master's error, for `error` and `timeout` votes. */
   readonly error?: Error;
@@ -156,11 +151,7 @@ export class LockLostError extends ExecutionError {
   }
 }
 
-/**
- * An auto-extended lock renewed by the worker thread (`renewal: 'worker'`) was let go because this
- * thread's event loop did not turn for longer than `heartbeatBound`: the worker stopped renewing it
- * so that a hung process cannot hold a lock forever, and its keys expired. A LockLostError.
- */
+/** Renewed by the worker (`renewal: 'worker'`) and let go: this thread's event loop did not turn for longer than `heartbeatBound`, so its keys expired. */
 export class EventLoopBlockedError extends LockLostError {
   /** The setting heartbeatBound, in ms, that the blocked stretch exceeded. */
   readonly boundMs: number;
@@ -195,10 +186,8 @@ export class LockAbortedError extends ExecutionError {
 }
 
 /**
- * The client itself is the bottleneck: so much is queued for the masters that this operation's
- * turn would come after its deadline (its signal's, or what its retry settings allow), so it was
- * failed before anything was sent — nothing of it is on any master. Back off, or issue less at once.
- * A subclass of ExecutionError so that code catching node-redlock's failure class handles it too.
+ * The client itself is the bottleneck: this operation's turn would come after its deadline, so it failed
+ * before anything was sent (nothing of it is on any master). Back off, or issue less at once.
  */
 export class OverloadedError extends ExecutionError {
   /** Keys of acquisitions queued in this client's admission window ahead of this one (one window for all masters). */
@@ -227,9 +216,8 @@ export class ResignedError extends PipelockError {
 }
 
 /**
- * A reentrant lock (src/recipes/reentrant/redlock.ts) was used against its rules: acquired outside a scope,
- * over resources its context holds only in part, released before the holders nested inside it, or
- * a nested holder asked for what only the outermost holder can do. `resources` names the lock's.
+ * A reentrant lock was used against its rules: acquired outside a scope, over resources its context holds
+ * in part, released before the holders nested inside it, or asked by a nested holder what only the outermost may do.
  */
 export class ReentrancyError extends PipelockError {
   /** The resources of the lock it was used on. */
@@ -241,10 +229,8 @@ export class ReentrancyError extends PipelockError {
 }
 
 /**
- * Masters refused the operation in a way no retry can heal — the ACL user may not touch a key or
- * run a command (NOPERM), a key holds another type (WRONGTYPE), the server lacks a command, or a
- * Redis Cluster node was given as a standalone master (MOVED) — on enough masters that no quorum
- * is possible, so the call failed at once instead of retrying. `fix` says what to change.
+ * Masters refused the operation in a way no retry can heal (NOPERM, WRONGTYPE, a missing command, a cluster node
+ * given as a standalone master) on enough masters that no quorum is possible: failed at once. `fix` says what to change.
  */
 export class MisconfigurationError extends ExecutionError {
   /** noperm, noscripting, wrongtype, unknown-command, moved or auth (src/engine/master-errors.ts). */
@@ -255,12 +241,8 @@ export class MisconfigurationError extends ExecutionError {
   readonly keys: readonly string[];
   /** What to change: the command, permission or setting. */
   readonly fix: string;
-  constructor(
-    message: string,
-    details: { readonly reason: string; readonly master: string; readonly keys: readonly string[]; readonly fix: string },
-    attempts?: ExecutionAttempts | (() => ExecutionAttempts),
-    nodes?: readonly NodeOutcome[],
-  ) {
+  constructor(message: string, details: { readonly reason: string; readonly master: string; readonly keys: readonly string[]; readonly fix: string },
+    attempts?: ExecutionAttempts | (() => ExecutionAttempts), nodes?: readonly NodeOutcome[]) {
     super(`${message}. Fix: ${details.fix}`, attempts, nodes, 'ERR_PIPELOCK_MISCONFIGURED');
     this.reason = details.reason;
     this.master = details.master;
@@ -277,10 +259,8 @@ export class NodeUnavailableError extends PipelockError {
 }
 
 /**
- * A master cannot carry this operation: it runs no scripts for this user (an ACL that denies the
- * `@scripting` category, or a proxy without scripts), and the operation needs one there (`feature`). Settled as
- * that master's vote without sending anything; when it leaves no quorum possible the call fails
- * with MisconfigurationError (reason 'noscripting') naming the feature, the master and the fix.
+ * A master runs no scripts for this user (an ACL without @scripting, a proxy, no Lua engine) and the operation
+ * needs one there: its vote, nothing sent. Leaving no quorum, the call fails with MisconfigurationError ('noscripting').
  */
 export class NoScriptingError extends PipelockError {
   /** What needed a script ('a lock on several resources', 'fencing tokens', …). */
@@ -305,19 +285,9 @@ export class UnexpectedReplyError extends PipelockError {
   }
 }
 
-function describe(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value);
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' || value == null) return String(value);
-  if (Array.isArray(value)) return `an array of length ${value.length}`;
-  if (typeof value === 'function') return 'a function';
-  return `an object (${Object.prototype.toString.call(value).slice(8, -1)})`;
-}
-
 /**
- * A master's answer is missing because it is stalled: a call to it went unanswered past its time
- * budget (nodeTimeout) and none has been answered in time since, so operations are not sent to it
- * (they would wait in this client's memory for as long as the stall lasts) except one probe at a
- * time, whose answer in time ends the stall. `master` names it.
+ * A master is stalled (a call went unanswered past nodeTimeout, none answered in time since): nothing is sent to it
+ * but one probe at a time, whose answer in time ends the stall, so nothing waits in this client's memory meanwhile.
  */
 export class NodeStalledError extends PipelockError {
   /** The stalled master (`host:port`). */

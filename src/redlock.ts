@@ -88,7 +88,9 @@ export class Redlock extends EventEmitter implements LockOwner {
     const masters = this.#masters = new MasterSet(entries, this.settings, clientOptions, this.#reports);
     this.#plain = plainCall(this.settings);
     this.#hub = new WatchHub(masters.nodes.map((node) => node.transport));
-    this.#waiters = this.settings.wakeups && this.#hub.watchable ? new Waiters(this.#hub, masters.quorum, masters.nodes.map((node) => node.name), () => masters.scripting) : undefined;
+    this.#waiters = this.settings.wakeups && this.#hub.watchable
+      ? new Waiters(this.#hub, masters.quorum, masters.names, masters.nodes.map((node) => node.name), () => masters.scripting)
+      : undefined;
     this.#releases = new Releases(masters, this.#window, this.#waiters);
     this.#renewals = urls === undefined
       ? new Renewals(masters, this.settings.renewalWindow, this.#hub)

@@ -11,6 +11,7 @@ import { FENCED_WRITE_SCRIPT } from '../../src/recipes/fenced-write.js';
 import { SCRIPTS, scriptLoadArgs } from '../../src/protocol/calls.js';
 import { setNxArgs } from '../../src/protocol/calls.js';
 import { turnsKey } from '../../src/waiting/gate.js';
+import { kNoPrefix } from '../../src/engine/keys.js';
 import { scriptCall } from './ops.js';
 import { kGarbage, Pools, rw, type SequenceOptions } from './pools.js';
 import { Random } from './random.js';
@@ -28,7 +29,7 @@ function cmd(conn: Conn, args: readonly string[], ttlReply = false): Step {
 function randomSteps(p: Pools): Step[] {
   const r = p.r;
   const watch = r.pick<Conn>(['w0', 'w1']);
-  const key = r.chance(0.7) ? r.pick([...p.locks, ...p.slots, p.released, rw(r.pick(p.docs))[0]!, turnsKey('', r.pick(p.locks), false)]) : r.pick(p.all);
+  const key = r.chance(0.7) ? r.pick([...p.locks, ...p.slots, p.released, rw(r.pick(p.docs))[0]!, turnsKey(kNoPrefix, r.pick(p.locks), false)]) : r.pick(p.all);
   const kind = r.weighted<string>([
     [40, 'call'], [10, 'setnx'], [10, 'read'], [4, 'mget'], [3, 'forget'], [4, 'fenced'], [2, 'fenced-eval'],
     [3, 'set'], [3, 'garbage'], [3, 'del'], [2, 'hash'], [2, 'plant'], [2, 'load'], [1, 'script-flush'], [1, 'exists'],
@@ -46,7 +47,7 @@ function randomSteps(p: Pools): Step[] {
     case 'mget':
       return [cmd(watch, ['MGET', ...r.some(p.all, r.between(1, 3))])];
     case 'forget':
-      return [cmd(watch, ['ZREM', p.stray(turnsKey('', r.pick(p.locks), false)), r.pick(p.ids)])];
+      return [cmd(watch, ['ZREM', p.stray(turnsKey(kNoPrefix, r.pick(p.locks), false)), r.pick(p.ids)])];
     case 'fenced':
     case 'fenced-eval': {
       const tail = ['1', p.stray(r.pick(p.stores)), String(r.between(1, 6)), `v${r.int(10)}`];

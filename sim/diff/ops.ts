@@ -7,6 +7,7 @@ import { counterKeys } from '../../src/lifecycle/fencing.js';
 import { callArgs } from '../../src/protocol/calls.js';
 import type { OpArgs, OpCode } from '../../src/protocol/opcodes.js';
 import { turnsKey, turnArgs } from '../../src/waiting/gate.js';
+import { kNoPrefix } from '../../src/engine/keys.js';
 import { kFar, rw, type Held, type Pools } from './pools.js';
 
 function op(opcode: OpCode, keys: readonly string[], token: string, ttlArg: string, extra = ''): OpArgs {
@@ -33,10 +34,12 @@ function followUp(p: Pools, held: Held): OpArgs {
   const r = p.r;
   switch (held.kind) {
     case 'lock': {
-      const code = r.weighted<OpCode>([[4, 'E'], [4, 'R'], [2, 'H'], [1, 'D'], [3, 'G']]);
+      const code = r.weighted<OpCode>([[4, 'E'], [4, 'R'], [2, 'H'], [1, 'D'], [3, 'G'], [2, 'L'], [1, 'K']]);
+      // An election's leader writing or erasing its record beside its lock key.
+      if (code === 'L' || code === 'K') return leaderOp(code, held.keys[0]!, held.token, r.int(4));
       if (code === 'H') return op(code, held.keys, r.pick(p.tokens), p.ttl(), held.token);
       // Another process's head waiting its turn at the gate for the lock held.
-      if (code === 'G') return op(code, [...held.keys, turnsKey('', held.keys[0]!, false)], r.pick(p.tokens), p.ttl(), turnArgs(r.pick(p.ids)));
+      if (code === 'G') return op(code, [...held.keys, turnsKey(kNoPrefix, held.keys[0]!, false)], r.pick(p.tokens), p.ttl(), turnArgs(r.pick(p.ids)));
       return op(code, held.keys, held.token, code === 'R' ? '0' : p.ttl());
     }
     case 'permit':
@@ -63,7 +66,7 @@ function freshOp(p: Pools): OpArgs {
   const doc = r.pick(p.docs);
   const code = r.weighted<OpCode>([
     [10, 'A'], [6, 'E'], [8, 'R'], [3, 'F'], [5, 'X'], [2, 'I'], [2, 'D'], [2, 'Q'], [4, 'P'], [2, 'T'], [3, 'V'],
-    [3, 'r'], [2, 'e'], [2, 'u'], [3, 'W'], [7, 'G'], [3, 'H'], [2, 'K'],
+    [3, 'r'], [2, 'e'], [2, 'u'], [3, 'W'], [7, 'G'], [3, 'H'], [2, 'Z'], [2, 'M'], [2, 'J'], [1, 'L'], [1, 'K'], [2, 'Y'],
   ]);
   switch (code) {
     case 'A':
@@ -97,15 +100,32 @@ function freshOp(p: Pools): OpArgs {
       const keys = locks();
       const id = r.pick(p.ids);
       const extra = r.weighted([[5, turnArgs(id)], [1, `0 0 ${id}`], [1, `0 ${kFar} ${id}`], [1, `${kFar} ${kFar} ${id}`]]);
-      return op(code, [...keys, p.stray(turnsKey('', p.locks.includes(keys[0]!) ? keys[0]! : 'r0', false))], token(), p.ttl(), extra);
+      return op(code, [...keys, p.stray(turnsKey(kNoPrefix, p.locks.includes(keys[0]!) ? keys[0]! : 'r0', false))], token(), p.ttl(), extra);
     }
     case 'H':
       return op(code, locks(), token(), p.ttl(), token());
-    case 'K': {
+    case 'Z': {
       const keys = r.some(p.locks, r.between(1, 2));
       return op(code, [...keys, ...keys.map((key) => `pipelock:revoked:${key}`)].map((key) => p.stray(key)), 'reason', p.ttl());
     }
+    case 'M':
+      return op(code, [p.stray(r.pick(p.locks)), p.stray(`${r.pick(p.locks)}:leader`)], '', '0');
+    case 'J':
+      return op(code, r.some(p.all, r.between(1, 3)).map((key) => p.stray(key)), '', '0');
+    case 'Y':
+      return op(code, [p.stray(`${r.pick(p.locks)}:history`)], '', '0');
+    case 'L':
+    case 'K':
+      return leaderOp(code, locks()[0]!, token(), r.int(4));
   }
+}
+
+/** An election's record written (L) or erased (K, with the history every other time) beside lock key `lock`. */
+function leaderOp(code: 'L' | 'K', lock: string, token: string, term: number): OpArgs {
+  const entry = JSON.stringify({ n: term, v: 'v', s: 0 });
+  const keys = [lock, `${lock}:leader`, `${lock}:history`];
+  if (code === 'L') return op(code, keys, token, JSON.stringify({ t: token, n: term, v: 'v', s: 0 }), entry);
+  return op(code, term % 2 === 0 ? keys : keys.slice(0, 2), token, '0', entry);
 }
 
 /** A script call as the coalescer cuts one: LEAN_SCRIPT when its operations fit, BATCH_SCRIPT otherwise. */

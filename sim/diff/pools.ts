@@ -5,6 +5,7 @@
 import { counterKeys } from '../../src/lifecycle/fencing.js';
 import { permitKey } from '../../src/kinds/semaphore.js';
 import { turnsKey } from '../../src/waiting/gate.js';
+import { kNoPrefix } from '../../src/engine/keys.js';
 import type { Random } from './random.js';
 
 export interface SequenceOptions {
@@ -58,7 +59,7 @@ export class Pools {
     this.targets = ['1', '2', '5', String(options.baseUs - kFar), String(options.baseUs + kFar)];
     this.counters = [...counterKeys(this.locks), this.released, this.attempts];
     this.all = [
-      ...this.locks, ...counterKeys(this.locks), ...this.locks.map((lock) => turnsKey('', lock, false)),
+      ...this.locks, ...counterKeys(this.locks), ...this.locks.map((lock) => turnsKey(kNoPrefix, lock, false)),
       ...this.docs.flatMap(rw), ...this.slots, this.released, this.runKey, this.attempts, ...this.stores,
     ];
   }

@@ -28,7 +28,7 @@ export interface HashEntry {
   expireAt: number;
 }
 
-/** A list or a set: only planted (a foreign key of another type), never read by a simulated command. */
+/** A list (an election's history, or a foreign key planted) or a set (only planted, never read by a simulated command). */
 export interface OpaqueEntry {
   readonly type: 'list' | 'set';
   readonly items: readonly string[];

@@ -37,26 +37,17 @@ export class Attempt implements OpArgs, Tally {
   /** Masters that have not answered or timed out. */
   pending: number;
   /**
-   * When its commands went out (the first master's flush; until then, when it was made), and that
-   * plus its budget. A burst can keep the client busy for longer than a budget between making an
-   * attempt and sending it; counting from the making timed out healthy masters for the client's
-   * own delay (issue 13). Validity counts from `start` too, which is safe: a master cannot set a
-   * key it has not been sent, and `start` is read before the write.
+   * When its commands went out (until then, when it was made), and that plus its budget: a burst can keep the
+   * client busy between making and sending. Validity counts from `start` too: read before the write, it is safe.
    */
   start: number;
   deadline: number;
   #sent = false;
-  /**
-   * Told of the decision instead of (or as well as) `done`: the renewal scheduler renews thousands
-   * of locks a period and takes this path to make no promise or closure per renewal.
-   */
+  /** Told of the decision instead of (or as well as) `done`: no promise or closure per renewal for the scheduler. */
   onDecided: ((attempt: Attempt) => void) | undefined;
   /** Whatever `onDecided` needs to find its owner (the renewal scheduler's entry); for a won acquisition, the Lock it became (a KeysHolder). */
   context: unknown;
-  /**
-   * The lock that won with this attempt while a master had yet to answer: it keeps the attempt
-   * for node-redlock's stats until then, and a compact record of it after (src/lifecycle/lock.ts).
-   */
+  /** The lock that won with this attempt while a master had yet to answer: it keeps the attempt for node-redlock's stats. */
   keeper: CompletionKeeper | undefined;
   /** Its words when it is the only operation of a call, shared by every master's call (src/engine/coalescer.ts). */
   alone: readonly string[] | undefined = undefined;
@@ -170,6 +161,14 @@ export class Attempt implements OpArgs, Tally {
     this.pending--;
     this.#count(vote);
     if (this.pending === 0) this.#completed();
+  }
+
+  /**
+   * A master's answer that is not an integer: a read's data (src/engine/read.ts) takes it and says
+   * true; for any other operation it is an unexpected reply (false), which the master settles as one.
+   */
+  answer(_node: number, _value: unknown): boolean {
+    return false;
   }
 
   /** What a master's integer reply means for this operation (src/protocol/opcodes.ts). */

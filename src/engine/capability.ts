@@ -1,4 +1,5 @@
-import { isScriptingDenied, PROBES, probeVerdict, SCRIPTS_ONLY, type Capabilities, type DeleteCommand } from '../protocol/native.js';
+import { isScriptingDenied, nativeByVersion, PROBES, probeVerdict, SCRIPTS_ONLY, type Capabilities, type DeleteCommand } from '../protocol/native.js';
+import { later } from '../util/later.js';
 
 export type { CommandsMode } from '../protocol/native.js';
 import type { Transport } from '../transport/transport.js';
@@ -8,6 +9,14 @@ import { MisconfigurationError } from '../errors.js';
 import { kMaxTimerMs } from '../util/alarm.js';
 import { CLUSTER_ENABLED, explainMoved } from './master-errors.js';
 
+
+/** A probe's answer, or why there is none. */
+type Outcome = { reply?: unknown; error?: Error };
+type Verdict = 'yes' | 'no' | 'unknown';
+
+/** The first wait before asking a member again what it has, and the longest (doubling between). */
+const kFirstReprobeMs = 1000;
+const kLastReprobeMs = 60_000;
 
 /** What changed on a member, and why: its probe answered, or a native command failed and the member falls back to scripts. */
 export interface CapabilityChange {
@@ -35,6 +44,11 @@ export class Capability {
   /** Counts connections: a probe answered on an earlier one says nothing about this one. */
   #epoch = 0;
   #probing: Promise<void> | undefined;
+  #cancelReprobe: (() => void) | undefined;
+  #backoff = kFirstReprobeMs;
+  #stopped = false;
+  /** What the member had before a refused call took something away: asked again until a probe gives it back. */
+  #beforeFallback: Capabilities | undefined;
   /** The refusal that said this member runs no scripts for this user, for the errors that name it. */
   scriptingError: Error | undefined;
   /**
@@ -76,52 +90,113 @@ export class Capability {
 
   async #probe(epoch: number): Promise<void> {
     const transport = this.transport;
-    const ask = (args: readonly string[]): Promise<{ reply?: unknown; error?: Error }> =>
+    const ask = (args: readonly string[]): Promise<Outcome> =>
       transport.send(args).then((reply) => ({ reply }), (error: unknown) => ({ error: asError(error) }));
+    // A cluster member's transport routes by slot itself; a standalone one must not be a cluster node.
+    const standalone = transport.sendBatch === undefined;
     // Probed whatever the mode: a member that runs no scripts takes native commands anyway, and
     // Redlock.capabilities() tells what each member has.
-    const [setIfEq, delIfEq, delEx, scripts, info] = await Promise.all([
+    const [setIfEq, delIfEq, delEx, scripts, cluster, server] = await Promise.all([
       ask(PROBES.setIfEq),
       ask(PROBES.DELIFEQ),
       ask(PROBES.DELEX),
       loadScripts(transport).then(() => undefined, (error: unknown) => asError(error)),
-      // A cluster member's transport routes by slot itself; a standalone one must not be a cluster node.
-      transport.sendBatch === undefined ? ask(['INFO', 'cluster']) : undefined,
+      standalone ? ask(['INFO', 'cluster']) : undefined,
+      standalone ? ask(['INFO', 'server']) : undefined,
     ]);
     if (epoch !== this.#epoch) return;
-    if (this.clusterNode === undefined && typeof info?.reply === 'string' && /^cluster_enabled:1/m.test(info.reply)) {
+    if (this.clusterNode === undefined && typeof cluster?.reply === 'string' && /^cluster_enabled:1/m.test(cluster.reply)) {
       this.clusterNode = clusterNodeError(transport.name);
       this.report(this.clusterNode);
     }
+    const byVersion = typeof server?.reply === 'string' ? nativeByVersion(server.reply) : undefined;
+    // Refused for the probe's key (an ACL key pattern): the server's version says what it has.
+    const judge = (outcome: Outcome, versionSays: boolean): 'yes' | 'no' | 'unknown' => {
+      const verdict = probeVerdict(outcome);
+      return verdict !== 'key' ? verdict : byVersion === undefined ? 'unknown' : versionSays ? 'yes' : 'no';
+    };
+    this.#apply(
+      judge(setIfEq, byVersion?.setIfEq === true),
+      judge(delIfEq, byVersion?.deleteIfEq === 'DELIFEQ'),
+      judge(delEx, byVersion?.deleteIfEq === 'DELEX'),
+      scripts,
+    );
+  }
+
+  /** A probe's verdicts as the member's capabilities; what it could not tell keeps its last answer and is asked again later. */
+  #apply(set: Verdict, del: Verdict, dex: Verdict, scripts: Error | undefined): void {
     const previous = this.#current;
-    const set = probeVerdict(setIfEq);
-    const del = probeVerdict(delIfEq);
-    const dex = probeVerdict(delEx);
     let scripting = previous.scripting;
+    const scriptsTold = scripts === undefined || isScriptingDenied(scripts);
     if (scripts === undefined) scripting = true;
-    else if (isScriptingDenied(scripts)) {
+    else if (scriptsTold) {
       scripting = false;
       this.scriptingError = scripts;
     }
     else this.report(scripts);
     const deleteIfEq: DeleteCommand | undefined = del === 'yes' ? 'DELIFEQ' : dex === 'yes' ? 'DELEX' : del === 'unknown' || dex === 'unknown' ? previous.deleteIfEq : undefined;
     const next: Capabilities = { setIfEq: set === 'unknown' ? previous.setIfEq : set === 'yes', deleteIfEq, scripting };
-    this.#known = true;
+    const verdicts = [set, del, dex];
+    if (scriptsTold || verdicts.some((v) => v !== 'unknown')) this.#known = true;
+    const before = this.#beforeFallback;
+    if (before !== undefined && covers(next, before)) this.#beforeFallback = undefined;
+    if (!scriptsTold || verdicts.includes('unknown') || this.#beforeFallback !== undefined) this.#askAgain();
+    else this.#backoff = kFirstReprobeMs;
     this.#set(next, 'probe');
+  }
+
+  /**
+   * Asks again later on the same connection (a probe that could not tell, or a capability taken away
+   * by a refused call, which a changed ACL may give back), waiting twice as long each time.
+   */
+  #askAgain(): void {
+    if (this.#stopped || this.#cancelReprobe !== undefined) return;
+    const epoch = this.#epoch;
+    this.#cancelReprobe = later(this.#backoff, () => {
+      this.#cancelReprobe = undefined;
+      if (epoch === this.#epoch && this.transport.isReady) void this.probe();
+    });
+    this.#backoff = Math.min(kLastReprobeMs, this.#backoff * 2);
+  }
+
+  /** No more probes (the Redlock quits). */
+  stop(): void {
+    this.#stopped = true;
+    this.#cancelReprobe?.();
+    this.#cancelReprobe = undefined;
+  }
+
+  /**
+   * Whether a call's `error` says the member lacks what it used: a native `command`, or scripting
+   * for a 'script' call. If so, the member loses it from here on (a 'fallback' change).
+   */
+  refused(command: 'SET IFEQ' | DeleteCommand | 'script', error: Error): boolean {
+    if (command !== 'script') {
+      if (probeVerdict({ error }) !== 'no') return false;
+      this.lost(command, error);
+      return true;
+    }
+    if (!isScriptingDenied(error)) return false;
+    this.scriptingDenied(error);
+    return true;
   }
 
   /** A native command failed with an error that says the member lacks it now: scripts from here on. */
   lost(command: 'SET IFEQ' | DeleteCommand, error: Error): void {
     const current = this.#current;
     if (command === 'SET IFEQ' ? !current.setIfEq : current.deleteIfEq !== command) return;
+    this.#beforeFallback ??= current;
     this.#set(command === 'SET IFEQ' ? { ...current, setIfEq: false } : { ...current, deleteIfEq: undefined }, 'fallback', error);
+    this.#askAgain();
   }
 
   /** A script call was refused for scripting (an ACL change): native commands, where the member has them, from here on. */
   scriptingDenied(error: Error): void {
     if (!this.#current.scripting) return;
     this.scriptingError = error;
+    this.#beforeFallback ??= this.#current;
     this.#set({ ...this.#current, scripting: false }, 'fallback', error);
+    this.#askAgain();
   }
 
   #set(next: Capabilities, reason: CapabilityChange['reason'], error?: Error): void {
@@ -130,6 +205,11 @@ export class Capability {
     this.#current = Object.freeze(next);
     this.onChange({ node: this.node, name: this.transport.name, capabilities: this.#current, previous, reason, ...(error === undefined ? {} : { error }) });
   }
+}
+
+/** Whether `next` has everything `before` had. */
+function covers(next: Capabilities, before: Capabilities): boolean {
+  return (next.setIfEq || !before.setIfEq) && (next.scripting || !before.scripting) && (next.deleteIfEq !== undefined || before.deleteIfEq === undefined);
 }
 
 /** The error that names a Redis Cluster node given as a standalone master, and the fix. */

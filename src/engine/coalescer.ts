@@ -131,8 +131,9 @@ export class Coalescer implements Flushable {
    * The calls for the operations of one flush, in their order: runs of operations that go by script
    * as chunks of at most chunkSize keys, each operation that goes natively (#native) as a call of its
    * own. Order is kept across the two, so a master runs one key's operations in the order they came.
+   * `byScript` sends every operation by script (a native command the server refused for now).
    */
-  cut(pending: Attempt[]): Batch[] {
+  cut(pending: Attempt[], byScript = false): Batch[] {
     const batches: Batch[] = [];
     const caps = this.#outlet.capabilities;
     // Uncoalesced, each operation is a call of its own: a lone one.
@@ -140,7 +141,7 @@ export class Coalescer implements Flushable {
     // Under a backlog, operations go by script where the member runs scripts: one native command
     // per operation costs the client a command's encoding, promise and reply each, and thousands
     // of them out per master outlast a node timeout (docs/decisions/0007-native-commands.md).
-    const burst = this.#outlet.inflight + pending.length > kNativeAtMost && this.#mode === 'auto' && caps.scripting;
+    const burst = byScript || (this.#outlet.inflight + pending.length > kNativeAtMost && this.#mode === 'auto' && caps.scripting);
     const limit = this.#coalesce ? this.#chunkSize : 1;
     let from = 0;
     let keys = 0;

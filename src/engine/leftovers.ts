@@ -1,4 +1,5 @@
 import { Attempt, PENDING } from './attempt.js';
+import { UNDECIDED } from './quorum.js';
 import type { Batch } from './coalescer.js';
 import { answerAt, isCallReply } from '../protocol/calls.js';
 import { nativeReply } from '../protocol/native.js';
@@ -101,7 +102,11 @@ export class Leftovers {
       // the lock sent after it on this connection may have found it and counted this master in its
       // quorum, so deleting it would take a counted key from a held lock. The lock's release
       // removes it; the key of a lock already let go is undone as any late grant.
-      if (op.votes[this.index] === PENDING || (op.won && stillHeld(op.context))) continue;
+      if (op.won && stillHeld(op.context)) continue;
+      // A vote still awaited counts as it settles, and a lost attempt's undo comes after it. Not so
+      // for a resent call (NOSCRIPT, a fallback): its undo may have gone out before it, so once its
+      // attempt is decided, a grant it makes now is undone here.
+      if (op.votes[this.index] === PENDING && (!batch.replayed || op.decision === UNDECIDED)) continue;
       const value = batch.native ? nativeReply(reply) ?? 0 : isCallReply(reply, ops.length) ? answerAt(reply, ops.length, i) : 0;
       if (typeof value !== 'number' || value <= 0) continue;
       const what = undoOf(op.opcode, op.keys, op.target, value);

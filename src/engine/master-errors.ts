@@ -1,6 +1,7 @@
 import { scriptCommandAt } from '../protocol/calls.js';
 import type { OpCode } from '../protocol/opcodes.js';
-import { OP_ACQUIRE, OP_EXTEND, OP_FENCED_ACQUIRE, OP_GATED, OP_HANDOVER, OP_RELEASE, OP_INCR, OP_IS_DONE, OP_MARK_DONE, OP_PERMIT, OP_PERMIT_EXTEND, OP_PERMIT_RELEASE, OP_RAISE, OP_READ, OP_READ_EXTEND, OP_READ_RELEASE, OP_WRITE } from '../protocol/opcodes.js';
+import { OP_ACQUIRE, OP_EXTEND, OP_FENCED_ACQUIRE, OP_GATED, OP_HANDOVER, OP_RELEASE, OP_INCR, OP_IS_DONE, OP_MARK_DONE, OP_PERMIT, OP_PERMIT_EXTEND, OP_PERMIT_RELEASE, OP_RAISE, OP_READ, OP_READ_EXTEND, OP_READ_RELEASE, OP_WRITE,
+  OP_LEADER_WRITE, OP_LEADER_ERASE, OP_LEADER_READ, OP_HISTORY_READ } from '../protocol/opcodes.js';
 
 /**
  * What a master's error reply means for a lock, by its leading word (Redis's error prefix). Those
@@ -9,13 +10,13 @@ import { OP_ACQUIRE, OP_EXTEND, OP_FENCED_ACQUIRE, OP_GATED, OP_HANDOVER, OP_REL
  */
 export type MasterErrorKind =
   | 'readonly' | 'loading' | 'busy' | 'oom' | 'clusterdown' | 'tryagain' | 'masterdown' | 'noscript'
-  | 'noperm' | 'noscripting' | 'wrongtype' | 'unknown-command' | 'moved' | 'auth'
+  | 'noperm' | 'noscripting' | 'wrongtype' | 'unknown-command' | 'moved' | 'ask' | 'auth'
   | 'unavailable' | 'timeout' | 'other';
 
 const PREFIXES: ReadonlyMap<string, MasterErrorKind> = new Map([
   ['READONLY', 'readonly'], ['LOADING', 'loading'], ['BUSY', 'busy'], ['OOM', 'oom'],
   ['CLUSTERDOWN', 'clusterdown'], ['TRYAGAIN', 'tryagain'], ['MASTERDOWN', 'masterdown'], ['NOSCRIPT', 'noscript'],
-  ['NOPERM', 'noperm'], ['WRONGTYPE', 'wrongtype'], ['MOVED', 'moved'], ['ASK', 'moved'],
+  ['NOPERM', 'noperm'], ['WRONGTYPE', 'wrongtype'], ['MOVED', 'moved'], ['ASK', 'ask'],
   ['NOAUTH', 'auth'], ['WRONGPASS', 'auth'],
 ]);
 
@@ -43,8 +44,13 @@ export function errorKind(error: Error): MasterErrorKind {
   return 'other';
 }
 
-export function isPermanent(kind: MasterErrorKind): boolean {
-  return PERMANENT.has(kind);
+/**
+ * Whether no retry can heal `kind` on a member. MOVED from a standalone master says it is a cluster
+ * node (a misconfiguration); from a Redis Cluster member (`routed`) it is a slot moving as its client
+ * ran out of redirections, as ASK always is: both heal once the migration ends.
+ */
+export function isPermanent(kind: MasterErrorKind, routed = false): boolean {
+  return PERMANENT.has(kind) && !(routed && kind === 'moved');
 }
 
 /** What an operation's keys beyond the resource names are for, to name them in a permission error. */
@@ -106,6 +112,11 @@ export function featureOf(opcode: OpCode, keys: readonly string[]): string {
       return 'waiting in line at the gate';
     case OP_HANDOVER:
       return 'the handover to a waiter';
+    case OP_LEADER_WRITE:
+    case OP_LEADER_ERASE:
+    case OP_LEADER_READ:
+    case OP_HISTORY_READ:
+      return 'leader election';
     default:
       return 'this operation';
   }
@@ -135,9 +146,10 @@ export function explain(kind: MasterErrorKind, error: Error, master: string, opc
     case 'noscripting': {
       const feature = (error as { feature?: string }).feature ?? 'this operation';
       const cause = error.cause instanceof Error ? ` (${error.cause.message})` : '';
+      const engine = /Could not find scripting engine/.test(cause) ? 'load the Lua engine on the server (Valkey 9.1+: it is a module, unloaded here), or ' : '';
       return {
         message: `master ${master} runs no scripts for this user${cause}, and ${feature} needs a Lua script`,
-        fix: 'grant scripting to the user (ACL SETUSER <user> +@scripting, or +evalsha +script|load), or keep to what runs without scripts: single-key locks without fencing, on servers with SET … IFEQ and DELIFEQ or DELEX (Valkey 9.0+, Redis 8.4+; docs/deployments.md, "Valkey, Redis 8 and the script-free path")',
+        fix: engine + 'grant scripting to the user (ACL SETUSER <user> +@scripting, or +evalsha +script|load), or keep to what runs without scripts: single-key locks without fencing, on servers with SET … IFEQ and DELIFEQ or DELEX (Valkey 9.0+, Redis 8.4+; docs/deployments.md, "Valkey, Redis 8 and the script-free path")',
       };
     }
     case 'wrongtype':

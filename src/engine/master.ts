@@ -3,11 +3,11 @@ import type { MasterClient } from '../clients.js';
 import { Coalescer, type Batch, type Outlet } from './coalescer.js';
 import type { Deadlines } from './deadlines.js';
 import type { Flusher } from './flusher.js';
-import { type MisconfigurationError, NodeStalledError, NodeUnavailableError, NoScriptingError, UnexpectedReplyError } from '../errors.js';
-import { answerAt, isCallReply } from '../protocol/calls.js';
-import { isScriptingDenied, nativeCommandOf, nativeReply, probeVerdict, type Capabilities } from '../protocol/native.js';
+import { type MisconfigurationError, NodeStalledError, NodeUnavailableError, NoScriptingError } from '../errors.js';
+import { nativeCommandOf, type Capabilities } from '../protocol/native.js';
+import { settleReply } from './replies.js';
 import { Capability, type CapabilityChange, type CommandsMode } from './capability.js';
-import { featureOf } from './master-errors.js';
+import { errorKind, featureOf } from './master-errors.js';
 import { ScriptReplay, type ReplayTarget } from './script-replay.js';
 import { Leftovers } from './leftovers.js';
 import { asError } from '../util/checks.js';
@@ -121,6 +121,7 @@ export class Master implements Outlet, ReplayTarget {
   }
 
   detach(): void {
+    this.#capability.stop();
     this.#unsubscribe();
     this.#unsubscribeDrops();
   }
@@ -220,9 +221,12 @@ export class Master implements Outlet, ReplayTarget {
         this.inflight -= batch.ops.length;
         publishNodeCallError(this.index, this.name, sent, batch.ops.length, error);
         const failure = asError(error);
-        if (this.#replay.recover(batch, failure) || this.#fallBack(batch, failure)) return;
-        this.report(failure);
-        this.fail(batch, failure);
+        // A key of another type is not this lock's: the scripts' pcall(GET) reads it so, and the native commands agree.
+        if (batch.native && errorKind(failure) === 'wrongtype') this.#onReply(batch, 0);
+        else if (!this.#replay.recover(batch, failure) && !this.#fallBack(batch, failure)) {
+          this.report(failure);
+          this.fail(batch, failure);
+        }
       },
     );
   }
@@ -231,25 +235,43 @@ export class Master implements Outlet, ReplayTarget {
    * A call refused for a capability the member no longer has (a native command it does not know,
    * or scripts its user may no longer run): the member loses it (said once, as a capability change),
    * and the call's operations are cut again for what it has now and resent at once, so none is
-   * lost. Once only: a resent call that fails again fails its operations. The resent calls go
-   * behind what was sent since; none of those can be one of their own operations' undo, which waits for
-   * this master's vote, and a grant answered after its attempt was decided is undone (Leftovers.late).
+   * lost. So too a SET … IFEQ refused for memory: SET is DENYOOM where the script's PEXPIRE is not,
+   * so that call goes by script and the member keeps the command. Once only: a resent call that
+   * fails again fails its operations. The resent calls go behind what was sent since, which may be
+   * their own operations' undo: a grant answered after its attempt was decided is undone (Leftovers.late).
    */
   #fallBack(batch: Batch, error: Error): boolean {
     if (batch.replayed) return false;
-    if (batch.native) {
-      const command = nativeCommandOf(batch.args);
-      if (command === undefined || probeVerdict({ error }) !== 'no') return false;
-      this.#capability.lost(command, error);
-    } else {
-      if (!isScriptingDenied(error)) return false;
-      this.#capability.scriptingDenied(error);
-    }
-    this.#unanswered.answered(batch);
-    const again = this.#coalescer.cut(batch.ops as Attempt[]);
+    const command = batch.native ? nativeCommandOf(batch.args) : 'script';
+    // SET NX, the one native command every server has, has nothing to fall back to.
+    if (command === undefined) return false;
+    const byScript = command === 'SET IFEQ' && errorKind(error) === 'oom' && this.#capability.current.scripting;
+    if (!byScript && !this.#capability.refused(command, error)) return false;
+    // An answer in time ends a stall here as in #onReply: what was kept for its end goes now.
+    if (this.#unanswered.answered(batch)) this.#leftovers.sendDeferred();
+    this.#resend(batch, byScript);
+    return true;
+  }
+
+  /** The call's operations cut again for what the member has now, and sent once more (and only once). */
+  #resend(batch: Batch, byScript: boolean): void {
+    const again = this.#coalescer.cut(batch.ops as Attempt[], byScript);
     for (const next of again) next.replayed = true;
     this.send(again);
-    return true;
+  }
+
+  /**
+   * A NOSCRIPT replay's SCRIPT LOAD failed. Refused for scripting (an ACL change, or Valkey 9.1's Lua
+   * engine unloaded, which also empties the script cache) the batch goes natively where it can, as a
+   * refused call does; any other failure fails it.
+   */
+  replayFailed(batch: Batch, error: Error): void {
+    if (!this.#capability.refused('script', error)) {
+      this.fail(batch, error);
+      return;
+    }
+    this.#unanswered.answered(batch);
+    this.#resend(batch, false);
   }
 
   fail(batch: Batch, error: Error): void {
@@ -266,35 +288,10 @@ export class Master implements Outlet, ReplayTarget {
     const stalled = this.#unanswered.stalled;
     if (this.#unanswered.answered(batch)) this.#leftovers.sendDeferred();
     if (stalled || batch.connection !== this.#connection || this.#routed || batch.replayed) this.#leftovers.late(batch, reply);
-    const ops = batch.ops;
-    if (batch.native) {
-      ops[0]!.settle(this.index, nativeReply(reply) ?? this.#unexpected(reply));
-      return;
-    }
-    if (!isCallReply(reply, ops.length)) {
-      const error = this.#unexpected(reply);
-      for (const op of ops) op.settle(this.index, error);
-      return;
-    }
-    let reported: unknown;
-    for (let i = 0; i < ops.length; i++) {
-      const value = answerAt(reply, ops.length, i);
-      if (typeof value === 'number') {
-        ops[i]!.settle(this.index, value);
-      } else if (value instanceof Error) {
-        // A routed transport's per-operation failure (one shard's call failed, the others' did not).
-        if (value !== reported) this.report(value);
-        reported = value;
-        ops[i]!.settle(this.index, value);
-      } else {
-        ops[i]!.settle(this.index, this.#unexpected(value));
-      }
-    }
+    settleReply(batch, reply, this.index, this.name, this.#report);
   }
 
-  #unexpected(reply: unknown): Error {
-    const error = new UnexpectedReplyError(this.name, reply);
+  readonly #report = (error: Error): void => {
     this.report(error);
-    return error;
-  }
+  };
 }

@@ -3,32 +3,24 @@ import type { MasterClient, MemberEntry } from '../clients.js';
 import { InvalidArgumentError, QuorumUnreachableError, RedlockClosedError, ResourceLockedError, type ExecutionStats, type NodeOutcome } from '../errors.js';
 import { OP_RELEASE, type OpCode } from '../protocol/opcodes.js';
 import { ClusterTransport } from '../transport/cluster/transport.js';
-import { memberKind, openTransport } from '../transport/members.js';
+import { keyPrefixOf, memberKind, openTransport } from '../transport/members.js';
 import { kMaxTimerMs } from '../util/alarm.js';
-import { AGAINST, Attempt, FOR, PENDING, type Vote } from './attempt.js';
+import { AGAINST, Attempt, FOR, PENDING } from './attempt.js';
 import { publishCapability, publishNodeError } from './channels.js';
 import { Deadlines } from './deadlines.js';
 import { Flusher } from './flusher.js';
+import { KeyNames } from './keys.js';
 import { capable, type CapabilityChange } from './capability.js';
 import { Master, type MasterOptions } from './master.js';
 import { Opening } from './opening.js';
+import { Read, type Ballot } from './read.js';
+import { Retry } from './retry.js';
 import { Stalls } from './unanswered.js';
 import { quorumSize } from './quorum.js';
 import { describeOutcomes, mayHold, outcomesOf, statsOf, type Voted } from './records.js';
 
 /** How often quit() looks whether the masters answered what was sent (a rare, bounded wait). */
 const kDrainPollMs = 2;
-
-/**
- * A release tried again on masters whose first answer never came (MasterSet.retry): any answer now
- * counts as released, since "not ours" cannot be told apart from "deleted by the try that timed
- * out" — a paused master runs what it was sent once it resumes.
- */
-class Retry extends Attempt {
-  protected override judge(): Vote {
-    return FOR;
-  }
-}
 
 /**
  * Where the engine's failures go: the facade's node-redlock 'error' event. Nothing is built
@@ -57,8 +49,8 @@ export class MasterSet {
   readonly quorum: number;
   /** The clients as given (URLs: the clients opened from them), in order. */
   readonly clients: Set<MasterClient>;
-  /** The clients' key prefix (ioredis `keyPrefix`; one for all), put before every lock key. */
-  readonly keyPrefix: string;
+  /** The keys the masters see for pipelock's names (the clients' key prefix before each). */
+  readonly names: KeyNames;
   /** Some member is a Redis Cluster: a lock's keys must share a slot (src/transport/cluster/slots.ts). */
   readonly clustered: boolean;
   readonly #settings: MasterSettings;
@@ -82,7 +74,7 @@ export class MasterSet {
       nodes.push(new Master(index, transport, kind === 'url' || kind === 'seeds', settings, this.#onNodeError, shared, this.#onCapability));
     }
     this.nodes = nodes;
-    this.keyPrefix = nodes[0]!.transport.keyPrefix;
+    this.names = new KeyNames(keyPrefixOf(entries));
     this.clients = new Set(nodes.map((node) => node.client));
     this.clustered = nodes.some((node) => node.transport instanceof ClusterTransport);
     this.quorum = quorumSize(nodes.length);
@@ -143,9 +135,7 @@ export class MasterSet {
 
   /** An attempt over these masters, not yet sent: its clock (budget and validity) starts when the coalescer sends it. */
   attempt(opcode: OpCode, keys: readonly string[], token: string, ttlArg: string, budget: number, needAll: boolean): Attempt {
-    const prefix = this.keyPrefix;
-    if (prefix !== '') keys = keys.map((key) => prefix + key);
-    return new Attempt(opcode, keys, token, ttlArg, this.quorum, performance.now(), budget, needAll, this.nodes.length);
+    return new Attempt(opcode, this.names.all(keys), token, ttlArg, this.quorum, performance.now(), budget, needAll, this.nodes.length);
   }
 
   /** One operation sent to every master, with its own quorum tally. */
@@ -156,6 +146,21 @@ export class MasterSet {
     attempt.extra = extra;
     this.dispatch(attempt);
     return attempt;
+  }
+
+  /**
+   * A read of `keys` (an election's record or history, a refused acquisition's keys) on every
+   * master, or only where `only` is true (the others are skipped): src/engine/read.ts.
+   */
+  read(opcode: OpCode, keys: readonly string[], budget: number, ballot?: Ballot, only?: readonly boolean[]): Read {
+    this.assertOpen();
+    const nodes = this.nodes;
+    const read = new Read(opcode, this.names.all(keys), this.quorum, budget, nodes.length, ballot);
+    for (let i = 0; i < nodes.length; i++) {
+      if (only === undefined || only[i] === true) nodes[i]!.enqueue(read);
+      else read.skip(i);
+    }
+    return read;
   }
 
   /** `op` queued on master `index` alone (a gated attempt's call to its gate, src/waiting/gate.ts). */

@@ -64,6 +64,17 @@ export function decideComplete(t: Tally): Decision {
   return t.votesFor >= t.quorum ? WON : LOST;
 }
 
+/**
+ * A read (src/engine/read.ts) whose answers so far settle it: `most` masters agree on one answer,
+ * which is then a quorum's, or a quorum answered and no answer can reach a quorum with the masters
+ * still out. Its silent masters are not waited for: a paused master costs a read nothing while a
+ * quorum answers, as it costs nothing else (Redlock decides early both ways).
+ */
+export function readSettled(t: Tally, most: number): boolean {
+  const out = t.size - t.votesFor - t.votesAgainst - t.votesUnreachable;
+  return most >= t.quorum || (t.votesFor >= t.quorum && most + out < t.quorum);
+}
+
 /** A quorum answered that the keys are not (or no longer) this token's: an extension cannot succeed by retrying. */
 export function lostOnQuorum(t: Tally): boolean {
   return t.votesAgainst >= t.quorum;

@@ -9,8 +9,8 @@ export interface ReplayTarget {
   readonly transport: Transport;
   /** Sends a batch now. */
   dispatch(batch: Batch): void;
-  /** Settles every operation of a batch with `error` (the reload failed). */
-  fail(batch: Batch, error: Error): void;
+  /** The reload failed with `error`: settle (or resend) the batch's operations. */
+  replayFailed(batch: Batch, error: Error): void;
   /** A master-level failure (the reload's). */
   report(error: Error): void;
 }
@@ -30,7 +30,8 @@ export async function loadScripts(transport: Transport): Promise<void> {
  * batches that met NOSCRIPT and those cut meanwhile. Order matters: a failed acquisition's cleanup
  * must reach the master after the acquisition it undoes. Every batch sent before the SCRIPT LOADs
  * answers before them on this connection, so all of them are in the replay list by the time the
- * loads resolve.
+ * loads resolve. A cleanup sent natively before the NOSCRIPT reply came (a lone DELIFEQ) is already
+ * ahead of the resend: what the resend grants then is undone by Leftovers.late.
  */
 export class ScriptReplay {
   readonly #target: ReplayTarget;
@@ -74,7 +75,7 @@ export class ScriptReplay {
     if (failure !== undefined) target.report(failure);
     for (const batch of batches) {
       if (failure === undefined) target.dispatch(batch);
-      else target.fail(batch, failure);
+      else target.replayFailed(batch, failure);
     }
   }
 }

@@ -41,11 +41,12 @@ export class Unanswered implements Expiring {
    */
   #probe: Attempt | undefined;
   /**
-   * While stalled, the tokens of the operations sent here and not answered: a release of one of them
-   * is still sent, behind them on the same connection, so that what they set once the master
-   * answers is deleted in order. There are no more of them than calls sent.
+   * While stalled, the tokens of the operations sent here and not yet answered, counted: a release of
+   * one of them is still sent, behind them on the same connection, so that what they set once the
+   * master answers is deleted in order. An answered call's tokens leave (Leftovers.late undoes what
+   * it granted late), so a master that answers everything just past its budget keeps none for long.
    */
-  #tokens: Set<string> | undefined;
+  #tokens: Map<string, number> | undefined;
   #episode = 0;
   /**
    * The latest call answered (its Batch.seq, and performance.now() when its reply was read). Replies
@@ -67,6 +68,11 @@ export class Unanswered implements Expiring {
    */
   get stalled(): boolean {
     return this.#stalled;
+  }
+
+  /** How many tokens the stall keeps now (bounded by the calls out, see #tokens). */
+  get tokensKept(): number {
+    return this.#tokens?.size ?? 0;
   }
 
   /** Counts the stalls so far (a new one begins each time the flag goes up). */
@@ -104,7 +110,7 @@ export class Unanswered implements Expiring {
     this.#open.push(batch);
     this.#deadlines.watch(batch.deadline);
     this.#deadlines.stamp(batch);
-    if (this.#tokens !== undefined) for (const op of batch.ops) this.#tokens.add(op.token);
+    if (this.#tokens !== undefined) count(this.#tokens, batch, 1);
   }
 
   /** The master answered `batch` (read at `now`): forget it; an answer some operation still waited for ends a stall (answers true). */
@@ -136,6 +142,7 @@ export class Unanswered implements Expiring {
     const slot = batch.slot;
     if (slot < 0) return;
     batch.slot = -1;
+    if (this.#tokens !== undefined) count(this.#tokens, batch, -1);
     const last = this.#open.pop()!;
     if (last === batch) return;
     this.#open[slot] = last;
@@ -149,8 +156,8 @@ export class Unanswered implements Expiring {
     if (stalled) {
       this.#episode++;
       this.#stalls.count++;
-      const tokens = (this.#tokens = new Set());
-      for (const batch of this.#open) for (const op of batch.ops) tokens.add(op.token);
+      const tokens = (this.#tokens = new Map<string, number>());
+      for (const batch of this.#open) count(tokens, batch, 1);
     } else {
       this.#stalls.count--;
       this.#tokens = undefined;
@@ -202,5 +209,14 @@ export class Unanswered implements Expiring {
       if (later < next) next = later;
     }
     return next;
+  }
+}
+
+/** Adds `by` to the count of each of `batch`'s tokens, dropping those that reach 0. */
+function count(tokens: Map<string, number>, batch: Batch, by: 1 | -1): void {
+  for (const op of batch.ops) {
+    const n = (tokens.get(op.token) ?? 0) + by;
+    if (n > 0) tokens.set(op.token, n);
+    else tokens.delete(op.token);
   }
 }

@@ -21,7 +21,7 @@ import type { Releases } from './release.js';
 import { ForeignKeys } from './foreign.js';
 import type { Scheduler } from './scheduler.js';
 import { drift, validUntil } from './validity.js';
-import { validateDuration } from '../settings.js';
+import { validateDuration, type ResolvedSettings } from '../settings.js';
 import { asError } from '../util/checks.js';
 
 /** A first turn's wait has no attempts behind it. */
@@ -142,7 +142,7 @@ export class Acquirer implements KindHost {
       }
       // A call in turn (an election's campaign) is in line from its arrival: its first attempt goes to the gate too.
       if (Wait.early(this.waiters, waitKeys, s, mode, call.inTurn)) {
-        wait = new Wait(this.waiters, waitKeys, s, deadline, mode, handoverTerms(kind, counters, duration, ttlArg, s.nodeTimeout, s.driftFactor), true, call.inTurn);
+        wait = new Wait(this.waiters, waitKeys, s, deadline, mode, handoverTerms(kind, counters, duration, ttlArg, s, call.inTurn !== undefined), true, call.inTurn);
         if (wait.queued) {
           // Admitted from the window's queue after others of this process began waiting for the
           // same resources: it waits behind them, and gives its room to someone who can use it.
@@ -215,7 +215,7 @@ export class Acquirer implements KindHost {
         masters.reportRefusals(attempt);
         stats ??= masters.stats.bind(masters, attempts);
         if (wait === undefined) {
-          wait = new Wait(this.waiters, waitKeys, s, deadline, mode, handoverTerms(kind, counters, duration, ttlArg, s.nodeTimeout, s.driftFactor), false, call.inTurn);
+          wait = new Wait(this.waiters, waitKeys, s, deadline, mode, handoverTerms(kind, counters, duration, ttlArg, s, call.inTurn !== undefined), false, call.inTurn);
           wait.decided(attempt);
         }
         // Undo this attempt wherever it may have written (timed-out masters too). The undo is queued
@@ -256,10 +256,17 @@ export class Acquirer implements KindHost {
   }
 }
 
-/** What a lock handed over to a waiting call must be (src/lifecycle/handover.ts): plain mutexes only. */
-function handoverTerms(kind: Kind | undefined, counters: readonly string[] | undefined, duration: number, ttlArg: string, budget: number, driftFactor: number): HandoverTerms | undefined {
+/**
+ * What a lock handed over to a waiting call must be (src/lifecycle/handover.ts): plain mutexes only.
+ * A campaign (`fresh`) is never passed its predecessor's lock as it stands: an election's records
+ * are believed where the lock key holds the token they name, so a passed token would make the old
+ * leader's records count again wherever its resign's erase did not land; it gets a new token (H).
+ */
+function handoverTerms(
+  kind: Kind | undefined, counters: readonly string[] | undefined, duration: number, ttlArg: string, s: ResolvedSettings, fresh: boolean,
+): HandoverTerms | undefined {
   if (kind !== undefined || counters !== undefined) return undefined;
-  return { ttlArg, budget, least: duration - 2 * drift(duration, driftFactor) };
+  return { ttlArg, budget: s.nodeTimeout, least: fresh ? Infinity : duration - 2 * drift(duration, s.driftFactor) };
 }
 
 /** What one acquisition attempt sends: the kind's keys, or the resources and their fencing counters. */

@@ -28,7 +28,7 @@ export function quorumError(masters: MasterSet, message: string, attempt: Attemp
 export async function acquireError(masters: MasterSet, message: string, attempt: Attempt, resources: readonly string[], foreign: ForeignKeys | undefined, budget: number, stats: Stats): Promise<ExecutionError> {
   const error = quorumError(masters, message, attempt, stats);
   if (!(error instanceof ResourceLockedError) || foreign === undefined) return error;
-  const holder = await foreign.holder(masters.nodes, attempt, attempt.keys.slice(0, resources.length), budget);
+  const holder = await foreign.holder(masters, attempt, resources, budget);
   if (holder === undefined) return error;
   return new ResourceLockedError(error.message.replace('(held by another lock)', `(not a lock: ${holder}; pipelock's locks are strings that expire, so this is the application's data or another library's key, and waiting cannot help)`), stats, error.nodes);
 }

@@ -1,4 +1,5 @@
 import { clusterCounterKey } from '../transport/cluster/slots.js';
+import type { Attempt } from '../engine/attempt.js';
 import type { MasterSet } from '../engine/masters.js';
 import { OP_RAISE } from '../protocol/opcodes.js';
 import { FENCE_RETENTION_MS } from '../protocol/batch-script.js';
@@ -40,15 +41,36 @@ export function counterKeys(resources: readonly string[], clustered = false): st
 
 const RAISE_ROUNDS = 5;
 
-/** Raises the counters to a value a majority had below it; that value is the fence, or undefined if no quorum answered. */
-export async function raiseFence(masters: MasterSet, counters: readonly string[], first: number, budget: number): Promise<number | undefined> {
+/** How a raise is made. */
+export interface RaiseOptions {
+  /** Shown the raise that failed (no quorum): it may throw a permanent error instead. */
+  readonly failed?: (raise: Attempt) => void;
+  /** The first target is a clock reading (an election's term), not a value this call's own INCR made. */
+  readonly fromClock?: boolean;
+}
+
+/**
+ * Raises the counters to a value a majority had below it; that value is the fence, or undefined if
+ * no quorum answered. A raise won while some master answered a counter above the target (a quorum
+ * of masters restarted empty, their counters lost) is raised again above it, so a fence never
+ * falls below one a surviving master saw. `fromClock`: a won raise waits for every master (up to
+ * the budget) to see that. A counter equal to the target is another's (an earlier term), except at
+ * the fenced acquire's first target, the largest counter its own INCR made.
+ */
+export async function raiseFence(masters: MasterSet, counters: readonly string[], first: number, budget: number, options?: RaiseOptions): Promise<number | undefined> {
   let fence = first;
   for (let round = 0; round < RAISE_ROUNDS; round++) {
     const raise = masters.execute(OP_RAISE, counters, String(fence), String(FENCE_RETENTION_MS), budget, fence);
     await raise.done;
-    if (raise.won) return fence;
+    const fromClock = options?.fromClock === true;
+    if (raise.won && fromClock) await raise.whenComplete();
+    // Equal is this call's own INCR only at the fenced acquire's first target.
+    if (raise.won && (fromClock || round > 0 ? raise.value < fence : raise.value <= fence)) return fence;
     // Someone holds a counter at or above ours: go above it. Otherwise masters failed: give up.
-    if (raise.value < fence) return undefined;
+    if (raise.value < fence) {
+      options?.failed?.(raise);
+      return undefined;
+    }
     fence = raise.value + 1;
   }
   return undefined;

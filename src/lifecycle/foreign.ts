@@ -1,39 +1,37 @@
 import { AGAINST, type Attempt } from '../engine/attempt.js';
-import type { Master } from '../engine/master.js';
+import type { MasterSet } from '../engine/masters.js';
+import { OP_KEYS_READ } from '../protocol/opcodes.js';
 
 /**
  * Why a refused acquisition's keys may not be locks at all: read on the masters that refused it,
- * once, when the call has already failed (never on a successful path). A pipelock lock is a string
- * with a TTL; a key of another type, or one that never expires, is the application's data or
- * another library's, and waiting for it cannot help. Undefined when every refusal looked like a lock
- * or nothing could be read within `budget` ms.
+ * once, when the call has already failed (never on a successful path), through the engine like any
+ * operation (MasterSet.read). A pipelock lock is a string with a TTL; a key of another type, or one
+ * that never expires, is the application's data or another library's, and waiting for it cannot
+ * help. Undefined when every refusal looked like a lock or nothing could be read within `budget` ms.
  */
-async function foreignHolder(nodes: readonly Master[], attempt: Attempt, keys: readonly string[], budget: number): Promise<string | undefined> {
-  const reads: Promise<string | undefined>[] = [];
-  for (const node of nodes) {
-    if (attempt.votes[node.index] !== AGAINST) continue;
-    for (const key of keys) reads.push(readOne(node, key));
-  }
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined[]>((resolve) => (timer = setTimeout(resolve, budget, [])));
-  const found = await Promise.race([Promise.all(reads), timeout]);
-  clearTimeout(timer);
+async function foreignHolder(masters: MasterSet, attempt: Attempt, resources: readonly string[], budget: number): Promise<string | undefined> {
+  if (masters.isClosed()) return undefined;
+  const refused = attempt.votes.map((vote) => vote === AGAINST);
+  const read = await masters.read(OP_KEYS_READ, resources, budget, undefined, refused).done;
   const seen = new Map<string, number>();
-  for (const what of found) if (what !== undefined) seen.set(what, (seen.get(what) ?? 0) + 1);
+  for (const answer of read.answers) {
+    // Per key its TYPE and PTTL (src/protocol/election-ops.ts J); a master that did not answer adds nothing.
+    if (!Array.isArray(answer)) continue;
+    for (let i = 0; i < read.keys.length; i++) {
+      const what = foreign(read.keys[i]!, answer[2 * i], answer[2 * i + 1]);
+      if (what !== undefined) seen.set(what, (seen.get(what) ?? 0) + 1);
+    }
+  }
   if (seen.size === 0) return undefined;
-  return [...seen].map(([what, n]) => `${what} (${n} of ${nodes.length} masters)`).join('; ');
+  return [...seen].map(([what, n]) => `${what} (${n} of ${masters.nodes.length} masters)`).join('; ');
 }
 
-async function readOne(node: Master, key: string): Promise<string | undefined> {
-  try {
-    const [type, pttl] = await Promise.all([node.transport.send(['TYPE', key]), node.transport.send(['PTTL', key])]);
-    if (type === 'none') return undefined;
-    if (type !== 'string') return `${JSON.stringify(key)} holds a ${String(type)}`;
-    return pttl === -1 ? `${JSON.stringify(key)} is a string with no TTL` : undefined;
-  } catch {
-    // Best effort: the call has failed already, and its error says so; an unreadable key adds nothing.
-    return undefined;
-  }
+/** What a key of another type, or a string that never expires, is; undefined for what looks like a lock (or nothing). */
+function foreign(key: string, type: unknown, pttl: unknown): string | undefined {
+  const kind = Buffer.isBuffer(type) ? type.toString() : type;
+  if (kind === 'none' || typeof kind !== 'string') return undefined;
+  if (kind !== 'string') return `${JSON.stringify(key)} holds a ${kind}`;
+  return Number(pttl) === -1 ? `${JSON.stringify(key)} is a string with no TTL` : undefined;
 }
 
 /** How often a refusal may read its keys, per Redlock: a hot key is refused thousands of times a second. */
@@ -53,9 +51,9 @@ export class ForeignKeys {
   #reading = false;
   readonly #found = new Map<string, { readonly what: string; readonly until: number }>();
 
-  async holder(nodes: readonly Master[], attempt: Attempt, keys: readonly string[], budget: number): Promise<string | undefined> {
+  async holder(masters: MasterSet, attempt: Attempt, resources: readonly string[], budget: number): Promise<string | undefined> {
     const now = performance.now();
-    const id = keys.join('\u0000');
+    const id = resources.join('\u0000');
     const found = this.#found.get(id);
     if (found !== undefined) {
       if (found.until > now) return found.what;
@@ -65,7 +63,7 @@ export class ForeignKeys {
     this.#reading = true;
     this.#nextReadAt = now + kReadEveryMs;
     try {
-      const what = await foreignHolder(nodes, attempt, keys, budget);
+      const what = await foreignHolder(masters, attempt, resources, budget);
       if (what !== undefined) {
         if (this.#found.size >= kRemembered) this.#found.delete(this.#found.keys().next().value!);
         this.#found.set(id, { what, until: now + kRememberMs });

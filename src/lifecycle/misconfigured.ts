@@ -15,7 +15,7 @@ export function misconfigured(attempt: Attempt, nodes: readonly Master[], stats:
   let first = -1;
   let count = 0;
   for (let i = 0; i < attempt.votes.length; i++) {
-    if (attempt.votes[i] !== FAILED || !isPermanent(errorKind(errors[i]!))) continue;
+    if (attempt.votes[i] !== FAILED || !isPermanent(errorKind(errors[i]!), nodes[i]!.transport.sendBatch !== undefined)) continue;
     if (first === -1) first = i;
     count++;
   }

@@ -47,7 +47,7 @@ export class Renewals implements Scheduler, RenewalHost {
     this.#mayRenew = mayRenew;
     // The guard opens nothing until a lock asks for it (watchHeld may be set per call).
     if (hub.watchable) {
-      this.#guard = new Guard<Renewal>(hub.watches, masters.quorum, (renewal, lostOn, revoked) => { this.#lostOnWatch(renewal, lostOn, revoked); });
+      this.#guard = new Guard<Renewal>(hub.watches, masters.quorum, masters.names, (renewal, lostOn, revoked) => { this.#lostOnWatch(renewal, lostOn, revoked); });
       hub.listen(this.#guard);
     }
   }

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
+import { BATCH_FUNCTIONS, FENCE_RETENTION_MS } from './batch-functions.js';
+import { ELECTION_OPS } from './election-ops.js';
 import { argsOf, argvStepLua, type OpArgs } from './opcodes.js';
 
-/** Fencing counters live 7 days after their last use: bounded; one created again starts from the master's clock in µs (FENCE_FLOOR). */
-export const FENCE_RETENTION_MS = 7 * 24 * 3600 * 1000;
+export { FENCE_RETENTION_MS } from './batch-functions.js';
 export const DONE_MARKER = 'pipelock:done';
 
 /**
@@ -34,92 +35,14 @@ export const DONE_MARKER = 'pipelock:done';
  *   G: lock keys, then the gate's turns (see turn below); `extra` is "bypass grace id" (µs, µs): free
  *      and this waiter's turn (or the first past its bypass), the keys are set and it leaves the turns: 1; else it joins them: 0 held, -1 free but another's turn;
  *   H: every key holds the token `extra`: each set to the op's token with the ttl (count), else none touched (0);
- *   K: lock keys, then their revoked-markers: each lock key deleted unchecked, its marker set to the token (reason): 1 + deleted.
+ *   Z: lock keys, then their revoked-markers: each lock key deleted unchecked, its marker set to the token (reason): 1 + deleted.
+ *   L, K, M, Y, J: an election's record and history, and the reads of a refused acquisition's keys (src/protocol/election-ops.ts).
  * GET runs under pcall so a foreign key of another type counts as "not ours" instead of raising,
  * which would fail every other lock coalesced into the same call.
  */
 export const BATCH_SCRIPT = `local out = {}
 local k = 0
-local function fence(i, j)
-  local t = redis.call('TIME')
-  local floor = tonumber(t[1]) * 1000000 + tonumber(t[2])
-  local top = 0
-  for x = i, j do
-    local c
-    if redis.call('EXISTS', KEYS[x]) == 1 then
-      c = redis.call('INCR', KEYS[x])
-    else
-      c = floor
-      redis.call('SET', KEYS[x], string.format('%d', c))
-    end
-    redis.call('PEXPIRE', KEYS[x], ${FENCE_RETENTION_MS})
-    if c > top then top = c end
-  end
-  return top
-end
--- Readers live in a sorted set scored by their expiry on this master's clock (TIME, never the
--- client's), so a dead reader's entry expires by itself; the key's own TTL follows the last one.
-local function clock()
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
-local function readers(z, now)
-  local kind = redis.call('TYPE', z).ok
-  if kind ~= 'zset' then return kind == 'none' end
-  redis.call('ZREMRANGEBYSCORE', z, '-inf', now)
-  return true
-end
-local function rearm(z, now)
-  local top = redis.call('ZRANGE', z, -1, -1, 'WITHSCORES')
-  if top[2] then redis.call('PEXPIRE', z, math.max(1, tonumber(top[2]) - now)) end
-end
--- A semaphore's release counter outlives every permit (waiters read it; gone, it would read as
--- released): created with each permit granted or extended, and re-armed to twice its ttl once it
--- has less than its ttl left, so that grants seldom touch it (every touch wakes a waiter).
-local function counter(c, ttl)
-  local twice = 2 * tonumber(ttl)
-  if not redis.call('SET', c, '0', 'NX', 'PX', twice) and redis.call('PTTL', c) < tonumber(ttl) then
-    redis.call('PEXPIRE', c, twice)
-  end
-end
--- The waiting heads of every process queue at the gate (src/waiting/turns.ts): q scores each
--- head's id by its arrival on this master's clock (µs), and a free lock goes to the first. The
--- first sighting of the lock free with another first marks that first, its score made minus the
--- time (it stays first); past bypass µs anyone may take the lock and the first keeps its place;
--- past grace µs the first loses it, unless it came since (found the lock held), which clears the mark.
-local function micros()
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000000 + tonumber(t[2])
-end
--- n when the n keys from KEYS[k + 1] all hold token, else 0.
-local function ours(k, n, token)
-  for i = k + 1, k + n do
-    if redis.pcall('GET', KEYS[i]) ~= token then return 0 end
-  end
-  return n
-end
--- 0: held; -1: free, another's turn; 1: free, nobody in line; 2: free, the first in line bypassed;
--- 3: this one is first (free or not).
-local function turn(q, id, bypass, grace, free)
-  while true do
-    local front = redis.call('ZRANGE', q, 0, 0, 'WITHSCORES')
-    local first, score = front[1], tonumber(front[2])
-    if not first then return free and 1 or 0 end
-    if first == id then
-      if score < 0 and not free then redis.call('ZADD', q, 0, id) end
-      return 3
-    end
-    if not free then return 0 end
-    local now = micros()
-    if score >= 0 then
-      redis.call('ZADD', q, -now, first)
-      return -1
-    end
-    if now + score <= bypass then return -1 end
-    if now + score <= grace then return 2 end
-    redis.call('ZREM', q, first)
-  end
-end
+${BATCH_FUNCTIONS}
 local a = 1
 local last = #ARGV
 while a <= last do
@@ -238,9 +161,14 @@ while a <= last do
       for i = k + 1, k + m do redis.call('SET', KEYS[i], token, 'PX', ttl) end
       if t > 1 then redis.call('ZREM', q, id) end
       r = 1
-    elseif t ~= 3 then
-      r = t
-      if redis.call('ZADD', q, 'NX', micros(), id) == 1 then redis.call('PEXPIRE', q, 60000) end
+    else
+      -- Still in line (joined now, or first while the lock is held): the line lives a minute past
+      -- its last caller, so a leadership longer than that keeps the order its campaigners came in.
+      if t ~= 3 then
+        r = t
+        redis.call('ZADD', q, 'NX', micros(), id)
+      end
+      redis.call('PEXPIRE', q, 60000)
     end
   elseif op == 'H' then
     r = ours(k, n, extra)
@@ -258,9 +186,10 @@ while a <= last do
         redis.call('SET', q, '1', 'PX', extra)
       end
     end
-  elseif op == 'K' then
+  elseif op == 'Z' then
     r = 1
     for i = k + 1, k + n / 2 do r = r + redis.call('DEL', KEYS[i]); redis.call('SET', KEYS[i + n / 2], token, 'PX', ttl) end
+${ELECTION_OPS}
   elseif ours(k, n, '${DONE_MARKER}') == n then
     r = 1
   end

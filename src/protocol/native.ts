@@ -101,26 +101,40 @@ export const PROBES = {
 } as const satisfies Record<string, readonly string[]>;
 
 /**
- * What a probe's outcome says: 'yes' (answered, or refused for the key by an ACL key pattern, which
- * the user's own lock keys may pass), 'no' (unknown command, a syntax error, or the command denied
- * to the user), 'unknown' (the connection failed: ask again at the next connect).
+ * What a probe's outcome says: 'yes' (answered), 'no' (an unknown command, a syntax error, the
+ * command denied to the user), 'key' (refused for the probe's key by an ACL key pattern, which the
+ * server checks before it parses the command: its version must tell), 'unknown' (the connection
+ * failed, or an error that says nothing of the command, such as a proxy's or LOADING: ask again).
  */
-export function probeVerdict(outcome: { readonly reply?: unknown; readonly error?: Error }): 'yes' | 'no' | 'unknown' {
+export function probeVerdict(outcome: { readonly reply?: unknown; readonly error?: Error }): 'yes' | 'no' | 'key' | 'unknown' {
   const error = outcome.error;
   if (error === undefined) return 'yes';
   const message = error.message;
-  if (message.startsWith('NOPERM')) return /run the '[^']+' command/.test(message) ? 'no' : 'yes';
-  if (message.startsWith('ERR')) return 'no';
+  if (message.startsWith('NOPERM')) return /run the '[^']+' command/.test(message) ? 'no' : 'key';
+  if (/^ERR (unknown command|unknown subcommand|syntax error|wrong number of arguments)/i.test(message)) return 'no';
   return 'unknown';
+}
+
+/** The native commands a server has by its version (INFO server), for probes refused for their key. */
+export function nativeByVersion(info: string): { readonly setIfEq: boolean; readonly deleteIfEq: DeleteCommand | undefined } | undefined {
+  const valkey = /^valkey_version:(\d+)\.(\d+)/m.exec(info);
+  const redis = /^redis_version:(\d+)\.(\d+)/m.exec(info);
+  const version = valkey ?? redis;
+  if (version === null) return undefined;
+  const at = Number(version[1]) * 100 + Number(version[2]);
+  // Valkey: SET IFEQ 8.1, DELIFEQ 9.0, DELEX 9.2; Redis: SET IFEQ and DELEX 8.4.
+  if (valkey !== null) return { setIfEq: at >= 801, deleteIfEq: at >= 900 ? 'DELIFEQ' : undefined };
+  return { setIfEq: at >= 804, deleteIfEq: at >= 804 ? 'DELEX' : undefined };
 }
 
 /**
  * Whether a script call's (or SCRIPT LOAD's) error says this member runs no scripts for this user:
- * an ACL without @scripting (rather than a key the user may not touch), or a proxy that lacks the
- * commands.
+ * an ACL without @scripting (rather than a key the user may not touch), a proxy that lacks the
+ * commands, or a Valkey 9.1+ server whose Lua engine (a module since 9.1) is not loaded.
  */
 export function isScriptingDenied(error: Error): boolean {
   const message = error.message;
   return /^NOPERM\b.*run the '(evalsha|eval|script\|load|script|evalsha_ro|eval_ro)' command/.test(message)
-    || /^ERR unknown command '(evalsha|eval|script)'/i.test(message);
+    || /^ERR unknown command '(evalsha|eval|script)'/i.test(message)
+    || message.startsWith('ERR Could not find scripting engine');
 }

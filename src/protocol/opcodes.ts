@@ -40,10 +40,22 @@ export const OP_GATED = 'G';
 /** Owner-checked: the keys pass from the token in `extra` to the op's token, with a new TTL (src/lifecycle/handover.ts). */
 export const OP_HANDOVER = 'H';
 /** Force-release: keys are the m lock keys, then their m revoked-markers; DEL each lock key without the owner check, SET its marker (the token slot holds the reason) for ttl. */
-export const OP_FORCE = 'K';
+export const OP_FORCE = 'Z';
 
-export type OpCode = typeof OP_FORCE | typeof OP_GATED | typeof OP_HANDOVER | typeof OP_ACQUIRE | typeof OP_EXTEND | typeof OP_RELEASE | typeof OP_FENCED_ACQUIRE | typeof OP_RAISE | typeof OP_INCR | typeof OP_MARK_DONE | typeof OP_IS_DONE
-  | typeof OP_PERMIT | typeof OP_PERMIT_EXTEND | typeof OP_PERMIT_RELEASE | typeof OP_READ | typeof OP_READ_EXTEND | typeof OP_READ_RELEASE | typeof OP_WRITE;
+/** Owner-checked write of an election's record and history (src/protocol/election-ops.ts): the ttl slot holds the record, `extra` the change. */
+export const OP_LEADER_WRITE = 'L';
+/** Owner-checked erase of an election's record; with the history key, the change in `extra` is withdrawn from it too. */
+export const OP_LEADER_ERASE = 'K';
+/** Read: an election's lock and record values. */
+export const OP_LEADER_READ = 'M';
+/** Read: an election's history of changes. */
+export const OP_HISTORY_READ = 'Y';
+/** Read: each key's type and TTL (src/lifecycle/foreign.ts). */
+export const OP_KEYS_READ = 'J';
+
+export type OpCode = typeof OP_GATED | typeof OP_HANDOVER | typeof OP_ACQUIRE | typeof OP_EXTEND | typeof OP_RELEASE | typeof OP_FENCED_ACQUIRE | typeof OP_RAISE | typeof OP_INCR | typeof OP_MARK_DONE | typeof OP_IS_DONE
+  | typeof OP_PERMIT | typeof OP_PERMIT_EXTEND | typeof OP_PERMIT_RELEASE | typeof OP_READ | typeof OP_READ_EXTEND | typeof OP_READ_RELEASE | typeof OP_WRITE
+  | typeof OP_LEADER_WRITE | typeof OP_LEADER_ERASE | typeof OP_LEADER_READ | typeof OP_HISTORY_READ | typeof OP_KEYS_READ | typeof OP_FORCE;
 
 /** What the coalescer needs of one operation to put it into a call. */
 export interface OpArgs {
@@ -105,8 +117,14 @@ export const OPS: { readonly [C in OpCode]: OpRow } = Object.freeze({
   W: { args: 4, vote: VOTE_ONE, release: false, undo: (keys) => ({ opcode: OP_RELEASE, keys: [keys[1]!] }) },
   G: { args: 4, vote: VOTE_ONE, release: false, undo: (keys) => ({ opcode: OP_RELEASE, keys: keys.slice(0, -1) }) },
   H: { args: 4, vote: VOTE_ALL_KEYS, release: false, undo: releaseAll },
+  L: { args: 4, vote: VOTE_ONE, release: false },
+  K: { args: 4, vote: VOTE_ONE, release: false },
+  // Reads answer data, taken as a vote for (src/engine/read.ts).
+  M: { args: 2, vote: VOTE_ONE, release: false },
+  Y: { args: 2, vote: VOTE_ONE, release: false },
+  J: { args: 2, vote: VOTE_ONE, release: false },
   // 1 + the lock keys deleted: every answer counts, the largest says whether any master held them.
-  K: { args: 3, vote: VOTE_POSITIVE, release: false },
+  Z: { args: 3, vote: VOTE_POSITIVE, release: false },
 });
 
 // The table read by code point: the hot path (every reply of every operation) asks these per

@@ -80,11 +80,6 @@ export class IoredisTransport implements Transport {
     return this.#connection.status === 'ready';
   }
 
-  /** The prefix the user's client puts before every key, which v5 (through `evalsha`) applied too. */
-  get keyPrefix(): string {
-    return this.client.options.keyPrefix ?? '';
-  }
-
   send(args: readonly string[]): Promise<unknown> {
     return this.#connection.call(...(args as [string, ...string[]]));
   }

@@ -79,11 +79,25 @@ export function checkClients(clients: unknown): MemberEntry[] {
     if (first !== i) throw new InvalidArgumentError(name, `must not repeat clients[${first}] (a master would vote twice)`, entry);
   });
   // node-redlock v5 sent ioredis keys through `evalsha`, which prefixes them: pipelock does the same
-  // (MasterSet), so a lock names the same keys as v5's did, and must name them on every master.
-  const prefixes = list.map((entry) => (isIoredisClient(entry) ? entry.options.keyPrefix ?? '' : ''));
+  // (src/engine/keys.ts), so a lock names the same keys as v5's did, and must name them on every master.
+  const prefixes = list.map(prefixOf);
   const odd = prefixes.findIndex((prefix) => prefix !== prefixes[0]);
   if (odd > 0) throw new InvalidArgumentError(`clients[${odd}]`, `must use the keyPrefix of clients[0] (${JSON.stringify(prefixes[0])}): a lock names the same keys on every master`, prefixes[odd]);
   return list as MemberEntry[];
+}
+
+/** What an entry's client puts before every key (ioredis' `keyPrefix`, a Cluster's too); '' for none. */
+function prefixOf(entry: unknown): string {
+  if (isIoredisClient(entry) || isIoredisCluster(entry)) return (entry as { options: { keyPrefix?: string } }).options.keyPrefix ?? '';
+  return '';
+}
+
+/**
+ * The one key prefix of checked entries (checkClients refused entries that differ): the only place
+ * the clients' `keyPrefix` is read. pipelock's own connections drop it, and src/engine/keys.ts puts it back.
+ */
+export function keyPrefixOf(entries: readonly MemberEntry[]): string {
+  return entries.length === 0 ? '' : prefixOf(entries[0]);
 }
 
 /**

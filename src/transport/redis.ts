@@ -66,7 +66,6 @@ export class RedisTransport implements Transport {
   }
 
   /** @redis/client has no key prefix. */
-  readonly keyPrefix = '';
 
   get isOpen(): boolean {
     return this.#client.isOpen;

@@ -19,8 +19,6 @@ export interface Call {
 export interface Transport {
   /** The client as the caller gave it (or as pipelock opened it from a URL), for stats and `clients`. */
   readonly client: MasterClient;
-  /** What the client puts before every key (ioredis' `keyPrefix`); '' for none. */
-  readonly keyPrefix: string;
   /** `host:port` (or whatever names the master) for messages. */
   readonly name: string;
   /** Connected or connecting: closed connections never become ready. */

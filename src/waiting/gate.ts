@@ -29,7 +29,7 @@ import { AGAINST, Attempt, PENDING } from '../engine/attempt.js';
 import type { MasterSet } from '../engine/masters.js';
 import { OP_ACQUIRE, OP_GATED } from '../protocol/opcodes.js';
 import { createToken } from '../protocol/token.js';
-import { sideKey } from '../transport/cluster/slots.js';
+import type { KeyNames } from '../engine/keys.js';
 
 /** The masters' indexes, ordered by name: the same order in every process listing the same masters. */
 export function gateOrder(names: readonly string[]): readonly number[] {
@@ -159,8 +159,8 @@ export function turnId(): string {
  * clients' key `prefix` (an ACL pattern for the prefix covers it), in the lock key's slot on a
  * cluster member. (Its name, pipelock:queue:, predates the word "turns" and stays, as a key format.)
  */
-export function turnsKey(prefix: string, resource: string, clustered: boolean): string {
-  return sideKey(`${prefix}pipelock:queue:`, resource, clustered, prefix + resource);
+export function turnsKey(names: KeyNames, resource: string, clustered: boolean): string {
+  return names.beside('pipelock:queue:', resource, clustered);
 }
 
 /** The `G` operation's extra argument: the bypass and the grace in µs, then the head's id. */

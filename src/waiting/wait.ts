@@ -110,11 +110,11 @@ export class Wait {
     const inTurn = this.inTurn;
     // A call in turn goes to its gate every time (the schedule's attempts too); others when woken.
     const gate = ticket === undefined || this.terms === undefined ? -1
-      : inTurn !== undefined ? this.waiters!.gate(keys)
+      : inTurn !== undefined ? this.waiters!.gate(ticket.keys)
         : this.#woken ? ticket.gate : -1;
     this.#gatedAt = gate;
     if (gate === -1) return undefined;
-    const turns = ticket!.turnsKey ??= turnsKey(masters.keyPrefix, keys[0]!, masters.clustered);
+    const turns = ticket!.turnsKey ??= turnsKey(masters.names, keys[0]!, masters.clustered);
     return sendGated(masters, gate, keys, ttlArg, budget, turns, ticket!.turn ??= turnId(), inTurn);
   }
 

@@ -1,3 +1,4 @@
+import type { KeyNames } from '../engine/keys.js';
 import { gateOf, gateOrder, kBypassMs } from './gate.js';
 import { Ticket, type Line } from './ticket.js';
 import type { WatchHub, WatchListener } from '../watch/hub.js';
@@ -38,6 +39,8 @@ export class Waiters implements Line, WatchListener {
   readonly #armed = new Map<string, Set<Ticket>>();
   /** The masters in gate order (src/waiting/gate.ts); undefined below three masters, where no vote splits. */
   readonly #gates: readonly number[] | undefined;
+  /** The keys the masters see for a line's resources (its tickets' keys, which the watches read). */
+  readonly #keys: KeyNames;
 
   /** `names`: the masters' addresses, which order the gates alike in every process. */
   /**
@@ -45,15 +48,16 @@ export class Waiters implements Line, WatchListener {
    * where a member runs none (an ACL without @scripting), waiting keeps to what needs none: wake-ups
    * and the local line.
    */
-  constructor(hub: WatchHub, quorum: number, names: readonly string[] = [], readonly scripting: () => boolean = () => true) {
+  constructor(hub: WatchHub, quorum: number, keys: KeyNames, names: readonly string[] = [], readonly scripting: () => boolean = () => true) {
     const watches = hub.watches;
     this.quorum = quorum;
+    this.#keys = keys;
     this.watches = watches;
     this.#gates = watches.length >= 3 && names.length === watches.length ? gateOrder(names) : undefined;
     hub.listen(this);
   }
 
-  /** The gate master of a wait on `keys` (src/waiting/gate.ts), or -1: none, or its watch is not connected. */
+  /** The gate master of a wait on `keys` (a ticket's: as the masters name them; src/waiting/gate.ts), or -1: none, or its watch is not connected. */
   gate(keys: readonly string[]): number {
     if (this.#gates === undefined || !this.scripting()) return -1;
     const gate = gateOf(this.#gates, keys[0]!);
@@ -72,7 +76,7 @@ export class Waiters implements Line, WatchListener {
       line = [];
       this.#lines.set(id, line);
     }
-    const ticket = new Ticket(this, id, resources, mode === 'one');
+    const ticket = new Ticket(this, id, this.#keys.all(resources), mode === 'one');
     line.push(ticket);
     return ticket;
   }

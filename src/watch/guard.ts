@@ -1,3 +1,4 @@
+import type { KeyNames } from '../engine/keys.js';
 import type { WatchListener } from './hub.js';
 import { revokedKey } from './revoked.js';
 import type { MemberWatch } from './watch.js';
@@ -47,9 +48,12 @@ export class Guard<T extends Guarded> implements WatchListener {
   readonly #revoked = new Map<T, string>();
   /** Per master, the keys to read at the end of this tick (one MGET each). */
   readonly #toRead: Set<string>[];
+  /** A lock's resources as the masters name them (and the watches report them). */
+  readonly #keys: KeyNames;
 
-  constructor(watches: readonly (MemberWatch | undefined)[], quorum: number, onLost: LostHandler<T>) {
+  constructor(watches: readonly (MemberWatch | undefined)[], quorum: number, keys: KeyNames, onLost: LostHandler<T>) {
     this.#watches = watches;
+    this.#keys = keys;
     this.#spare = watches.length - quorum;
     this.#onLost = onLost;
     this.#toRead = watches.map(() => new Set<string>());
@@ -60,14 +64,15 @@ export class Guard<T extends Guarded> implements WatchListener {
     if (this.#lostOn.has(held)) return;
     this.#lostOn.set(held, undefined);
     const byKey = this.#byKey;
-    for (const key of held.lock.resources) {
+    const keys = this.#keys.all(held.lock.resources);
+    for (const key of keys) {
       const there = byKey.get(key);
       if (there === undefined) byKey.set(key, held);
       else if (there instanceof Set) there.add(held);
       else if (there !== held) byKey.set(key, new Set([there, held]));
     }
     for (let index = 0; index < this.#watches.length; index++) {
-      if (this.#watches[index] !== undefined) this.#read(index, held.lock.resources);
+      if (this.#watches[index] !== undefined) this.#read(index, keys);
     }
   }
 
@@ -76,7 +81,7 @@ export class Guard<T extends Guarded> implements WatchListener {
     if (!this.#lostOn.delete(held)) return;
     this.#revoked.delete(held);
     const byKey = this.#byKey;
-    for (const key of held.lock.resources) {
+    for (const key of this.#keys.all(held.lock.resources)) {
       const there = byKey.get(key);
       if (there === held) {
         byKey.delete(key);

@@ -22,7 +22,6 @@ export interface FakeServer {
 export class FakeTransport implements Transport {
   readonly name: string = 'fake:1';
   readonly client = {} as never;
-  readonly keyPrefix = '';
   readonly isOpen = true;
   readonly isReady = true;
   readonly sent: { args: readonly string[]; answer: (reply: unknown) => void; fail: (error: Error) => void }[] = [];

@@ -8,6 +8,7 @@ import { timed } from '../helpers/timeout.js';
 import { takeTurns } from '../helpers/turns.js';
 import { LockLostError, Redlock, type Lock } from '../../src/index.js';
 import { turnsKey } from '../../src/waiting/gate.js';
+import { kNoPrefix } from '../../src/engine/keys.js';
 import type { LocalCluster } from '../../src/testing/clusters.js';
 
 // Waiting woken by releases on Redis Cluster members (src/watch/cluster-watch.ts): one watch
@@ -213,7 +214,7 @@ test('three cluster members: processes take a hot lock in turns through the queu
     const spread = Math.max(...counts) - Math.min(...counts);
     assert.ok(spread <= 6, `acquisitions per process: ${counts.join(', ')}`);
     // The queue lives beside the lock key, in its slot, on the gate member only.
-    const queue = turnsKey('', 'cturns', true);
+    const queue = turnsKey(kNoPrefix, 'cturns', true);
     assert.is(calculateSlot(queue), calculateSlot('cturns'));
   } finally {
     for (const redlock of redlocks) await redlock.quit();

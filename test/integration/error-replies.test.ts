@@ -178,6 +178,9 @@ for (const fault of faults) {
       const after = await commandCalls(probes.slice(0, 2));
       // Renewals retry at min(retry delay, half the validity left) until it is lost: a few per lock duration.
       for (const [i, n] of after.entries()) assert.ok(n - before[i]! <= 60, `a healthy master received ${n - before[i]!} commands in 1.5 s of renewals`);
+      // A full master still re-arms what it holds: the script's PEXPIRE, and a native SET … IFEQ
+      // (refused for memory) resent by script, so the lock lives on (Valkey 9, Redis 8.4 go natively).
+      if (fault.name.startsWith('OOM')) assert.not.ok(lock.signal!.aborted, `the lock was lost: ${String(lock.signal!.reason)}`);
     });
   }));
 

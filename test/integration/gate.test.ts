@@ -7,6 +7,7 @@ import { timed } from '../helpers/timeout.js';
 import { takeTurns } from '../helpers/turns.js';
 import { Redlock, type Lock } from '../../src/index.js';
 import { turnsKey } from '../../src/waiting/gate.js';
+import { kNoPrefix } from '../../src/engine/keys.js';
 import { internals } from '../../src/redlock.js';
 import { gateOf, gateOrder } from '../../src/waiting/gate.js';
 
@@ -102,7 +103,7 @@ test('a first in line that never comes (a dead process) holds nobody up: bypasse
   const holder = new Redlock(masters.urls);
   const waiter = new Redlock(masters.urls, { retryCount: 3, retryDelay: 10000, retryJitter: 0 });
   const gate = gateOf(gateOrder(internals(holder).masters.nodes.map((node) => node.name)), 'dead-first');
-  const queue = turnsKey('', 'dead-first', false);
+  const queue = turnsKey(kNoPrefix, 'dead-first', false);
   try {
     const held = await holder.acquire(['dead-first'], 10000);
     const waiting = waiter.acquire(['dead-first'], 10000);
@@ -132,7 +133,7 @@ test('a waiter that gives up leaves the queue at the gate', timed(20000, async (
   const holder = new Redlock(masters.urls);
   const waiters = Array.from({ length: 2 }, () => new Redlock(masters.urls, { retryCount: 3, retryDelay: 10000, retryJitter: 0 }));
   const gate = gateOf(gateOrder(internals(holder).masters.nodes.map((node) => node.name)), 'leaving');
-  const queue = turnsKey('', 'leaving', false);
+  const queue = turnsKey(kNoPrefix, 'leaving', false);
   const controllers = waiters.map(() => new AbortController());
   try {
     const held = await holder.acquire(['leaving'], 10000);

@@ -10,6 +10,8 @@ import { startMasters } from '../../src/testing/masters.js';
 import { runDoctor } from '../../tools/src/ops/doctor.js';
 import { prometheusMetrics } from '../../src/metrics/index.js';
 import { Registry } from 'prom-client';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { NODE_CALL_CHANNEL } from '../../src/engine/channels.js';
 
 /**
  * The script-free path on real Valkey 9 masters (always Valkey, whatever the tier): single-key
@@ -222,6 +224,150 @@ test('pipelock doctor tells each member\'s commands: script-free on Valkey 9; de
   assert.equal(acl.map((f) => f.severity), ['warning', 'warning', 'warning']);
   assert.match(acl[0]!.message, /may not run EVALSHA, SCRIPT LOAD/);
   assert.match(acl[0]!.consequence, /single-key locks still work here/);
+}));
+
+test('a lock key replaced by a value of another type reads "not ours" the same natively and by script: extend is refused, release finds it expired', timed(20000, async ({ masters }) => {
+  const outcomes: string[][] = [];
+  for (const commands of ['auto', 'scripts'] as const) {
+    const redlock = new Redlock(masters.urls, { retryCount: 0, commands });
+    try {
+      await redlock.ready();
+      const seen: string[] = [];
+      for (const step of ['extend', 'release'] as const) {
+        const key = `typed:${commands}:${step}`;
+        const lock = await redlock.acquire([key], 10_000);
+        // Another writer's hash where the lock was, on a quorum (3 of 5): the lock is no longer held there.
+        await Promise.all(probes.slice(0, 3).map(async (probe) => {
+          await probe.del(key);
+          await probe.hSet(key, 'field', 'value');
+        }));
+        const outcome = step === 'extend'
+          ? await lock.extend(10_000).then(() => 'extended', (e: unknown) => (e as Error).name)
+          : await lock.release().then((r) => (r.expired ? 'expired' : 'released'), (e: unknown) => (e as Error).name);
+        seen.push(`${step}: ${outcome}`);
+        await Promise.all(probes.map((probe) => probe.del(key)));
+      }
+      outcomes.push(seen);
+    } finally {
+      await redlock.quit();
+    }
+  }
+  assert.equal(outcomes[0], outcomes[1], 'natively (Valkey 9: SET IFEQ, DELIFEQ) as by script');
+  assert.equal(outcomes[1], ['extend: LockLostError', 'release: expired']);
+}));
+
+test('an ACL key pattern that leaves out the probe key: each server is judged by its version (Redis 7: scripts; Valkey 9: native), and no call falls back', timed(20000, async ({ masters }) => {
+  const redis = await startMasters({ count: 3, redisServer: 'redis-server' });
+  const own = await connectAll(redis.urls);
+  try {
+    const limited = async (servers: readonly Probe[], urls: readonly string[]): Promise<string[]> => {
+      await Promise.all(servers.map((probe) => probe.sendCommand(['ACL', 'SETUSER', 'app', 'on', '>pw', '~app:*', '&*', '+@all'])));
+      return urls.map((url) => url.replace('redis://', 'redis://app:pw@'));
+    };
+    for (const [server, urls, expected] of [
+      ['Redis 7', await limited(own, redis.urls), [false, undefined]],
+      ['Valkey 9', await limited(probes.slice(0, 3), masters.urls.slice(0, 3)), [true, 'DELIFEQ']],
+    ] as const) {
+      const redlock = new Redlock(urls, { retryCount: 0 });
+      const changes: MemberCapabilities[] = [];
+      redlock.on('capability', (change: MemberCapabilities) => changes.push(change));
+      try {
+        await redlock.ready();
+        assert.equal(redlock.capabilities().map((c) => [c.setIfEq, c.deleteIfEq]), [expected, expected, expected], server);
+        const lock = await redlock.acquire(['app:k'], 2000);
+        await (await lock.extend(2000)).release();
+        assert.equal(changes.filter((c) => c.reason === 'fallback'), [], `${server}: a call fell back`);
+      } finally {
+        await redlock.quit();
+      }
+    }
+  } finally {
+    await closeAll(own);
+    await redis.close();
+  }
+}));
+
+test('a command an ACL change took away comes back on the same connection once the ACL gives it back (the member is asked again)', timed(20000, async ({ masters }) => {
+  const redlock = new Redlock(masters.urls, { retryCount: 0 });
+  const changes: MemberCapabilities[] = [];
+  redlock.on('capability', (change: MemberCapabilities) => changes.push(change));
+  try {
+    await redlock.ready();
+    await Promise.all(probes.map((probe) => probe.sendCommand(['ACL', 'SETUSER', 'default', '-delifeq'])));
+    const lock = await redlock.acquire(['comeback'], 10_000);
+    await (await lock.release()).complete();
+    await eventually(() => redlock.capabilities().every((c) => c.release === 'script'), 3000, 'every member fell back');
+    await Promise.all(probes.map((probe) => probe.sendCommand(['ACL', 'SETUSER', 'default', '+delifeq'])));
+    await eventually(() => redlock.capabilities().every((c) => c.release === 'DELIFEQ'), 8000, 'DELIFEQ back on every member');
+    assert.ok(changes.filter((c) => c.reason === 'probe' && c.release === 'DELIFEQ').length >= 5, 'told by a probe');
+  } finally {
+    await redlock.quit();
+  }
+}));
+
+test('an acquisition resent after NOSCRIPT behind its own (native) undo is undone again: no key is left for its TTL', timed(20000, async ({ masters }) => {
+  const redlock = new Redlock(masters.urls, { retryCount: 0, nodeTimeout: 5000 });
+  try {
+    await redlock.ready();
+    // A rival holds k on masters 1-3, so the acquisition of k is lost there while master 0 is paused.
+    await Promise.all([1, 2, 3].map((i) => probes[i]!.set('k', 'rival', { PX: 30_000 })));
+    await probes[0]!.sendCommand(['SCRIPT', 'FLUSH']);
+    masters.masters[0]!.pause();
+    // Both attempts are decided once masters 1-4 answered (4 calls); master 0 resumes then, within its budget.
+    let answered = 0;
+    const decided = new Promise<void>((resolve) => {
+      const count = (): void => {
+        if (++answered < 4) return;
+        unsubscribe(NODE_CALL_CHANNEL, count);
+        setImmediate(resolve);
+      };
+      subscribe(NODE_CALL_CHANNEL, count);
+    });
+    // Two in one tick ride one script call; the lost one's undo goes alone, natively (DELIFEQ),
+    // behind it on master 0, which answers NOSCRIPT, then takes the resent call: SET NX k succeeds there.
+    const calls = Promise.allSettled([redlock.acquire(['k'], 30_000), redlock.acquire(['k2'], 30_000)]);
+    await decided;
+    masters.masters[0]!.resume();
+    const [lost, won] = await calls;
+    assert.is(lost.status, 'rejected');
+    assert.is(won.status, 'fulfilled');
+    const held = (won as PromiseFulfilledResult<Awaited<ReturnType<Redlock['acquire']>>>).value;
+    await eventually(async () => (await probes[0]!.get('k2')) === held.value, 3000, 'the resent call answered');
+    await eventually(async () => (await probes[0]!.get('k')) === null, 3000, 'the late grant of k undone on master 0');
+    await held.release();
+  } finally {
+    masters.masters[0]!.resume();
+    await redlock.quit();
+  }
+}));
+
+test('a stall that ends with an answer refused for scripting (the fallback path) sends the releases kept for it', timed(20000, async ({ masters }) => {
+  const urls = await aclUser(masters.urls, '+@all');
+  const redlock = new Redlock(urls, { retryCount: 0, nodeTimeout: 1000 });
+  const errors: Error[] = [];
+  redlock.on('error', (error: Error) => errors.push(error));
+  try {
+    await redlock.ready();
+    const kept = await redlock.acquire(['kept'], 30_000);
+    // Master 0 stops running scripts for this user (pipelock does not know yet), then stalls.
+    await probes[0]!.sendCommand(['ACL', 'SETUSER', 'app', '-@scripting']);
+    masters.masters[0]!.pause();
+    await redlock.acquire(['stall'], 30_000);
+    // Its vote on master 0 times out after nodeTimeout: master 0 is stalled from then on.
+    await delay(1200);
+    // The first call after goes to master 0 as the stall's probe: a script call, to be refused for scripting.
+    const probe = redlock.acquire(['p1', 'p2'], 30_000).catch((e: unknown) => e);
+    // Not sent to the stalled master while the probe is out: kept for when the stall ends.
+    await kept.release();
+    assert.ok(errors.some((e) => e.name === 'NodeStalledError'), `the release was not kept: ${errors.map(String).join('; ')}`);
+    // The probe is answered in time, refused: the stall ends in the fallback path.
+    masters.masters[0]!.resume();
+    await probe;
+    await eventually(async () => (await probes[0]!.get('kept')) === null, 3000, 'the kept release sent to master 0');
+  } finally {
+    masters.masters[0]!.resume();
+    await redlock.quit();
+  }
 }));
 
 test('a member restarted into Redis 7.0 (a failover onto an older server): renewals and the release go by script there, the lock is never lost, no key is left', timed(20000, async ({ masters }) => {

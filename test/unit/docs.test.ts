@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert';
 import * as pipelock from '../../src/index.js';
 import { kSingleTradeoff } from '../../tools/src/ops/doctor.js';
 import { checkDocs, slug, sourceImports, stalePaths } from '../../scripts/docs/check.js';
+import { committedArchitecture, renderArchitecture } from '../../scripts/docs/architecture.js';
 import { committedDashboard, renderDashboard } from '../../scripts/docs/dashboard.js';
 import { committedErrors, errorClasses, renderErrors } from '../../scripts/docs/errors.js';
 import { committedSettings, renderSettings } from '../../scripts/docs/settings.js';
@@ -27,6 +28,10 @@ test('docs/errors.md is what npm run docs:errors writes from src/errors.ts', () 
 
 test('docs/dashboard/pipelock.json is what npm run docs:dashboard writes', () => {
   assert.ok(renderDashboard() === committedDashboard(), 'docs/dashboard/pipelock.json is stale: run npm run docs:dashboard');
+});
+
+test('docs/architecture.md is what npm run docs:architecture writes from the layer ranks', () => {
+  assert.ok(renderArchitecture() === committedArchitecture(), 'docs/architecture.md is stale: run npm run docs:architecture');
 });
 
 test('every error class of src/errors.ts is exported from pipelock and has a code and TSDoc', () => {

@@ -3,6 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { setImmediate as tick } from 'node:timers/promises';
 import { Guard, type Guarded } from '../../src/watch/guard.js';
+import { KeyNames } from '../../src/engine/keys.js';
 import type { MemberWatch } from '../../src/watch/watch.js';
 import { revokedKey } from '../../src/watch/revoked.js';
 
@@ -33,7 +34,7 @@ test('two locks of one key are judged apart; the key stays watched until both ar
   // Three masters, the third without a watch: its changes are never read.
   const watches = [fakeWatch(0, values, reads), fakeWatch(1, values, reads), undefined];
   const lost: [Guarded, readonly number[]][] = [];
-  const guard = new Guard(watches, 2, (h, on) => lost.push([h, on]));
+  const guard = new Guard(watches, 2, new KeyNames(''), (h, on) => lost.push([h, on]));
   const a = held('k', 'a');
   const b = held('k', 'b');
   guard.add(a);
@@ -64,7 +65,7 @@ test('a loss on no more masters than the quorum can spare is not reported; a rel
   const reads: string[][] = [];
   const watches = [fakeWatch(0, other, reads), fakeWatch(1, values, reads), fakeWatch(2, values, reads)];
   const lost: Guarded[] = [];
-  const guard = new Guard(watches, 2, (h) => lost.push(h));
+  const guard = new Guard(watches, 2, new KeyNames(''), (h) => lost.push(h));
   const x = held('x', 'mine');
   const y = held('y', 'mine');
   guard.add(x);
@@ -83,7 +84,7 @@ test('a key read gone with a revoked-marker beside it is lost with the marker\'s
   const values = new Map<string, string | null>([[revokedKey('r'), 'stuck job']]);
   const watches = [fakeWatch(0, values, []), fakeWatch(1, values, []), fakeWatch(2, values, [])];
   const lost: [Guarded, readonly number[], string | undefined][] = [];
-  const guard = new Guard(watches, 2, (h, on, revoked) => lost.push([h, on, revoked]));
+  const guard = new Guard(watches, 2, new KeyNames(''), (h, on, revoked) => lost.push([h, on, revoked]));
   const revoked = held('r', 'a');
   const gone = held('g', 'b');
   guard.add(revoked);

@@ -24,7 +24,7 @@ const CASES: [string, string, boolean][] = [
   ['WRONGTYPE Operation against a key holding the wrong kind of value', 'wrongtype', true],
   ["ERR unknown command 'DELIFEQ', with args beginning with: ", 'unknown-command', true],
   ['MOVED 3999 127.0.0.1:6381', 'moved', true],
-  ['ASK 3999 127.0.0.1:6381', 'moved', true],
+  ['ASK 3999 127.0.0.1:6381', 'ask', false],
   ['WRONGPASS invalid username-password pair or user is disabled.', 'auth', true],
   ['ERR Error running script', 'other', false],
 ];
@@ -35,6 +35,13 @@ for (const [message, kind, permanent] of CASES) {
     assert.is(isPermanent(errorKind(new Error(message))), permanent);
   });
 }
+
+test('MOVED is permanent from a standalone master (a cluster node given as one), healable from a cluster member (a slot migrating)', () => {
+  assert.ok(isPermanent('moved'));
+  assert.not.ok(isPermanent('moved', true));
+  assert.not.ok(isPermanent('ask', true));
+  assert.ok(isPermanent('noperm', true), 'a routed member still has permanent failures');
+});
 
 test('pipelock\'s own failures: unavailable and timeout, both healable', () => {
   assert.is(errorKind(new NodeUnavailableError('h:1')), 'unavailable');

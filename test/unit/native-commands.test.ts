@@ -11,7 +11,7 @@ import { LOST, WON } from '../../src/engine/quorum.js';
 import { Stalls } from '../../src/engine/unanswered.js';
 import { NoScriptingError } from '../../src/errors.js';
 import { OP_ACQUIRE, OP_EXTEND, OP_FENCED_ACQUIRE, OP_RELEASE, type OpCode } from '../../src/protocol/opcodes.js';
-import { deleteIfEqArgs, isScriptingDenied, nativeReply, probeVerdict, setIfEqArgs, type CommandsMode } from '../../src/protocol/native.js';
+import { deleteIfEqArgs, isScriptingDenied, nativeByVersion, nativeReply, probeVerdict, setIfEqArgs, type CommandsMode } from '../../src/protocol/native.js';
 import { RELEASE_SHA } from '../../src/protocol/release-script.js';
 import { FakeTransport, type FakeServer } from '../helpers/fake-transport.js';
 
@@ -42,9 +42,12 @@ test('the words: SET IFEQ re-arms only the holder\'s key, DELIFEQ and DELEX IFEQ
   assert.equal([nativeReply('OK'), nativeReply(null), nativeReply(1), nativeReply(0), nativeReply('QUEUED'), nativeReply(2)], [1, 0, 1, 0, undefined, undefined]);
 });
 
-test('a probe\'s answer: a reply or a key refused by ACL key patterns is yes; unknown command, syntax error or a denied command is no; a lost connection is unknown', () => {
+test('a probe\'s answer: a reply is yes; a key refused by ACL key patterns is key (the version tells); unknown command, syntax error or a denied command is no; a lost connection or another ERR is unknown', () => {
   assert.is(probeVerdict({ reply: null }), 'yes');
-  assert.is(probeVerdict({ error: new Error('NOPERM No permissions to access a key') }), 'yes');
+  assert.is(probeVerdict({ error: new Error('NOPERM No permissions to access a key') }), 'key');
+  assert.is(probeVerdict({ error: new Error('ERR upstream connection reset by the proxy') }), 'unknown');
+  assert.is(probeVerdict({ error: new Error('ERR wrong number of arguments for \'set\' command') }), 'no');
+  assert.ok(isScriptingDenied(new Error("ERR Could not find scripting engine 'lua'")));
   assert.is(probeVerdict({ error: new Error("ERR unknown command 'DELIFEQ', with args beginning with: ") }), 'no');
   assert.is(probeVerdict({ error: new Error('ERR syntax error') }), 'no');
   assert.is(probeVerdict({ error: new Error("NOPERM User app has no permissions to run the 'delifeq' command") }), 'no');
@@ -196,6 +199,14 @@ test('a script call refused for scripting (an ACL change): the member takes nati
   transport.sent[1]!.answer(1);
   await release.done;
   assert.is(release.decision, WON);
+});
+
+test('the native commands a server has by its version, for probes refused for their key', () => {
+  assert.equal(nativeByVersion('redis_version:7.0.15\r\n'), { setIfEq: false, deleteIfEq: undefined });
+  assert.equal(nativeByVersion('redis_version:8.4.0\r\n'), { setIfEq: true, deleteIfEq: 'DELEX' });
+  assert.equal(nativeByVersion('redis_version:7.2.4\r\nvalkey_version:8.1.1\r\n'), { setIfEq: true, deleteIfEq: undefined });
+  assert.equal(nativeByVersion('redis_version:7.2.4\r\nvalkey_version:9.1.2\r\n'), { setIfEq: true, deleteIfEq: 'DELIFEQ' });
+  assert.is(nativeByVersion('no version here'), undefined);
 });
 
 test.run();

@@ -2,6 +2,7 @@ import type { Command } from '../command.js';
 import { CLIENT } from './client.js';
 import { HGET, HSET } from './hash.js';
 import { DEL, EXISTS, PEXPIRE, PTTL, TIME, TYPE } from './keys.js';
+import { LRANGE, LREM, LTRIM, RPUSH } from './list.js';
 import { EVAL, EVALSHA, SCRIPT } from './scripting.js';
 import { DELIFEQ, GET, INCR, MGET, SET } from './strings.js';
 import { ZADD, ZRANGE, ZREM, ZREMRANGEBYSCORE, ZSCORE } from './zset.js';
@@ -19,6 +20,7 @@ export const kCommands: ReadonlyMap<string, Command> = new Map(
     DEL, EXISTS, TYPE, PTTL, PEXPIRE, TIME,
     ZADD, ZRANGE, ZSCORE, ZREM, ZREMRANGEBYSCORE,
     HGET, HSET,
+    RPUSH, LTRIM, LRANGE, LREM,
     EVAL, EVALSHA, SCRIPT,
     CLIENT,
   ].map((command) => [command.name, command]),

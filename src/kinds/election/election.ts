@@ -3,6 +3,9 @@ import type { Acquirer } from '../../lifecycle/acquire.js';
 import { resolveCall } from '../../lifecycle/call.js';
 import { counterKeys, raiseFence } from '../../lifecycle/fencing.js';
 import type { Lock } from '../../lifecycle/lock.js';
+import { misconfigured } from '../../lifecycle/misconfigured.js';
+import type { Attempt } from '../../engine/attempt.js';
+import type { MasterSet } from '../../engine/masters.js';
 import { isObject } from '../../util/checks.js';
 import { resolveElectionOptions, type ResolvedElectionOptions } from './options.js';
 import { putRecord, readHistory, readRecord, type HistoryEntry, type RecordKeys } from './record.js';
@@ -85,8 +88,10 @@ export class Election {
     let written: HistoryEntry | undefined;
     try {
       const budget = acquirer.settings.nodeTimeout;
-      // The clock (µs) is the floor a counter recreated after it expired starts from, as the fenced acquire's does.
-      const term = await raiseFence(acquirer.masters, this.#counters, Date.now() * 1000, budget);
+      // The clock (µs) is the floor a counter recreated after it expired starts from, as the fenced
+      // acquire's does: this campaigner's clock, so terms rest on the campaigners' clocks where counters were lost.
+      const failed = (raise: Attempt): void => { settled(acquirer.masters, raise); };
+      const term = await raiseFence(acquirer.masters, this.#counters, Date.now() * 1000, budget, { failed, fromClock: true });
       if (term === undefined) throw new QuorumUnreachableError(`could not raise the term of ${this.name} on a quorum`);
       // Set before the write: a write that reached some masters only is withdrawn from them too.
       written = { term, value, seq: 0 };
@@ -98,7 +103,7 @@ export class Election {
       return new Term(this, lock, term, value);
     } catch (error) {
       // Given up after its write: not a leadership, so observers are not told of it.
-      await putRecord(acquirer.masters, this.#keys, lock.value, undefined, acquirer.settings.nodeTimeout, written).catch((cause: unknown) => { acquirer.report(cause); });
+      await this.#withdraw(lock, written).catch((cause: unknown) => { acquirer.report(cause); });
       await lock.release().catch((cause: unknown) => { acquirer.report(cause); });
       throw error;
     }
@@ -162,10 +167,20 @@ export class Election {
     });
   }
 
-  /** @internal */
-  put(lock: Lock, term: number, value: string | undefined, seq: number): Promise<boolean> {
+  /**
+   * @internal Writes (erases, with no value) the record; false when no quorum took it. A member
+   * that cannot run it (no scripting, NOPERM) fails every write alike: a MisconfigurationError naming the fix.
+   */
+  async put(lock: Lock, term: number, value: string | undefined, seq: number): Promise<boolean> {
     const record = value === undefined ? undefined : { token: lock.value, term, value, seq };
-    return putRecord(this.#acquirer.masters, this.#keys, lock.value, record, this.#acquirer.settings.nodeTimeout);
+    const { masters, settings } = this.#acquirer;
+    return settled(masters, await putRecord(masters, this.#keys, lock.value, record, settings.nodeTimeout).done);
+  }
+
+  /** A campaign given up: its record erased and its change (if written) taken out of the history. */
+  async #withdraw(lock: Lock, written: HistoryEntry | undefined): Promise<void> {
+    const { masters, settings } = this.#acquirer;
+    await putRecord(masters, this.#keys, lock.value, undefined, settings.nodeTimeout, written).done;
   }
 
   /** @internal */
@@ -177,6 +192,14 @@ export class Election {
 /** Whether change `a` comes after change `b`: a later term, or a later proclaim in the same term. */
 function after(a: HistoryEntry, b: HistoryEntry): boolean {
   return a.term > b.term || (a.term === b.term && a.seq > b.seq);
+}
+
+/** Whether `attempt` won; throws when it lost to errors no retry heals (src/lifecycle/misconfigured.ts). */
+function settled(masters: MasterSet, attempt: Attempt): boolean {
+  if (attempt.won) return true;
+  const misconfiguration = misconfigured(attempt, masters.nodes, () => masters.stats([attempt]));
+  if (misconfiguration !== undefined) throw misconfiguration;
+  return false;
 }
 
 function isAborted(signal: AbortSignal | undefined): boolean {

@@ -9,7 +9,7 @@ import { MasterSet } from '../../engine/masters.js';
 import { ExtensionLimitError, LockRevokedError, RedlockClosedError, type PipelockError } from '../../errors.js';
 import { checkClients } from '../../transport/members.js';
 import { WatchHub } from '../../watch/hub.js';
-import { Lock, kOps, kRenewal, kRenewed, type LockOwner } from '../lock.js';
+import { Lock, kOps, kRenewal, kRenewed, type LockOwner, type Renewing } from '../lock.js';
 import { Renewals, stopRenewing } from '../renewal.js';
 import { BLOCKED, Cells, Heartbeat, HELD, LIMIT, LOST, REVOKED, toLocal, toShared, type CellState } from './cells.js';
 import type { HoldOrder, Order, Report, WorkerData } from './messages.js';
@@ -102,6 +102,12 @@ function drop(slot: number, discard: boolean): void {
   if (discard && lock !== undefined && !masters.isClosed()) masters.discard(lock.resources, lock.value, lock[kOps].release);
 }
 
+/** extend() on the main thread sent an extension: renewed for its duration from now on. */
+function retime(slot: number, duration: number): void {
+  const renewal: Renewing | undefined = held.get(slot)?.[kRenewal];
+  renewal?.retime(duration);
+}
+
 async function quit(): Promise<void> {
   held.clear();
   renewals.stop(new RedlockClosedError());
@@ -122,7 +128,7 @@ port.on('message', (orders: readonly Order[]) => {
     if (order.t === 'page') cells.add(order.buffer);
     else if (order.t === 'hold') hold(order);
     else if (order.t === 'drop') drop(order.slot, order.discard);
-    else if (order.t === 'retime') held.get(order.slot)?.[kRenewal]?.retime(order.duration);
+    else if (order.t === 'retime') retime(order.slot, order.duration);
     else void quit();
   }
 });

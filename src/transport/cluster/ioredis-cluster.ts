@@ -58,10 +58,6 @@ export class IoredisClusterTransport extends ClusterTransport {
     return this.#connection;
   }
 
-  get keyPrefix(): string {
-    return this.#given.options.keyPrefix ?? '';
-  }
-
   get isOpen(): boolean {
     return this.#connection.status !== 'end' && this.#connection.status !== 'close';
   }

@@ -18,7 +18,6 @@ const seenReady = new WeakSet<object>();
  */
 export class RedisClusterTransport extends ClusterTransport {
   readonly name: string;
-  readonly keyPrefix = '';
   readonly #cluster: RedisClusterClient;
 
   constructor(cluster: RedisClusterClient, index: number, name?: string) {

@@ -37,7 +37,6 @@ const kTryAgainMs = 10;
  */
 export abstract class ClusterTransport implements Transport {
   abstract readonly name: string;
-  abstract readonly keyPrefix: string;
   abstract readonly client: MasterClient;
   abstract readonly isOpen: boolean;
   abstract readonly isReady: boolean;
