@@ -4,6 +4,7 @@ import { hostLine, type HostLine } from '../load/host.js';
 import type { LoadOptions } from '../load/options.js';
 import { buildResult } from '../load/result.js';
 import { runLoad } from '../load/runner.js';
+import { ThresholdWatch } from '../load/threshold-watch.js';
 import { probeServers, removeKeys } from '../load/servers.js';
 import { redactUrl } from '../shared/redact-url.js';
 import { electionRun } from './election.js';
@@ -60,36 +61,8 @@ export async function loadtest(args: readonly string[]): Promise<number> {
       const code = await electionRun(options, urls, `${prefix}election`, hostLine(versions, flagsOf(options), startedAt), stop.signal);
       return signalled === undefined ? code : EXIT[signalled];
     }
-    if (options.startAt !== undefined) console.error(`pipelock loadtest: ready; starting at ${new Date(options.startAt).toISOString()} (--start-at)`);
-    let startedWall = 0;
-    const output = await runLoad(options, urls, prefix, {
-      ...(options.startAt === undefined ? {} : { startAt: options.startAt }),
-      onStart: () => {
-        startedWall = Date.now();
-        console.error(`pipelock loadtest: ${options.workers} workers started on ${urls.length} masters; ${options.warmupMs / 1000}s warm-up, then ${options.durationMs / 1000}s measured`);
-      },
-      onSecond: live.onSecond,
-      signal: stop.signal,
-    });
-    live.end();
-    const result = buildResult(output.reports, {
-      host: hostLine(versions, flagsOf(options), startedAt),
-      interrupted: output.interrupted,
-      measuredSeconds: output.measuredSeconds,
-      timeline: output.timeline,
-      cpu: output.cpu,
-      // On the wall clock, so that report merge can check runs from several machines measured together.
-      ...(startedWall === 0 ? {} : { window: { from: startedWall + options.warmupMs, to: startedWall + options.warmupMs + output.measuredSeconds * 1000 } }),
-    });
-    console.log(formatResult(result));
-    if (output.missing > 0) console.error(`pipelock loadtest: ${output.missing} worker(s) did not stop in time and were terminated; their counts are missing`);
-    await writeOutputs(result, options);
-    if (signalled !== undefined) return EXIT[signalled];
-    if (result.cycles + releasedUnconfirmed(result) === 0) {
-      console.error('pipelock loadtest: no cycle completed in the measured window (see errors above)');
-      return EXIT.failed;
-    }
-    return EXIT.ok;
+    const code = await cycleRun(options, urls, { host: hostLine(versions, flagsOf(options), startedAt), prefix, live, stop });
+    return signalled === undefined ? code : EXIT[signalled];
   } catch (error) {
     live.end();
     console.error(`pipelock loadtest: ${error instanceof Error ? error.message : String(error)}`);
@@ -102,6 +75,58 @@ export async function loadtest(args: readonly string[]): Promise<number> {
   }
 }
 
+interface RunContext {
+  readonly host: HostLine;
+  readonly prefix: string;
+  readonly live: ReturnType<typeof liveReporter>;
+  readonly stop: AbortController;
+}
+
+/** A cycle run: measures, prints and writes the result, judges the thresholds; returns the exit code. */
+async function cycleRun(options: LoadOptions, urls: readonly string[], run: RunContext): Promise<number> {
+  const { live, stop } = run;
+  if (options.startAt !== undefined) console.error(`pipelock loadtest: ready; starting at ${new Date(options.startAt).toISOString()} (--start-at)`);
+  const watch = new ThresholdWatch(options, (rule) => {
+    console.error(`\npipelock loadtest: threshold ${rule} failed, stopping (--abort-on-fail)`);
+    stop.abort();
+  });
+  let startedWall = 0;
+  const output = await runLoad(options, urls, run.prefix, {
+    ...(options.startAt === undefined ? {} : { startAt: options.startAt }),
+    onStart: () => {
+      startedWall = Date.now();
+      console.error(`pipelock loadtest: ${options.workers} workers started on ${urls.length} masters; ${options.warmupMs / 1000}s warm-up, then ${options.durationMs / 1000}s measured`);
+    },
+    onSecond: (sample) => {
+      live.onSecond(sample);
+      watch.onSecond(sample);
+    },
+    signal: stop.signal,
+  });
+  live.end();
+  const built = buildResult(output.reports, {
+    host: run.host,
+    interrupted: output.interrupted,
+    measuredSeconds: output.measuredSeconds,
+    timeline: output.timeline,
+    cpu: output.cpu,
+    // On the wall clock, so that report merge can check runs from several machines measured together.
+    ...(startedWall === 0 ? {} : { window: { from: startedWall + options.warmupMs, to: startedWall + options.warmupMs + output.measuredSeconds * 1000 } }),
+  });
+  const result = { ...built, thresholds: watch.final(built), ...(watch.abortedBy === undefined ? {} : { abortedBy: watch.abortedBy }) };
+  console.log(formatResult(result));
+  if (output.missing > 0) console.error(`pipelock loadtest: ${output.missing} worker(s) did not stop in time and were terminated; their counts are missing`);
+  await writeOutputs(result, options);
+  if (result.cycles + releasedUnconfirmed(result) === 0) {
+    console.error('pipelock loadtest: no cycle completed in the measured window (see errors above)');
+    return EXIT.failed;
+  }
+  const failed = result.thresholds.filter((t) => !t.ok);
+  if (failed.length === 0) return EXIT.ok;
+  console.error(`pipelock loadtest: ${failed.length} threshold(s) failed: ${failed.map((t) => t.rule).join(', ')}`);
+  return EXIT.thresholds;
+}
+
 async function cleanUp(urls: readonly string[], prefix: string): Promise<void> {
   try {
     const removed = await removeKeys(urls, prefix);
@@ -112,5 +137,5 @@ async function cleanUp(urls: readonly string[], prefix: string): Promise<void> {
 }
 
 function flagsOf(options: LoadOptions): HostLine['flags'] {
-  return { ...options, servers: options.servers.map(redactUrl), json: options.json ?? null, html: options.html ?? null, startAt: options.startAt === undefined ? null : new Date(options.startAt).toISOString() };
+  return { ...options, thresholds: options.thresholds.map((t) => t.rule), servers: options.servers.map(redactUrl), json: options.json ?? null, html: options.html ?? null, startAt: options.startAt === undefined ? null : new Date(options.startAt).toISOString() };
 }

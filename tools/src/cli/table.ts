@@ -1,6 +1,8 @@
 import { describeHost, type HostLine } from '../load/host.js';
 import type { LatencySummary } from '../load/histogram.js';
 import { OP_NAMES, type RunResult } from '../load/result.js';
+import { kLateStartMs } from '../load/loops.js';
+import { formatValue } from '../load/thresholds.js';
 import { contended, contentionLines } from './contention-format.js';
 
 const kLockLost = 'ERR_PIPELOCK_LOCK_LOST';
@@ -40,9 +42,14 @@ export function formatResult(result: RunResult): string {
   if (result.late !== undefined) {
     lines.push(`late          ${result.late === 0 ? 'none' : `${result.late} cycles due in the window had not completed by its end (behind the schedule: the open loop's backlog)`}`);
   }
+  if (result.due !== undefined) {
+    const share = result.due === 0 ? '' : ` (${((100 * (result.lateStarts ?? 0)) / result.due).toPrecision(3)}%)`;
+    lines.push(`late starts   ${result.lateStarts ?? 0} of ${result.due} cycles due${share} started over ${kLateStartMs}ms behind the schedule or never`);
+  }
   const errors = Object.entries(result.errors).sort(([, a], [, b]) => b - a);
   lines.push(`errors        ${errors.length === 0 ? 'none' : errors.map(([code, n]) => `${code} ${n}`).join(', ')}`);
   lines.push(...contentionLines(result));
+  lines.push(...thresholdLines(result));
   for (const note of result.notes ?? []) lines.push(`note          ${note}`);
   if (result.clamped > 0) lines.push(`clamped       ${result.clamped} latencies above 60 s recorded as 60 s`);
   for (const cpu of result.cpu) {
@@ -50,6 +57,16 @@ export function formatResult(result: RunResult): string {
     lines.push(`client CPU    ${Math.round(cpu.percentOfOneCore)}% of one core (whole process${result.runs > 1 ? `, run ${cpu.run + 1}` : ''}); worker event loops busy ${loops || '-'}`);
   }
   return lines.join('\n');
+}
+
+/** One line per threshold: pass or FAIL, the rule, the value over the run, and when it first failed. */
+export function thresholdLines(result: Pick<RunResult, 'thresholds' | 'abortedBy'>): string[] {
+  const lines = (result.thresholds ?? []).map((t) => {
+    const when = t.failedSecond === undefined ? '' : `; first failed after ${t.failedSecond}s measured`;
+    return `threshold     ${t.ok ? 'pass' : 'FAIL'}  ${t.rule}${t.implicit === true ? ' (default: errors must not exceed cycles)' : ''}  ${formatValue(t)}${when}`;
+  });
+  if (result.abortedBy !== undefined) lines.push(`aborted       the run was stopped early: ${result.abortedBy} failed (--abort-on-fail)`);
+  return lines;
 }
 
 /** renew-hold: locks held to the end of the run whose release then went unconfirmed (counted as errors, not as cycles). */

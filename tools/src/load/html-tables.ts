@@ -2,6 +2,7 @@ import type { Comparison, Row } from './compare.js';
 import { ATTEMPT_LABELS } from './contention.js';
 import { describeServers, type HostLine } from './host.js';
 import { OP_NAMES, type RunResult } from './result.js';
+import { formatValue } from './thresholds.js';
 
 /** One run (or a merge of runs) drawn in a report, under its label. */
 export interface Series {
@@ -59,7 +60,8 @@ export function summaryTable(series: readonly Series[]): string {
   const rows: string[][] = [];
   for (const { label, result } of series) {
     const errors = Object.entries(result.errors).sort(([, a], [, b]) => b - a).map(([code, n]) => `${escapeHtml(code)} ${n}`).join('<br>') || 'none';
-    const late = result.late === undefined || result.late === 0 ? '' : `; ${result.late} due in it not completed by its end (late)`;
+    const late = (result.late === undefined || result.late === 0 ? '' : `; ${result.late} due in it not completed by its end (late)`) +
+      (result.due === undefined ? '' : `; ${result.lateStarts ?? 0} of ${result.due} due started late or never`);
     rows.push([`<b>${escapeHtml(label)}</b>`, `${result.throughput.toFixed(1)} cycles/s (${result.cycles} cycles in ${result.measuredSeconds.toFixed(1)} s${result.interrupted ? ', interrupted' : ''}${late})`,
       `${result.contendedAcquires} acquires lost ${result.lostAttempts} attempts`, errors]);
   }
@@ -76,8 +78,18 @@ export function summaryTable(series: readonly Series[]): string {
       }
     }
   }
-  return table('summary', ['run', 'throughput', 'contention', 'failed cycles by code'], rows) +
+  return table('summary', ['run', 'throughput', 'contention', 'failed cycles by code'], rows) + thresholdTable(series) +
     table('latency-table', ['run', 'operation', 'count', 'p50 µs', 'p90 µs', 'p99 µs', 'p99.9 µs', 'max µs'], latency);
+}
+
+/** The thresholds each run was judged by, pass or fail; empty when no run has any (merges, older files). */
+function thresholdTable(series: readonly Series[]): string {
+  const rows = series.flatMap(({ label, result }) => (result.thresholds ?? []).map((t) => [
+    escapeHtml(label), `<code>${escapeHtml(t.rule)}</code>${t.implicit === true ? ' <small>(default)</small>' : ''}`, escapeHtml(formatValue(t)),
+    `<span class="${t.ok ? 'good' : 'bad'}">${t.ok ? 'pass' : 'fail'}</span>${t.failedSecond === undefined ? '' : ` <small>(first after ${t.failedSecond}s)</small>`}` +
+      (result.abortedBy === t.rule ? ' <small>(stopped the run)</small>' : ''),
+  ]));
+  return rows.length === 0 ? '' : table('thresholds', ['run', 'threshold', 'value', 'verdict'], rows);
 }
 
 /**

@@ -42,6 +42,13 @@ export interface Loop {
  */
 export const kOpenInFlight = 256;
 
+/**
+ * A cycle the open loop starts more than this behind its schedule is a late start: past timer
+ * jitter (a busy event loop fires a timer a few ms late), it waited because the generator had no
+ * room for it (kOpenInFlight) or no CPU, which is what k6 counts as dropped_iterations.
+ */
+export const kLateStartMs = 10;
+
 function counts(window: Window, start: number, end: number): boolean {
   return window.countAll || ((window.byEnd ? end >= window.from : start >= window.from) && end <= window.to);
 }
@@ -117,6 +124,7 @@ export async function openLoop(loop: Loop, rate: number, origin: number): Promis
   let inflight = 0;
   let drained: (() => void) | undefined;
   const run = async (due: number): Promise<void> => {
+    if (due >= window.from && due < window.to) loop.meter.started(performance.now() - due > kLateStartMs);
     await one(loop, due, timings(), -1);
     inflight--;
     startDue();
@@ -141,8 +149,10 @@ export async function openLoop(loop: Loop, rate: number, origin: number): Promis
     }
   }
   // Cycle i is due inside the window for i in [ceil((from − origin) / interval), ceil((to − origin) / interval)).
-  const first = Math.max(next, Math.ceil((window.from - origin) / interval));
+  const firstDue = Math.ceil((window.from - origin) / interval);
+  const first = Math.max(next, firstDue);
   const end = Math.ceil((window.to - origin) / interval);
   if (end > first) loop.meter.late(end - first);
+  loop.meter.scheduled(Math.max(0, end - firstDue));
   if (inflight > 0) await new Promise<void>((resolve) => (drained = resolve));
 }

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defaultSettings } from 'pipelock';
+import type { Threshold } from './thresholds.js';
 
 /** What one cycle of the load does; see `--help` for each. */
 export const OPERATIONS = ['acquire-release', 'acquire-extend-release', 'using', 'renew-hold'] as const;
@@ -39,6 +40,11 @@ export interface LoadOptions {
   readonly permits: number;
   /** `kind: 'election'`: leader deaths of each sort measured (crashes and resigns, alternately). */
   readonly kills: number;
+  /** Rules the run must meet (--threshold), judged each second and at the end. */
+  readonly thresholds: readonly Threshold[];
+  /** Stop the run when a threshold fails in a second past `abortGraceMs` of measuring. */
+  readonly abortOnFail: boolean;
+  readonly abortGraceMs: number;
   readonly json: string | undefined;
   readonly html: string | undefined;
   /** Wall-clock start, ms since the epoch, for load generators on several machines; undefined: at once. */
@@ -65,6 +71,9 @@ export const kLoadDefaults: LoadOptions = Object.freeze({
   depth: 2,
   permits: 8,
   kills: 30,
+  thresholds: Object.freeze([]),
+  abortOnFail: false,
+  abortGraceMs: 1_000,
   json: undefined,
   html: undefined,
   startAt: undefined,

@@ -1,4 +1,5 @@
 import type { MessagePort } from 'node:worker_threads';
+import type { Interval } from './meter.js';
 import type { Kind, Operation } from './options.js';
 
 /** One worker's whole share of the run: its piscina task (plain data plus its message port). */
@@ -36,17 +37,13 @@ export type ToWorker = { readonly type: 'start' } | { readonly type: 'stop' };
 /** Worker → main: connected; then once a second what the last second did (warm-up included). */
 export type FromWorker =
   | { readonly type: 'ready'; readonly worker: number }
-  | {
+  | (Interval & {
       readonly type: 'tick';
       readonly worker: number;
       /** 1-based second since the start this interval ends in. */
       readonly second: number;
       readonly warmup: boolean;
-      readonly cycles: number;
-      readonly errors: number;
-      /** This interval's acquire latencies, encoded, for the live line. */
-      readonly acquire: string;
-    };
+    });
 
 /**
  * A custom cycle: each worker imports `module` (a URL) and calls its default export, a

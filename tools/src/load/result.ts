@@ -23,6 +23,9 @@ export interface WorkerReport {
   readonly won?: readonly number[];
   /** Open loop: cycles due inside the window that did not complete inside it; absent for closed loops. */
   readonly late?: number;
+  /** Open loop: cycles due inside the window, and those the generator started late (kLateStartMs) or never. */
+  readonly due?: number;
+  readonly lateStarts?: number;
   /** process.cpuUsage() over the worker's measured window: the whole process's, as threads share it. */
   readonly cpuUserMs: number;
   readonly cpuSystemMs: number;
@@ -56,7 +59,7 @@ export interface MeasuredWindow {
   readonly to: string;
 }
 
-export interface WorkerSummary extends Omit<WorkerReport, 'histograms' | 'errors' | 'waits' | 'won' | 'late'> {
+export interface WorkerSummary extends Omit<WorkerReport, 'histograms' | 'errors' | 'waits' | 'won' | 'late' | 'due' | 'lateStarts'> {
   readonly run: number;
   readonly errors: number;
 }
@@ -87,6 +90,12 @@ export interface RunResult {
    * loops and in files written before it was recorded.
    */
   readonly late?: number;
+  /**
+   * Open loop: cycles due inside the window, and of them those the generator started more than
+   * kLateStartMs behind their schedule or never started (k6's dropped_iterations, with the late ones).
+   */
+  readonly due?: number;
+  readonly lateStarts?: number;
   readonly errors: Readonly<Record<string, number>>;
   readonly contendedAcquires: number;
   readonly lostAttempts: number;
@@ -107,8 +116,24 @@ export interface RunResult {
   readonly cpu: readonly CpuSummary[];
   /** One per run (absent in files written before windows were recorded). */
   readonly windows?: readonly MeasuredWindow[];
+  /** The run's --threshold rules (and the default errors rule) judged over its whole window; absent in merges and older files. */
+  readonly thresholds?: readonly ThresholdVerdict[];
+  /** The rule that stopped the run (--abort-on-fail). */
+  readonly abortedBy?: string;
   /** What a reader must know about a merge (windows that only partly overlap). */
   readonly notes?: readonly string[];
+}
+
+/** One threshold's verdict over the run. */
+export interface ThresholdVerdict {
+  readonly rule: string;
+  readonly ok: boolean;
+  /** The measured value in the rule's unit (µs, cycles/s, a fraction, a count); null: nothing to judge. */
+  readonly value: number | null;
+  /** The default rule (errors must not exceed cycles), not one the user gave. */
+  readonly implicit?: true;
+  /** The first measured second (since the window began) whose running total failed it, when one did. */
+  readonly failedSecond?: number;
 }
 
 export interface RunFacts {
@@ -138,7 +163,7 @@ export function buildResult(reports: readonly WorkerReport[], facts: RunFacts): 
     measuredSeconds: facts.measuredSeconds,
     cycles,
     throughput: facts.measuredSeconds > 0 ? cycles / facts.measuredSeconds : 0,
-    ...(reports.some((r) => r.late !== undefined) ? { late: sum(reports, (r) => r.late ?? 0) } : {}),
+    ...openCounts(reports),
     errors,
     contendedAcquires: sum(reports, (r) => r.contendedAcquires),
     lostAttempts: sum(reports, (r) => r.lostAttempts),
@@ -148,7 +173,7 @@ export function buildResult(reports: readonly WorkerReport[], facts: RunFacts): 
     clamped: sum(reports, (r) => r.clamped),
     operations,
     timeline: markPartial(facts),
-    workers: reports.map(({ histograms: _, errors: byCode, waits: _w, won: _c, late: _l, ...rest }) => ({ run: 0, ...rest, errors: countOf(byCode) })),
+    workers: reports.map(({ histograms: _, errors: byCode, waits: _w, won: _c, late: _l, due: _d, lateStarts: _s, ...rest }) => ({ run: 0, ...rest, errors: countOf(byCode) })),
     cpu: [{ run: 0, ...facts.cpu }],
     ...(facts.window === undefined ? {} : { windows: [{ run: 0, from: new Date(facts.window.from).toISOString(), to: new Date(facts.window.to).toISOString() }] }),
   };
@@ -213,7 +238,7 @@ export function mergeResults(results: readonly RunResult[], given: readonly stri
     measuredSeconds: Math.max(0, ...results.map((r) => r.measuredSeconds)),
     cycles: sum(results, (r) => r.cycles),
     throughput,
-    ...(results.some((r) => r.late !== undefined) ? { late: sum(results, (r) => r.late ?? 0) } : {}),
+    ...openCounts(results),
     errors,
     contendedAcquires: sum(results, (r) => r.contendedAcquires),
     lostAttempts: sum(results, (r) => r.lostAttempts),
@@ -242,6 +267,14 @@ function mergeOperations(sets: readonly Readonly<Record<OpName, string>>[]): Rec
     merged.destroy();
   }
   return operations;
+}
+
+/** late, due and lateStarts, summed, when some run was an open loop (files written before due was recorded have late only). */
+function openCounts(items: readonly Pick<RunResult, 'late' | 'due' | 'lateStarts'>[]): Pick<RunResult, 'late' | 'due' | 'lateStarts'> {
+  if (!items.some((r) => r.late !== undefined)) return {};
+  const late = sum(items, (r) => r.late ?? 0);
+  if (!items.every((r) => r.late === undefined || r.due !== undefined)) return { late };
+  return { late, due: sum(items, (r) => r.due ?? 0), lateStarts: sum(items, (r) => r.lateStarts ?? 0) };
 }
 
 function addCounts(into: Record<string, number>, from: Readonly<Record<string, number>>): void {
