@@ -3,6 +3,7 @@ import { KINDS, kLoadDefaults, kMinLeaseMs, kMinUsingLockMs, OPERATIONS, runsUnd
 import { kLateStartMs, kOpenInFlight } from '../load/loops.js';
 import { negativeValues, checkRepeats, fromParseArgs, int, num, oneOf, parseServers, path, rule, startAt, time } from './args.js';
 import { UsageError } from './errors.js';
+import { applyScenario, kScenarioSets } from './scenario-file.js';
 
 export { checkRepeats, fromParseArgs, int, parseServers, path, time } from './args.js';
 
@@ -21,6 +22,16 @@ interface Flag {
 type Mutable = { -readonly [K in keyof LoadOptions]: LoadOptions[K] };
 
 const FLAGS: Readonly<Record<string, Flag>> = {
+  // First: the flags after it (--servers, --workers, --json, --threshold, …) apply over the file's values.
+  scenario: {
+    arg: 'FILE',
+    help: 'a scenario file (YAML or JSON, docs/load-testing.md): stages of rate or concurrency with ramps, a weighted\n' +
+      'mix of operations and kinds, key and hold-time distributions, thresholds. It replaces --rate, --concurrency,\n' +
+      '--duration, --keys, --hold, --operation, --kind, --depth and --permits; --threshold adds to its thresholds',
+    apply: (v, o) => {
+      applyScenario(path('--scenario', v), o);
+    },
+  },
   servers: {
     arg: 'URLS',
     help: 'comma-separated redis:// or rediss:// URLs of existing independent masters (TLS and user:password@ honoured);\n' +
@@ -160,6 +171,8 @@ function checkElection(o: LoadOptions, given: (name: string) => boolean): void {
 }
 
 function checkCombination(o: LoadOptions, given: (name: string) => boolean): void {
+  const fought = kScenarioSets.find((name) => given(name));
+  if (given('scenario') && fought !== undefined) throw new UsageError(`--${fought}`, 'conflicts with --scenario: the scenario file sets it (see its stages and mix)');
   checkElection(o, given);
   if (given('abort-grace') && !o.abortOnFail) throw new UsageError('--abort-grace', 'needs --abort-on-fail');
   if (o.kind === 'election' && (given('threshold') || o.abortOnFail)) throw new UsageError(given('threshold') ? '--threshold' : '--abort-on-fail', 'conflicts with --kind election: it measures failover times, not cycles');

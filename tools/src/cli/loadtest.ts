@@ -3,7 +3,9 @@ import { startMasters, type LocalMasters } from 'pipelock/testing';
 import { hostLine, type HostLine } from '../load/host.js';
 import type { LoadOptions } from '../load/options.js';
 import { buildResult } from '../load/result.js';
-import { runLoad } from '../load/runner.js';
+import { partsOf } from '../load/result-parts.js';
+import { runLoad, stagesOf } from '../load/runner.js';
+import { describeEntry, describeStages } from '../load/scenario.js';
 import { ThresholdWatch } from '../load/threshold-watch.js';
 import { probeServers, removeKeys } from '../load/servers.js';
 import { redactUrl } from '../shared/redact-url.js';
@@ -113,7 +115,7 @@ async function cycleRun(options: LoadOptions, urls: readonly string[], run: RunC
     // On the wall clock, so that report merge can check runs from several machines measured together.
     ...(startedWall === 0 ? {} : { window: { from: startedWall + options.warmupMs, to: startedWall + options.warmupMs + output.measuredSeconds * 1000 } }),
   });
-  const result = { ...built, thresholds: watch.final(built), ...(watch.abortedBy === undefined ? {} : { abortedBy: watch.abortedBy }) };
+  const result = { ...built, ...partsOf(built, output.reports, partNames(options), stageSeconds(options, built.measuredSeconds)), thresholds: watch.final(built), ...(watch.abortedBy === undefined ? {} : { abortedBy: watch.abortedBy }) };
   console.log(formatResult(result));
   if (output.missing > 0) console.error(`pipelock loadtest: ${output.missing} worker(s) did not stop in time and were terminated; their counts are missing`);
   await writeOutputs(result, options);
@@ -127,6 +129,25 @@ async function cycleRun(options: LoadOptions, urls: readonly string[], run: RunC
   return EXIT.thresholds;
 }
 
+/** The names of the run's mix entries and stages: a scenario's, or the flags' one of each. */
+function partNames(options: LoadOptions): { mix: string[]; stages: string[] } {
+  const unit = options.rate > 0 ? '/s' : ' in flight';
+  return {
+    mix: options.mix?.map((e) => e.name) ?? [`${options.kind} ${options.operation}`],
+    stages: stagesOf(options).map((s) => describeStages([s], unit)),
+  };
+}
+
+/** Each stage's measured seconds: its duration, cut where a stop ended the window. */
+function stageSeconds(options: LoadOptions, measured: number): number[] {
+  let from = 0;
+  return stagesOf(options).map((s) => {
+    const seconds = Math.max(0, Math.min(s.durationMs / 1000, measured - from));
+    from += s.durationMs / 1000;
+    return seconds;
+  });
+}
+
 async function cleanUp(urls: readonly string[], prefix: string): Promise<void> {
   try {
     const removed = await removeKeys(urls, prefix);
@@ -137,5 +158,12 @@ async function cleanUp(urls: readonly string[], prefix: string): Promise<void> {
 }
 
 function flagsOf(options: LoadOptions): HostLine['flags'] {
-  return { ...options, thresholds: options.thresholds.map((t) => t.rule), servers: options.servers.map(redactUrl), json: options.json ?? null, html: options.html ?? null, startAt: options.startAt === undefined ? null : new Date(options.startAt).toISOString() };
+  const { stages, mix, scenario, ...rest } = options;
+  const open = options.rate > 0;
+  return {
+    ...rest, scenario: scenario ?? null,
+    stages: stages === undefined ? null : stages.map((s) => describeStages([s], open ? '/s' : ' in flight')),
+    mix: mix === undefined ? null : mix.map(describeEntry),
+    thresholds: options.thresholds.map((t) => t.rule), servers: options.servers.map(redactUrl), json: options.json ?? null, html: options.html ?? null, startAt: options.startAt === undefined ? null : new Date(options.startAt).toISOString(),
+  };
 }

@@ -33,7 +33,7 @@ export function formatResult(result: RunResult): string {
     }
   }
   if (rows === 0) lines.push('(no completed cycles)');
-  lines.push('');
+  lines.push('', ...partLines('stage', result.stages), ...partLines('mix', result.mix));
   if (result.runs === 1 && result.hosts[0]?.flags.operation === 'renew-hold') {
     lines.push(describeHolds(result));
   } else {
@@ -57,6 +57,18 @@ export function formatResult(result: RunResult): string {
     lines.push(`client CPU    ${Math.round(cpu.percentOfOneCore)}% of one core (whole process${result.runs > 1 ? `, run ${cpu.run + 1}` : ''}); worker event loops busy ${loops || '-'}`);
   }
   return lines.join('\n');
+}
+
+/** Per stage or per mix entry, when there is more than one: cycles, throughput, errors and acquire and cycle percentiles (µs). */
+function partLines(what: 'stage' | 'mix', parts: RunResult['stages']): string[] {
+  if (parts === undefined || parts.length < 2) return [];
+  const width = Math.max(14, ...parts.map((p) => p.name.length + 2));
+  const head = [`by ${what}`.padEnd(width), ...['cycles', 'cycles/s', 'errors', 'acq p50', 'acq p99', 'cycle p99'].map((c) => c.padStart(10))].join('');
+  const rows = parts.map((p) => {
+    const errors = Object.values(p.errors).reduce((a, b) => a + b, 0);
+    return [p.name.padEnd(width), ...[p.cycles, p.throughput.toFixed(1), errors, p.operations.acquire.p50, p.operations.acquire.p99, p.operations.cycle.p99].map((v) => String(v).padStart(10))].join('');
+  });
+  return [head, ...rows, ''];
 }
 
 /** One line per threshold: pass or FAIL, the rule, the value over the run, and when it first failed. */
@@ -93,6 +105,12 @@ function describeHolds(result: RunResult): string {
 function describeRun(host: HostLine): string {
   const f = host.flags;
   const servers = Array.isArray(f.servers) && f.servers.length > 0 ? `${f.servers.length} masters (--servers)` : `${String(f.masters)} embedded masters`;
+  if (typeof f.scenario === 'string') {
+    const stages = Array.isArray(f.stages) ? f.stages.join(', ') : '';
+    const loop = Number(f.rate) > 0 ? 'open loop' : 'closed loop';
+    return `pipelock loadtest: scenario ${f.scenario} over ${servers}, ${String(f.workers)} workers, ${loop}: ${stages} after ${Number(f.warmupMs) / 1000}s warm-up` +
+      (Array.isArray(f.mix) ? f.mix.map((m) => `\n  mix ${m}`).join('') : '');
+  }
   const load = typeof f.rate === 'number' && f.rate > 0 ? `open loop at ${f.rate}/s` : `${String(f.concurrency)} in flight each`;
   const kind = f.kind === undefined || f.kind === 'mutex' ? ''
     : f.kind === 'reentrant' ? ` (reentrant, depth ${String(f.depth)})`

@@ -1,6 +1,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { Interval } from './meter.js';
 import type { Kind, Operation } from './options.js';
+import type { MixEntry, Stage } from './scenario.js';
 
 /** One worker's whole share of the run: its piscina task (plain data plus its message port). */
 export interface WorkerTask {
@@ -13,10 +14,12 @@ export interface WorkerTask {
   readonly depth: number;
   readonly permits: number;
   readonly concurrency: number;
-  /** This worker's share of the target rate, cycles/s; 0: closed loop. */
+  /** This worker's share of the highest target rate, cycles/s; 0: closed loop. */
   readonly rate: number;
-  /** Where in the first interval this worker's open-loop schedule starts, so workers interleave. */
-  readonly phaseMs: number;
+  /** The measured window's stages (one for the flags): total rates, or cycles in flight per worker. */
+  readonly stages: readonly Stage[];
+  /** A scenario's mix; absent: operation, kind and keys as given. */
+  readonly mix?: readonly MixEntry[];
   readonly warmupMs: number;
   readonly durationMs: number;
   readonly keys: number;

@@ -1,10 +1,28 @@
 import { fairnessOf, fifoBound, mergeFairness, mergeWaits, type Fairness, type FifoBound, type WaitReport, type WaitResult } from './contention.js';
 import { encode, mergeEncoded, summarize, type LatencySummary } from './histogram.js';
+import { addCounts, countOf, openCounts, sum } from './counts.js';
 import type { HostLine } from './host.js';
 
 /** The latencies measured, each over completed cycles only, so every count equals `cycles` (extend: when the operation extends). */
 export const OP_NAMES = ['acquire', 'extend', 'release', 'cycle'] as const;
 export type OpName = (typeof OP_NAMES)[number];
+
+/** What a worker measured of one part of a run (one mix entry, or one stage): plain data. */
+export interface PartReport {
+  readonly cycles: number;
+  readonly errors: Readonly<Record<string, number>>;
+  readonly histograms: Readonly<Record<OpName, string>>;
+}
+
+/** One mix entry's or one stage's counted cycles: the same figures as the run's, for its share. */
+export interface PartResult {
+  /** The entry's name, or the stage's description ("2s ramp to 400/s"). */
+  readonly name: string;
+  readonly cycles: number;
+  readonly throughput: number;
+  readonly errors: Readonly<Record<string, number>>;
+  readonly operations: Readonly<Record<OpName, OperationResult>>;
+}
 
 /** What a worker returns: plain data only (histograms encoded), so it crosses threads and files as is. */
 export interface WorkerReport {
@@ -27,6 +45,9 @@ export interface WorkerReport {
   readonly due?: number;
   readonly lateStarts?: number;
   /** process.cpuUsage() over the worker's measured window: the whole process's, as threads share it. */
+  /** Counted cycles by mix entry and by stage, when the run had more than one of either. */
+  readonly mix?: readonly PartReport[];
+  readonly stages?: readonly PartReport[];
   readonly cpuUserMs: number;
   readonly cpuSystemMs: number;
   /** The worker thread's own event-loop utilization over the measured window, 0..1. */
@@ -59,7 +80,7 @@ export interface MeasuredWindow {
   readonly to: string;
 }
 
-export interface WorkerSummary extends Omit<WorkerReport, 'histograms' | 'errors' | 'waits' | 'won' | 'late' | 'due' | 'lateStarts'> {
+export interface WorkerSummary extends Omit<WorkerReport, 'histograms' | 'errors' | 'waits' | 'won' | 'late' | 'due' | 'lateStarts' | 'mix' | 'stages'> {
   readonly run: number;
   readonly errors: number;
 }
@@ -120,6 +141,9 @@ export interface RunResult {
   readonly thresholds?: readonly ThresholdVerdict[];
   /** The rule that stopped the run (--abort-on-fail). */
   readonly abortedBy?: string;
+  /** Per mix entry and per stage (one of each for a run from flags); absent in older files and merges of unlike runs. */
+  readonly mix?: readonly PartResult[];
+  readonly stages?: readonly PartResult[];
   /** What a reader must know about a merge (windows that only partly overlap). */
   readonly notes?: readonly string[];
 }
@@ -173,7 +197,7 @@ export function buildResult(reports: readonly WorkerReport[], facts: RunFacts): 
     clamped: sum(reports, (r) => r.clamped),
     operations,
     timeline: markPartial(facts),
-    workers: reports.map(({ histograms: _, errors: byCode, waits: _w, won: _c, late: _l, due: _d, lateStarts: _s, ...rest }) => ({ run: 0, ...rest, errors: countOf(byCode) })),
+    workers: reports.map(({ histograms: _, errors: byCode, waits: _w, won: _c, late: _l, due: _d, lateStarts: _s, mix: _m, stages: _t, ...rest }) => ({ run: 0, ...rest, errors: countOf(byCode) })),
     cpu: [{ run: 0, ...facts.cpu }],
     ...(facts.window === undefined ? {} : { windows: [{ run: 0, from: new Date(facts.window.from).toISOString(), to: new Date(facts.window.to).toISOString() }] }),
   };
@@ -259,7 +283,7 @@ function contention(waits: WaitResult | undefined, fairness: Fairness | undefine
   return { ...(waits === undefined ? {} : { waits }), ...(fairness === undefined ? {} : { fairness }), ...(fifo === undefined ? {} : { fifo }) };
 }
 
-function mergeOperations(sets: readonly Readonly<Record<OpName, string>>[]): Record<OpName, OperationResult> {
+export function mergeOperations(sets: readonly Readonly<Record<OpName, string>>[]): Record<OpName, OperationResult> {
   const operations = {} as Record<OpName, OperationResult>;
   for (const op of OP_NAMES) {
     const merged = mergeEncoded(sets.map((set) => set[op]));
@@ -267,28 +291,4 @@ function mergeOperations(sets: readonly Readonly<Record<OpName, string>>[]): Rec
     merged.destroy();
   }
   return operations;
-}
-
-/** late, due and lateStarts, summed, when some run was an open loop (files written before due was recorded have late only). */
-function openCounts(items: readonly Pick<RunResult, 'late' | 'due' | 'lateStarts'>[]): Pick<RunResult, 'late' | 'due' | 'lateStarts'> {
-  if (!items.some((r) => r.late !== undefined)) return {};
-  const late = sum(items, (r) => r.late ?? 0);
-  if (!items.every((r) => r.late === undefined || r.due !== undefined)) return { late };
-  return { late, due: sum(items, (r) => r.due ?? 0), lateStarts: sum(items, (r) => r.lateStarts ?? 0) };
-}
-
-function addCounts(into: Record<string, number>, from: Readonly<Record<string, number>>): void {
-  for (const [code, count] of Object.entries(from)) into[code] = (into[code] ?? 0) + count;
-}
-
-function countOf(counts: Readonly<Record<string, number>>): number {
-  let total = 0;
-  for (const count of Object.values(counts)) total += count;
-  return total;
-}
-
-function sum<T>(items: readonly T[], of: (item: T) => number): number {
-  let total = 0;
-  for (const item of items) total += of(item);
-  return total;
 }

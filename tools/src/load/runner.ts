@@ -2,6 +2,7 @@ import { MessageChannel, receiveMessageOnPort, type MessagePort } from 'node:wor
 import { Piscina } from 'piscina';
 import { LiveTotals, type LiveSample } from './live-totals.js';
 import type { LoadOptions } from './options.js';
+import type { Stage } from './scenario.js';
 import type { CustomTask, FromWorker, ToWorker, WorkerTask } from './protocol.js';
 import type { CpuSummary, TimelinePoint, WorkerReport } from './result.js';
 import { untilWallClock } from './start-at.js';
@@ -37,6 +38,11 @@ export interface RunOutput {
   readonly cpu: Omit<CpuSummary, 'run'>;
 }
 
+/** The run's stages: the scenario's, or one of --duration at --rate (or --concurrency). */
+export function stagesOf(options: LoadOptions): readonly Stage[] {
+  return options.stages ?? [{ durationMs: options.durationMs, target: options.rate > 0 ? options.rate : options.concurrency, ramp: false }];
+}
+
 /** Runs the load on a piscina pool, one long task per worker, and gathers what each measured. */
 export async function runLoad(options: LoadOptions, urls: readonly string[], prefix: string, hooks: RunHooks): Promise<RunOutput> {
   // From the repository, `pipelock` is the library's sources only under the pipelock-source condition
@@ -67,10 +73,11 @@ export async function runLoad(options: LoadOptions, urls: readonly string[], pre
     const { port1, port2 } = new MessageChannel();
     port1.on('message', onMessage);
     ports.push(port1);
-    const rate = options.rate / count;
+    const stages = stagesOf(options);
+    const rate = options.rate > 0 ? Math.max(...stages.map((s) => s.target)) / count : 0;
     const task: WorkerTask = {
       worker, workers: count, urls, operation: options.operation, kind: options.kind, depth: options.depth, permits: options.permits, concurrency: options.concurrency, rate,
-      phaseMs: rate > 0 ? (worker * 1000) / options.rate : 0,
+      stages, ...(options.mix === undefined ? {} : { mix: options.mix }),
       warmupMs: options.warmupMs, durationMs: options.durationMs, keys: options.keys, prefix,
       holdMs: options.holdMs, lockMs: options.lockMs,
       retryCount: options.retryCount, retryDelayMs: options.retryDelayMs, retryJitterMs: options.retryJitterMs,
