@@ -118,6 +118,15 @@ const FLAGS: Readonly<Record<string, Flag>> = {
     help: `with --abort-on-fail: measured time before a failed threshold stops the run; a bare number is seconds (default ${d.abortGraceMs / 1000}s)`,
     apply: (v, o) => (o.abortGraceMs = time('--abort-grace', v, 's', 0)),
   },
+  sweep: {
+    switch: true,
+    help: 'capacity sweep: run at --rate, then at rates raised by --sweep-step, each a full run, until one fails a\n' +
+      '--threshold (the bound, e.g. acquire.p99<10ms); bisect twice below it; report the knee (the highest rate that held)\n' +
+      'and the curve (throughput and percentiles by rate). The table, JSON and HTML are the knee\'s run plus the curve',
+    apply: (_, o) => (o.sweep = { step: o.sweep?.step ?? 'x1.5', steps: o.sweep?.steps ?? 8 }),
+  },
+  'sweep-step': { arg: 'STEP', help: 'with --sweep: x1.5 multiplies the rate each step, +500 adds to it (default x1.5)', apply: (v, o) => (o.sweep = { steps: o.sweep?.steps ?? 8, step: sweepStep(v) }) },
+  'sweep-steps': { arg: 'N', help: 'with --sweep: at most N rising steps (default 8)', apply: (v, o) => (o.sweep = { step: o.sweep?.step ?? 'x1.5', steps: int('--sweep-steps', v, 2, 100) }) },
   json: { arg: 'FILE', help: 'write the full result: merged histograms (encoded), counts, per-worker counts, host line', apply: (v, o) => (o.json = path('--json', v)) },
   html: { arg: 'FILE', help: 'write a self-contained report: latency percentiles per operation, throughput over time', apply: (v, o) => (o.html = path('--html', v)) },
 };
@@ -174,6 +183,7 @@ function checkCombination(o: LoadOptions, given: (name: string) => boolean): voi
   const fought = kScenarioSets.find((name) => given(name));
   if (given('scenario') && fought !== undefined) throw new UsageError(`--${fought}`, 'conflicts with --scenario: the scenario file sets it (see its stages and mix)');
   checkElection(o, given);
+  checkSweep(o, given);
   if (given('abort-grace') && !o.abortOnFail) throw new UsageError('--abort-grace', 'needs --abort-on-fail');
   if (o.kind === 'election' && (given('threshold') || o.abortOnFail)) throw new UsageError(given('threshold') ? '--threshold' : '--abort-on-fail', 'conflicts with --kind election: it measures failover times, not cycles');
   const late = o.thresholds.find((t) => t.metric.startsWith('late.'));
@@ -195,3 +205,20 @@ function checkCombination(o: LoadOptions, given: (name: string) => boolean): voi
   if (o.json !== undefined && o.json === o.html) throw new UsageError('--html', 'conflicts with --json: both name the same file');
 }
 
+
+function checkSweep(o: LoadOptions, given: (name: string) => boolean): void {
+  const part = ['sweep-step', 'sweep-steps'].find(given);
+  if (part !== undefined && !given('sweep')) throw new UsageError(`--${part}`, 'needs --sweep');
+  if (!given('sweep')) return;
+  if (o.rate === 0) throw new UsageError('--sweep', 'needs --rate: the first rate of the sweep (an open loop)');
+  if (o.thresholds.length === 0) throw new UsageError('--sweep', 'needs --threshold: the bound the sweep raises the rate to (e.g. acquire.p99<10ms)');
+  const other = ['scenario', 'abort-on-fail', 'start-at'].find(given);
+  if (other !== undefined) throw new UsageError(`--${other}`, 'conflicts with --sweep');
+}
+
+/** `x1.5` (multiply, > 1) or `+500` (add, > 0). */
+function sweepStep(value: string): string {
+  const match = /^(x|\+)(\d+(?:\.\d+)?)$/.exec(value.trim());
+  if (match === null || Number(match[2]) <= (match[1] === 'x' ? 1 : 0)) throw new UsageError('--sweep-step', 'must be xFACTOR (above 1, e.g. x1.5) or +RATE (e.g. +500)', value);
+  return `${match[1]!}${match[2]!}`;
+}

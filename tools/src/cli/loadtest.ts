@@ -2,18 +2,16 @@ import { randomBytes } from 'node:crypto';
 import { startMasters, type LocalMasters } from 'pipelock/testing';
 import { hostLine, type HostLine } from '../load/host.js';
 import type { LoadOptions } from '../load/options.js';
-import { buildResult } from '../load/result.js';
-import { partsOf } from '../load/result-parts.js';
-import { runLoad, stagesOf } from '../load/runner.js';
 import { describeEntry, describeStages } from '../load/scenario.js';
-import { ThresholdWatch } from '../load/threshold-watch.js';
 import { probeServers, removeKeys } from '../load/servers.js';
 import { redactUrl } from '../shared/redact-url.js';
 import { electionRun } from './election.js';
 import { EXIT, UsageError } from './errors.js';
 import { LOADTEST_USAGE, parseLoadFlags } from './flags.js';
 import { liveReporter } from './live.js';
+import { measure, type RunContext } from './measure.js';
 import { writeOutputs } from './outputs.js';
+import { sweepRun } from './sweep.js';
 import { formatResult, releasedUnconfirmed } from './table.js';
 
 const kSignals = ['SIGINT', 'SIGTERM'] as const;
@@ -77,75 +75,21 @@ export async function loadtest(args: readonly string[]): Promise<number> {
   }
 }
 
-interface RunContext {
-  readonly host: HostLine;
-  readonly prefix: string;
-  readonly live: ReturnType<typeof liveReporter>;
-  readonly stop: AbortController;
-}
-
-/** A cycle run: measures, prints and writes the result, judges the thresholds; returns the exit code. */
+/** A cycle run (or a sweep of them): measures, prints and writes the result, judges the thresholds; returns the exit code. */
 async function cycleRun(options: LoadOptions, urls: readonly string[], run: RunContext): Promise<number> {
-  const { live, stop } = run;
-  if (options.startAt !== undefined) console.error(`pipelock loadtest: ready; starting at ${new Date(options.startAt).toISOString()} (--start-at)`);
-  const watch = new ThresholdWatch(options, (rule) => {
-    console.error(`\npipelock loadtest: threshold ${rule} failed, stopping (--abort-on-fail)`);
-    stop.abort();
-  });
-  let startedWall = 0;
-  const output = await runLoad(options, urls, run.prefix, {
-    ...(options.startAt === undefined ? {} : { startAt: options.startAt }),
-    onStart: () => {
-      startedWall = Date.now();
-      console.error(`pipelock loadtest: ${options.workers} workers started on ${urls.length} masters; ${options.warmupMs / 1000}s warm-up, then ${options.durationMs / 1000}s measured`);
-    },
-    onSecond: (sample) => {
-      live.onSecond(sample);
-      watch.onSecond(sample);
-    },
-    signal: stop.signal,
-  });
-  live.end();
-  const built = buildResult(output.reports, {
-    host: run.host,
-    interrupted: output.interrupted,
-    measuredSeconds: output.measuredSeconds,
-    timeline: output.timeline,
-    cpu: output.cpu,
-    // On the wall clock, so that report merge can check runs from several machines measured together.
-    ...(startedWall === 0 ? {} : { window: { from: startedWall + options.warmupMs, to: startedWall + options.warmupMs + output.measuredSeconds * 1000 } }),
-  });
-  const result = { ...built, ...partsOf(built, output.reports, partNames(options), stageSeconds(options, built.measuredSeconds)), thresholds: watch.final(built), ...(watch.abortedBy === undefined ? {} : { abortedBy: watch.abortedBy }) };
+  if (options.sweep !== undefined) return sweepRun(options, urls, run);
+  const { result, missing } = await measure(options, urls, run);
   console.log(formatResult(result));
-  if (output.missing > 0) console.error(`pipelock loadtest: ${output.missing} worker(s) did not stop in time and were terminated; their counts are missing`);
+  if (missing > 0) console.error(`pipelock loadtest: ${missing} worker(s) did not stop in time and were terminated; their counts are missing`);
   await writeOutputs(result, options);
   if (result.cycles + releasedUnconfirmed(result) === 0) {
     console.error('pipelock loadtest: no cycle completed in the measured window (see errors above)');
     return EXIT.failed;
   }
-  const failed = result.thresholds.filter((t) => !t.ok);
+  const failed = (result.thresholds ?? []).filter((t) => !t.ok);
   if (failed.length === 0) return EXIT.ok;
   console.error(`pipelock loadtest: ${failed.length} threshold(s) failed: ${failed.map((t) => t.rule).join(', ')}`);
   return EXIT.thresholds;
-}
-
-/** The names of the run's mix entries and stages: a scenario's, or the flags' one of each. */
-function partNames(options: LoadOptions): { mix: string[]; stages: string[] } {
-  const unit = options.rate > 0 ? '/s' : ' in flight';
-  return {
-    mix: options.mix?.map((e) => e.name) ?? [`${options.kind} ${options.operation}`],
-    stages: stagesOf(options).map((s) => describeStages([s], unit)),
-  };
-}
-
-/** Each stage's measured seconds: its duration, cut where a stop ended the window. */
-function stageSeconds(options: LoadOptions, measured: number): number[] {
-  let from = 0;
-  return stagesOf(options).map((s) => {
-    const seconds = Math.max(0, Math.min(s.durationMs / 1000, measured - from));
-    from += s.durationMs / 1000;
-    return seconds;
-  });
 }
 
 async function cleanUp(urls: readonly string[], prefix: string): Promise<void> {
@@ -164,6 +108,7 @@ function flagsOf(options: LoadOptions): HostLine['flags'] {
     ...rest, scenario: scenario ?? null,
     stages: stages === undefined ? null : stages.map((s) => describeStages([s], open ? '/s' : ' in flight')),
     mix: mix === undefined ? null : mix.map(describeEntry),
-    thresholds: options.thresholds.map((t) => t.rule), servers: options.servers.map(redactUrl), json: options.json ?? null, html: options.html ?? null, startAt: options.startAt === undefined ? null : new Date(options.startAt).toISOString(),
+    thresholds: options.thresholds.map((t) => t.rule),
+    sweep: options.sweep === undefined ? null : `${options.sweep.step}, at most ${options.sweep.steps} steps`, servers: options.servers.map(redactUrl), json: options.json ?? null, html: options.html ?? null, startAt: options.startAt === undefined ? null : new Date(options.startAt).toISOString(),
   };
 }

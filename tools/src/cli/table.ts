@@ -49,7 +49,7 @@ export function formatResult(result: RunResult): string {
   const errors = Object.entries(result.errors).sort(([, a], [, b]) => b - a);
   lines.push(`errors        ${errors.length === 0 ? 'none' : errors.map(([code, n]) => `${code} ${n}`).join(', ')}`);
   lines.push(...contentionLines(result));
-  lines.push(...thresholdLines(result));
+  lines.push(...thresholdLines(result), ...sweepLines(result));
   for (const note of result.notes ?? []) lines.push(`note          ${note}`);
   if (result.clamped > 0) lines.push(`clamped       ${result.clamped} latencies above 60 s recorded as 60 s`);
   for (const cpu of result.cpu) {
@@ -69,6 +69,17 @@ function partLines(what: 'stage' | 'mix', parts: RunResult['stages']): string[] 
     return [p.name.padEnd(width), ...[p.cycles, p.throughput.toFixed(1), errors, p.operations.acquire.p50, p.operations.acquire.p99, p.operations.cycle.p99].map((v) => String(v).padStart(10))].join('');
   });
   return [head, ...rows, ''];
+}
+
+/** --sweep: the knee, then one row per step by rate. */
+function sweepLines(result: RunResult): string[] {
+  const sweep = result.sweep;
+  if (sweep === undefined) return [];
+  const knee = sweep.knee === null ? 'none: the first rate already failed' : `${sweep.knee}/s (the highest rate that held; the table above is its run)`;
+  const head = ['  rate/s'.padEnd(12), ...['cycles/s', 'errors', 'late', 'acq p50', 'acq p99', 'cycle p99', 'bounds'].map((c) => c.padStart(10))].join('');
+  const rows = sweep.steps.map((s) => [`  ${s.rate}`.padEnd(12), ...[s.throughput.toFixed(1), s.errors, `${(100 * s.lateShare).toFixed(1)}%`, s.acquire.p50, s.acquire.p99, s.cycle.p99,
+    s.ok ? 'held' : 'FAIL'].map((v) => String(v).padStart(10))].join(''));
+  return [`sweep         knee ${knee}; bounds ${sweep.bounds.join(', ')}`, head, ...rows];
 }
 
 /** One line per threshold: pass or FAIL, the rule, the value over the run, and when it first failed. */

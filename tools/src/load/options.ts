@@ -38,6 +38,8 @@ export interface LoadOptions {
   readonly mix: readonly MixEntry[] | undefined;
   /** The scenario file, as given. */
   readonly scenario: string | undefined;
+  /** --sweep: raise --rate by `step` ('x1.5' or '+500') for at most `steps` steps while the thresholds hold. */
+  readonly sweep: { readonly step: string; readonly steps: number } | undefined;
   /** Rules the run must meet (--threshold), judged each second and at the end. */
   readonly thresholds: readonly Threshold[];
   /** Stop the run when a threshold fails in a second past `abortGraceMs` of measuring. */
@@ -72,6 +74,7 @@ export const kLoadDefaults: LoadOptions = Object.freeze({
   stages: undefined,
   mix: undefined,
   scenario: undefined,
+  sweep: undefined,
   thresholds: Object.freeze([]),
   abortOnFail: false,
   abortGraceMs: 1_000,

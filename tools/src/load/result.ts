@@ -2,6 +2,7 @@ import { fairnessOf, fifoBound, mergeFairness, mergeWaits, type Fairness, type F
 import { encode, mergeEncoded, summarize, type LatencySummary } from './histogram.js';
 import { addCounts, countOf, openCounts, sum } from './counts.js';
 import type { HostLine } from './host.js';
+import type { Sweep } from './sweep-result.js';
 
 /** The latencies measured, each over completed cycles only, so every count equals `cycles` (extend: when the operation extends). */
 export const OP_NAMES = ['acquire', 'extend', 'release', 'cycle'] as const;
@@ -144,6 +145,8 @@ export interface RunResult {
   /** Per mix entry and per stage (one of each for a run from flags); absent in older files and merges of unlike runs. */
   readonly mix?: readonly PartResult[];
   readonly stages?: readonly PartResult[];
+  /** --sweep: every step's rate and figures, and the knee; the rest of the result is the knee's step. */
+  readonly sweep?: Sweep;
   /** What a reader must know about a merge (windows that only partly overlap). */
   readonly notes?: readonly string[];
 }
