@@ -127,6 +127,12 @@ const FLAGS: Readonly<Record<string, Flag>> = {
   },
   'sweep-step': { arg: 'STEP', help: 'with --sweep: x1.5 multiplies the rate each step, +500 adds to it (default x1.5)', apply: (v, o) => (o.sweep = { steps: o.sweep?.steps ?? 8, step: sweepStep(v) }) },
   'sweep-steps': { arg: 'N', help: 'with --sweep: at most N rising steps (default 8)', apply: (v, o) => (o.sweep = { step: o.sweep?.step ?? 'x1.5', steps: int('--sweep-steps', v, 2, 100) }) },
+  otlp: {
+    arg: 'URL',
+    help: 'export the run\'s metrics each second to an OTLP/HTTP endpoint (e.g. http://localhost:4318/v1/metrics) with\n' +
+      'OpenTelemetry\'s exporter: cycles, errors by code, late starts, latency histograms by operation (µs)',
+    apply: (v, o) => (o.otlp = otlpUrl(v)),
+  },
   json: { arg: 'FILE', help: 'write the full result: merged histograms (encoded), counts, per-worker counts, host line', apply: (v, o) => (o.json = path('--json', v)) },
   html: { arg: 'FILE', help: 'write a self-contained report: latency percentiles per operation, throughput over time', apply: (v, o) => (o.html = path('--html', v)) },
 };
@@ -221,4 +227,13 @@ function sweepStep(value: string): string {
   const match = /^(x|\+)(\d+(?:\.\d+)?)$/.exec(value.trim());
   if (match === null || Number(match[2]) <= (match[1] === 'x' ? 1 : 0)) throw new UsageError('--sweep-step', 'must be xFACTOR (above 1, e.g. x1.5) or +RATE (e.g. +500)', value);
   return `${match[1]!}${match[2]!}`;
+}
+
+function otlpUrl(value: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch { /* reported below */ }
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new UsageError('--otlp', 'must be an http:// or https:// URL (an OTLP/HTTP metrics endpoint)', value);
+  return value;
 }

@@ -109,6 +109,7 @@ function flagsOf(options: LoadOptions): HostLine['flags'] {
     stages: stages === undefined ? null : stages.map((s) => describeStages([s], open ? '/s' : ' in flight')),
     mix: mix === undefined ? null : mix.map(describeEntry),
     thresholds: options.thresholds.map((t) => t.rule),
+    otlp: options.otlp === undefined ? null : redactUrl(options.otlp),
     sweep: options.sweep === undefined ? null : `${options.sweep.step}, at most ${options.sweep.steps} steps`, servers: options.servers.map(redactUrl), json: options.json ?? null, html: options.html ?? null, startAt: options.startAt === undefined ? null : new Date(options.startAt).toISOString(),
   };
 }

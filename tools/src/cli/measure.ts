@@ -4,6 +4,8 @@ import { buildResult, type RunResult } from '../load/result.js';
 import { partsOf } from '../load/result-parts.js';
 import { runLoad, stagesOf } from '../load/runner.js';
 import { describeStages } from '../load/scenario.js';
+import type { LiveSample } from '../load/live-totals.js';
+import { OtlpExport } from '../load/otlp.js';
 import { ThresholdWatch } from '../load/threshold-watch.js';
 import type { liveReporter } from './live.js';
 
@@ -22,6 +24,7 @@ export async function measure(options: LoadOptions, urls: readonly string[], run
     console.error(`\npipelock loadtest: threshold ${rule} failed, stopping (--abort-on-fail)`);
     stop.abort();
   });
+  const otlp = options.otlp === undefined ? undefined : new OtlpExport(options.otlp);
   let startedWall = 0;
   const output = await runLoad(options, urls, run.prefix, {
     ...(options.startAt === undefined ? {} : { startAt: options.startAt }),
@@ -34,8 +37,13 @@ export async function measure(options: LoadOptions, urls: readonly string[], run
       live.onSecond(sample);
       watch.onSecond(sample);
     },
+    ...(otlp === undefined ? {} : { onHistograms: (sample: LiveSample, histograms: Parameters<OtlpExport['onSecond']>[1]) => {
+      otlp.onSecond(sample, histograms);
+    } }),
     signal: stop.signal,
-  });
+  }).finally(() => otlp?.close().catch((error: unknown) => {
+    console.error(`pipelock loadtest: --otlp: the last export failed: ${error instanceof Error ? error.message : String(error)}`);
+  }));
   live.end();
   const built = buildResult(output.reports, {
     host: run.host,

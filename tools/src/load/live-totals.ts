@@ -15,6 +15,8 @@ export interface LiveSample {
   readonly p99: number;
   /** Open loop: this second's starts of cycles due in the window that were late. */
   readonly lateStarts: number;
+  /** This second's failed cycles by error code. */
+  readonly errorCodes: Readonly<Record<string, number>>;
   /** The measured seconds so far, every worker's (absent during warm-up). */
   readonly measured?: Measured;
 }
@@ -28,6 +30,7 @@ interface Second {
   starts: number;
   lateStarts: number;
   warmup: boolean;
+  codes: Record<string, number>;
   histograms: Record<OpName, Histogram>;
 }
 
@@ -48,9 +51,13 @@ export class LiveTotals {
   readonly #open: boolean;
   #totalErrors = 0;
 
-  constructor(workers: number, open: boolean) {
+  /** Sees each complete second's histograms before they are dropped (--otlp). */
+  readonly #onHistograms: ((sample: LiveSample, histograms: Readonly<Record<OpName, Histogram>>) => void) | undefined;
+
+  constructor(workers: number, open: boolean, onHistograms?: (sample: LiveSample, histograms: Readonly<Record<OpName, Histogram>>) => void) {
     this.#workers = workers;
     this.#open = open;
+    this.#onHistograms = onHistograms;
   }
 
   /** Adds one worker's tick; returns the second's sample once every worker has reported it. */
@@ -58,7 +65,7 @@ export class LiveTotals {
     this.#totalErrors += tick.errors;
     let second = this.#seconds.get(tick.second);
     if (second === undefined) {
-      second = { reported: 0, cycles: 0, errors: 0, starts: 0, lateStarts: 0, warmup: false, histograms: histograms() };
+      second = { reported: 0, cycles: 0, errors: 0, starts: 0, lateStarts: 0, warmup: false, codes: {}, histograms: histograms() };
       this.#seconds.set(tick.second, second);
     }
     second.reported++;
@@ -67,6 +74,7 @@ export class LiveTotals {
     second.starts += tick.starts;
     second.lateStarts += tick.lateStarts;
     second.warmup ||= tick.warmup;
+    for (const [code, n] of Object.entries(tick.errorCodes)) second.codes[code] = (second.codes[code] ?? 0) + n;
     for (const op of OP_NAMES) {
       const interval = decode(tick.histograms[op]);
       second.histograms[op].add(interval);
@@ -82,8 +90,9 @@ export class LiveTotals {
     const acquire = second.histograms.acquire;
     const sample = {
       second: at, warmup: second.warmup, cycles: second.cycles, errors: second.errors, totalErrors: this.#totalErrors,
-      p50: acquire.getValueAtPercentile(50), p99: acquire.getValueAtPercentile(99), lateStarts: second.lateStarts,
+      p50: acquire.getValueAtPercentile(50), p99: acquire.getValueAtPercentile(99), lateStarts: second.lateStarts, errorCodes: second.codes,
     };
+    this.#onHistograms?.(sample, second.histograms);
     if (!second.warmup) {
       const t = this.#totals;
       t.cycles += second.cycles;

@@ -35,6 +35,7 @@ export class Meter {
   #intervalErrors = 0;
   #intervalStarts = 0;
   #intervalLate = 0;
+  #intervalCodes: Record<string, number> = {};
 
   constructor(shape: MeterShape) {
     this.#waits = shape.attempts ? { firstAttempt: new Recorder(), retried: new Recorder(), attempts: emptyAttempts() } : undefined;
@@ -74,8 +75,9 @@ export class Meter {
 
   failed(error: unknown, counted: boolean): void {
     this.#intervalErrors++;
-    if (!counted) return;
     const code = errorCode(error);
+    this.#intervalCodes[code] = (this.#intervalCodes[code] ?? 0) + 1;
+    if (!counted) return;
     this.#errors[code] = (this.#errors[code] ?? 0) + 1;
     if (code === kResourceLocked) {
       this.#contended++;
@@ -105,6 +107,7 @@ export class Meter {
   /** An error outside any cycle's accounting (an open loop skipping a tick it had no room for). */
   count(code: string): void {
     this.#intervalErrors++;
+    this.#intervalCodes[code] = (this.#intervalCodes[code] ?? 0) + 1;
     this.#errors[code] = (this.#errors[code] ?? 0) + 1;
   }
 
@@ -115,7 +118,8 @@ export class Meter {
       histograms[op] = encode(this.#interval[op].histogram);
       this.#interval[op].histogram.reset();
     }
-    const taken = { cycles: this.#intervalCycles, errors: this.#intervalErrors, starts: this.#intervalStarts, lateStarts: this.#intervalLate, histograms };
+    const taken = { cycles: this.#intervalCycles, errors: this.#intervalErrors, errorCodes: this.#intervalCodes, starts: this.#intervalStarts, lateStarts: this.#intervalLate, histograms };
+    this.#intervalCodes = {};
     this.#intervalCycles = 0;
     this.#intervalErrors = 0;
     this.#intervalStarts = 0;
@@ -150,6 +154,7 @@ export interface Interval {
   /** Open loop: starts of cycles due in the window, and those late; 0 otherwise. */
   readonly starts: number;
   readonly lateStarts: number;
+  readonly errorCodes: Readonly<Record<string, number>>;
   /** Encoded, µs, of every cycle that completed in the second (warm-up included). */
   readonly histograms: Readonly<Record<OpName, string>>;
 }

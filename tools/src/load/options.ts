@@ -40,6 +40,8 @@ export interface LoadOptions {
   readonly scenario: string | undefined;
   /** --sweep: raise --rate by `step` ('x1.5' or '+500') for at most `steps` steps while the thresholds hold. */
   readonly sweep: { readonly step: string; readonly steps: number } | undefined;
+  /** An OTLP/HTTP metrics endpoint (http://host:4318/v1/metrics) to export to each second. */
+  readonly otlp: string | undefined;
   /** Rules the run must meet (--threshold), judged each second and at the end. */
   readonly thresholds: readonly Threshold[];
   /** Stop the run when a threshold fails in a second past `abortGraceMs` of measuring. */
@@ -75,6 +77,7 @@ export const kLoadDefaults: LoadOptions = Object.freeze({
   mix: undefined,
   scenario: undefined,
   sweep: undefined,
+  otlp: undefined,
   thresholds: Object.freeze([]),
   abortOnFail: false,
   abortGraceMs: 1_000,

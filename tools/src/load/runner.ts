@@ -1,10 +1,11 @@
 import { MessageChannel, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
+import type { Histogram } from './histogram.js';
 import { LiveTotals, type LiveSample } from './live-totals.js';
 import type { LoadOptions } from './options.js';
 import type { Stage } from './scenario.js';
 import type { CustomTask, FromWorker, ToWorker, WorkerTask } from './protocol.js';
-import type { CpuSummary, TimelinePoint, WorkerReport } from './result.js';
+import type { CpuSummary, OpName, TimelinePoint, WorkerReport } from './result.js';
 import { untilWallClock } from './start-at.js';
 
 export type { LiveSample } from './live-totals.js';
@@ -24,6 +25,8 @@ export interface RunHooks {
   readonly signal: AbortSignal;
   /** A custom cycle instead of the operation (see CustomTask). */
   readonly custom?: CustomTask;
+  /** Each complete second's histograms by operation, valid during the call only (--otlp). */
+  readonly onHistograms?: (sample: LiveSample, histograms: Readonly<Record<OpName, Histogram>>) => void;
   /** Wall-clock ms since the epoch at which to start (warm-up first), once every worker is ready. */
   readonly startAt?: number;
 }
@@ -53,7 +56,7 @@ export async function runLoad(options: LoadOptions, urls: readonly string[], pre
   const count = options.workers;
   const pool = new Piscina<WorkerTask, WorkerReport>({ filename: kWorkerFile, minThreads: count, maxThreads: count, atomics: 'disabled', idleTimeout: 60_000 });
   const ports: MessagePort[] = [];
-  const totals = new LiveTotals(count, options.rate > 0);
+  const totals = new LiveTotals(count, options.rate > 0, hooks.onHistograms);
   let ready = 0;
   let allReady: () => void = () => undefined;
   const readiness = new Promise<void>((resolve) => {
