@@ -4,6 +4,7 @@ import * as assert from 'uvu/assert';
 import type { Cycle, CycleContext } from '../../tools/src/load/cycle.js';
 import { decode } from '../../tools/src/load/histogram.js';
 import { kOpenInFlight, openLoop, type Loop } from '../../tools/src/load/loops.js';
+import { Plan } from '../../tools/src/load/schedule.js';
 import { Meter } from '../../tools/src/load/meter.js';
 
 const test = suite('loadtest open loop');
@@ -43,6 +44,7 @@ function loopOf(cycle: Cycle, windowMs: number): { loop: Loop; meter: Meter; ori
     workers: 1,
     signal: ending.signal,
     cancel: new AbortController().signal,
+    stages: [{ durationMs: windowMs, target: 20_000, ramp: false }],
   };
   return { loop, meter, origin };
 }
@@ -51,7 +53,7 @@ test('past what is served, at most kOpenInFlight cycles run; the rest start as c
   const { cycle, open, most } = gated();
   const { loop, meter, origin } = loopOf(cycle, 400);
   // 20,000/s: 2,000 cycles are due by the time the gate opens.
-  const running = openLoop(loop, 20_000, origin);
+  const running = openLoop(loop, { plan: new Plan(0, loop.stages, 1 / 1000), origin, offset: 0, peak: 20_000 });
   await new Promise((resolve) => setTimeout(resolve, 100));
   assert.is(most(), kOpenInFlight);
   open();
@@ -70,7 +72,7 @@ test('past what is served, at most kOpenInFlight cycles run; the rest start as c
 test('due in the window and not completed by its end, never started or still running: late, not failed', async () => {
   const { cycle, open, running } = gated();
   const { loop, meter, origin } = loopOf(cycle, 200);
-  const done = openLoop(loop, 20_000, origin);
+  const done = openLoop(loop, { plan: new Plan(0, loop.stages, 1 / 1000), origin, offset: 0, peak: 20_000 });
   // The masters answer nothing until the window is over.
   await new Promise((resolve) => setTimeout(resolve, 250));
   assert.is(running(), kOpenInFlight);

@@ -13,5 +13,8 @@ export class UsageError extends Error {
   }
 }
 
-/** Exit codes: 0 done, 1 the run failed, 2 bad usage, 128 + n killed by signal n (130 SIGINT, 143 SIGTERM). */
-export const EXIT = Object.freeze({ ok: 0, failed: 1, usage: 2, SIGINT: 130, SIGTERM: 143 });
+/**
+ * Exit codes: 0 done, 1 the run failed, 2 bad usage, 99 a threshold failed (k6's code, which CI
+ * scripts written for k6 already tell apart), 128 + n killed by signal n (130 SIGINT, 143 SIGTERM).
+ */
+export const EXIT = Object.freeze({ ok: 0, failed: 1, usage: 2, thresholds: 99, SIGINT: 130, SIGTERM: 143 });

@@ -1,15 +1,20 @@
 import { parseArgs } from 'node:util';
 import { KINDS, kLoadDefaults, kMinLeaseMs, kMinUsingLockMs, OPERATIONS, runsUnderUsing, type LoadOptions } from '../load/options.js';
-import { kOpenInFlight } from '../load/loops.js';
-import { redactUrl } from '../shared/redact-url.js';
+import { kLateStartMs, kOpenInFlight } from '../load/loops.js';
+import { negativeValues, checkRepeats, fromParseArgs, int, num, oneOf, parseServers, path, rule, startAt, time } from './args.js';
 import { UsageError } from './errors.js';
+import { applyScenario, kScenarioSets } from './scenario-file.js';
+
+export { checkRepeats, fromParseArgs, int, parseServers, path, time } from './args.js';
 
 const d = kLoadDefaults;
-const kMaxMs = 24 * 3_600_000;
 
 /** One flag: how parseArgs reads it, what --help says, and how its value is checked (once). */
 interface Flag {
   readonly arg?: string;
+  /** A switch takes no value (apply gets 'true'); a repeatable flag's apply runs once per value. */
+  readonly switch?: true;
+  readonly repeatable?: true;
   readonly help: string;
   readonly apply: (value: string, into: Mutable) => void;
 }
@@ -17,6 +22,16 @@ interface Flag {
 type Mutable = { -readonly [K in keyof LoadOptions]: LoadOptions[K] };
 
 const FLAGS: Readonly<Record<string, Flag>> = {
+  // First: the flags after it (--servers, --workers, --json, --threshold, …) apply over the file's values.
+  scenario: {
+    arg: 'FILE',
+    help: 'a scenario file (YAML or JSON, docs/load-testing.md): stages of rate or concurrency with ramps, a weighted\n' +
+      'mix of operations and kinds, key and hold-time distributions, thresholds. It replaces --rate, --concurrency,\n' +
+      '--duration, --keys, --hold, --operation, --kind, --depth and --permits; --threshold adds to its thresholds',
+    apply: (v, o) => {
+      applyScenario(path('--scenario', v), o);
+    },
+  },
   servers: {
     arg: 'URLS',
     help: 'comma-separated redis:// or rediss:// URLs of existing independent masters (TLS and user:password@ honoured);\n' +
@@ -85,6 +100,39 @@ const FLAGS: Readonly<Record<string, Flag>> = {
       'seconds, within 24 h. Load generators on several machines (clocks kept by NTP) then measure the same window',
     apply: (v, o) => (o.startAt = startAt(v)),
   },
+  threshold: {
+    arg: 'RULE',
+    repeatable: true,
+    help: 'fail the run (exit 99) unless RULE holds; repeatable. RULE is METRIC.STAT<VALUE (or <=, >, >=):\n' +
+      '  acquire.p99<2ms    a latency of acquire, extend, release or cycle: p50, p99.9, max, mean, min (a bare number is ms)\n' +
+      '  errors.rate<0.1%   failed ÷ (completed + failed) cycles; errors.count<10\n' +
+      '  cycles.rate>20000  completed cycles per second; cycles.count\n' +
+      `  late.rate<1%       open loop: cycles due that started over ${kLateStartMs}ms behind the schedule, or never; late.count\n` +
+      'Judged each second over the measured window so far, and at the end. Without an errors rule a run whose errors\n' +
+      'exceed its cycles fails (errors.rate<=50%)',
+    apply: (v, o) => (o.thresholds = [...o.thresholds, rule('--threshold', v)]),
+  },
+  'abort-on-fail': { switch: true, help: 'stop the run as soon as a threshold fails in a second past --abort-grace (k6\'s abortOnFail)', apply: (_, o) => (o.abortOnFail = true) },
+  'abort-grace': {
+    arg: 'TIME',
+    help: `with --abort-on-fail: measured time before a failed threshold stops the run; a bare number is seconds (default ${d.abortGraceMs / 1000}s)`,
+    apply: (v, o) => (o.abortGraceMs = time('--abort-grace', v, 's', 0)),
+  },
+  sweep: {
+    switch: true,
+    help: 'capacity sweep: run at --rate, then at rates raised by --sweep-step, each a full run, until one fails a\n' +
+      '--threshold (the bound, e.g. acquire.p99<10ms); bisect twice below it; report the knee (the highest rate that held)\n' +
+      'and the curve (throughput and percentiles by rate). The table, JSON and HTML are the knee\'s run plus the curve',
+    apply: (_, o) => (o.sweep = { step: o.sweep?.step ?? 'x1.5', steps: o.sweep?.steps ?? 8 }),
+  },
+  'sweep-step': { arg: 'STEP', help: 'with --sweep: x1.5 multiplies the rate each step, +500 adds to it (default x1.5)', apply: (v, o) => (o.sweep = { steps: o.sweep?.steps ?? 8, step: sweepStep(v) }) },
+  'sweep-steps': { arg: 'N', help: 'with --sweep: at most N rising steps (default 8)', apply: (v, o) => (o.sweep = { step: o.sweep?.step ?? 'x1.5', steps: int('--sweep-steps', v, 2, 100) }) },
+  otlp: {
+    arg: 'URL',
+    help: 'export the run\'s metrics each second to an OTLP/HTTP endpoint (e.g. http://localhost:4318/v1/metrics) with\n' +
+      'OpenTelemetry\'s exporter: cycles, errors by code, late starts, latency histograms by operation (µs)',
+    apply: (v, o) => (o.otlp = otlpUrl(v)),
+  },
   json: { arg: 'FILE', help: 'write the full result: merged histograms (encoded), counts, per-worker counts, host line', apply: (v, o) => (o.json = path('--json', v)) },
   html: { arg: 'FILE', help: 'write a self-contained report: latency percentiles per operation, throughput over time', apply: (v, o) => (o.html = path('--html', v)) },
 };
@@ -101,15 +149,15 @@ ${Object.entries(FLAGS).map(([name, flag]) => {
   --help                  show this
 
 Exit codes: 0 done, 1 the run failed (unreachable masters, no redis-server), 2 bad flags,
-130/143 stopped by SIGINT/SIGTERM (what was measured is still printed).`;
+99 a threshold failed, 130/143 stopped by SIGINT/SIGTERM (what was measured is still printed).`;
 
 /** Parses and validates `pipelock loadtest` flags into LoadOptions; throws UsageError naming the flag. */
 export function parseLoadFlags(args: readonly string[]): LoadOptions | 'help' {
-  const options = Object.fromEntries(Object.keys(FLAGS).map((name) => [name, { type: 'string' as const }]));
-  let values: Record<string, string | boolean | undefined>;
+  const options = Object.fromEntries(Object.entries(FLAGS).map(([name, flag]) => [name, { type: flag.switch ? 'boolean' as const : 'string' as const, multiple: flag.repeatable === true }]));
+  let values: Record<string, string | boolean | string[] | undefined>;
   try {
     const parsed = parseArgs({ args: negativeValues(args), options: { ...options, help: { type: 'boolean' } }, strict: true, allowPositionals: false, tokens: true });
-    checkRepeats(parsed.tokens);
+    checkRepeats(parsed.tokens.filter((t) => t.kind !== 'option' || FLAGS[t.name]?.repeatable !== true));
     values = parsed.values;
   } catch (error) {
     throw fromParseArgs(error, 'loadtest');
@@ -118,7 +166,9 @@ export function parseLoadFlags(args: readonly string[]): LoadOptions | 'help' {
   const resolved: Mutable = { ...kLoadDefaults };
   for (const [name, flag] of Object.entries(FLAGS)) {
     const value = values[name];
-    if (typeof value === 'string') flag.apply(value, resolved);
+    for (const one of Array.isArray(value) ? value : [value]) {
+      if (one !== undefined) flag.apply(String(one), resolved);
+    }
   }
   checkCombination(resolved, (name) => values[name] !== undefined);
   return Object.freeze(resolved);
@@ -136,7 +186,14 @@ function checkElection(o: LoadOptions, given: (name: string) => boolean): void {
 }
 
 function checkCombination(o: LoadOptions, given: (name: string) => boolean): void {
+  const fought = kScenarioSets.find((name) => given(name));
+  if (given('scenario') && fought !== undefined) throw new UsageError(`--${fought}`, 'conflicts with --scenario: the scenario file sets it (see its stages and mix)');
   checkElection(o, given);
+  checkSweep(o, given);
+  if (given('abort-grace') && !o.abortOnFail) throw new UsageError('--abort-grace', 'needs --abort-on-fail');
+  if (o.kind === 'election' && (given('threshold') || o.abortOnFail)) throw new UsageError(given('threshold') ? '--threshold' : '--abort-on-fail', 'conflicts with --kind election: it measures failover times, not cycles');
+  const late = o.thresholds.find((t) => t.metric.startsWith('late.'));
+  if (late !== undefined && o.rate === 0) throw new UsageError('--threshold', 'judges late starts, which only an open loop (--rate) has', late.rule);
   if (given('permits') && o.kind !== 'semaphore') throw new UsageError('--permits', 'needs --kind semaphore');
   if (given('servers') && given('masters')) throw new UsageError('--masters', 'conflicts with --servers: embedded masters are started only when no --servers is given');
   if (given('rate') && given('concurrency') && o.operation !== 'renew-hold') throw new UsageError('--rate', `conflicts with --concurrency: an open loop (--rate) starts cycles on its schedule, at most ${kOpenInFlight} (+ rate × hold) in flight per worker`);
@@ -154,110 +211,29 @@ function checkCombination(o: LoadOptions, given: (name: string) => boolean): voi
   if (o.json !== undefined && o.json === o.html) throw new UsageError('--html', 'conflicts with --json: both name the same file');
 }
 
-/** parseArgs reads `--retry-count -1` as two flags; a negative number after a flag is its value. */
-function negativeValues(args: readonly string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    const next = args[i + 1];
-    if (arg.startsWith('--') && !arg.includes('=') && next !== undefined && /^-\d/.test(next)) {
-      out.push(`${arg}=${next}`);
-      i++;
-    } else {
-      out.push(arg);
-    }
-  }
-  return out;
+
+function checkSweep(o: LoadOptions, given: (name: string) => boolean): void {
+  const part = ['sweep-step', 'sweep-steps'].find(given);
+  if (part !== undefined && !given('sweep')) throw new UsageError(`--${part}`, 'needs --sweep');
+  if (!given('sweep')) return;
+  if (o.rate === 0) throw new UsageError('--sweep', 'needs --rate: the first rate of the sweep (an open loop)');
+  if (o.thresholds.length === 0) throw new UsageError('--sweep', 'needs --threshold: the bound the sweep raises the rate to (e.g. acquire.p99<10ms)');
+  const other = ['scenario', 'abort-on-fail', 'start-at'].find(given);
+  if (other !== undefined) throw new UsageError(`--${other}`, 'conflicts with --sweep');
 }
 
-/** parseArgs keeps the last of a repeated flag; a second --duration is a typo more often than a wish. */
-export function checkRepeats(tokens: readonly { kind: string; name?: string; rawName?: string }[]): void {
-  const seen = new Set<string>();
-  for (const token of tokens) {
-    if (token.kind !== 'option' || token.name === undefined) continue;
-    if (seen.has(token.name)) throw new UsageError(token.rawName ?? `--${token.name}`, 'is given more than once');
-    seen.add(token.name);
-  }
+/** `x1.5` (multiply, > 1) or `+500` (add, > 0). */
+function sweepStep(value: string): string {
+  const match = /^(x|\+)(\d+(?:\.\d+)?)$/.exec(value.trim());
+  if (match === null || Number(match[2]) <= (match[1] === 'x' ? 1 : 0)) throw new UsageError('--sweep-step', 'must be xFACTOR (above 1, e.g. x1.5) or +RATE (e.g. +500)', value);
+  return `${match[1]!}${match[2]!}`;
 }
 
-/** parseArgs's own errors as a UsageError naming the flag; `command` as in `pipelock <command> --help`. */
-export function fromParseArgs(error: unknown, command: string): UsageError {
-  if (error instanceof UsageError) return error;
-  const message = error instanceof Error ? error.message : String(error);
-  const code = (error as { code?: unknown }).code;
-  const flag = /'([^' ]+)/.exec(message)?.[1] ?? command;
-  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return new UsageError(flag, `is not a ${command} flag (see pipelock ${command.split(' ')[0]!} --help)`);
-  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return new UsageError(flag, flag === '--help' ? 'takes no value' : 'needs a value');
-  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return new UsageError(flag, `is not a flag: ${command} takes only --flags (see --help)`);
-  return new UsageError(command, message);
-}
-
-export function int(flag: string, value: string, min: number, max: number): number {
-  const n = Number(value);
-  if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min || n > max) throw new UsageError(flag, `must be an integer from ${min} to ${max}`, value);
-  return n;
-}
-
-function num(flag: string, value: string, max: number): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n <= 0 || n > max) throw new UsageError(flag, `must be a number > 0 and ≤ ${max}`, value);
-  return n;
-}
-
-const kUnits: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000 };
-
-/** `10`, `10s`, `1500ms`, `2m`, `0.5s`; a bare number is in `bare` units. Returns ms. */
-export function time(flag: string, value: string, bare: 's' | 'ms', min: number): number {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(value.trim());
-  const ms = match === null ? NaN : Number(match[1]) * kUnits[match[2] ?? bare]!;
-  if (!Number.isFinite(ms) || ms < min || ms > kMaxMs) {
-    throw new UsageError(flag, `must be a time from ${min}ms to 24h, e.g. 10s, 1500ms or 2m (a bare number is ${bare === 's' ? 'seconds' : 'ms'})`, value);
-  }
-  return Math.round(ms);
-}
-
-function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
-  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(flag, `must be one of ${allowed.join(', ')}`, value);
-  return value as T;
-}
-
-/** `2026-05-01T12:00:00Z`, `…+02:00`, or `@1777636800` (as `date +@%s` prints); in the future, within 24 h. */
-function startAt(value: string): number {
-  const v = value.trim();
-  const epoch = /^@(\d+(?:\.\d+)?)$/.exec(v);
-  // A time without a zone would mean something else on each machine.
-  const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(v);
-  const ms = epoch !== null ? Number(epoch[1]) * 1000 : iso ? Date.parse(v) : NaN;
-  if (!Number.isFinite(ms)) throw new UsageError('--start-at', 'must be an ISO 8601 time with a zone (2026-05-01T12:00:00Z) or @EPOCH seconds', value);
-  const now = Date.now();
-  if (ms <= now) throw new UsageError('--start-at', `must be in the future (it is ${new Date(now).toISOString()})`, value);
-  if (ms > now + kMaxMs) throw new UsageError('--start-at', 'must be within 24 h', value);
-  return Math.round(ms);
-}
-
-export function path(flag: string, value: string): string {
-  if (value.trim() === '') throw new UsageError(flag, 'must name a file');
+function otlpUrl(value: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch { /* reported below */ }
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new UsageError('--otlp', 'must be an http:// or https:// URL (an OTLP/HTTP metrics endpoint)', value);
   return value;
 }
-
-const kServerSchemes = new Set(['redis:', 'rediss:']);
-const kMemberSchemes = new Set([...kServerSchemes, 'redis+cluster:', 'rediss+cluster:']);
-
-/** `clusters`: entries may name a Redis Cluster member (redis+cluster://, src/load/members.ts). */
-export function parseServers(value: string, clusters = false): string[] {
-  const schemes = clusters ? kMemberSchemes : kServerSchemes;
-  const urls = value.split(',').map((url) => url.trim());
-  urls.forEach((url, i) => {
-    let parsed: URL | undefined;
-    try {
-      parsed = new URL(url);
-    } catch { /* reported below */ }
-    if (parsed === undefined || !schemes.has(parsed.protocol) || parsed.hostname === '') {
-      throw new UsageError('--servers', `must be comma-separated redis:// or rediss:// URLs${clusters ? ' (redis+cluster:// for a Redis Cluster member)' : ''}; entry ${i + 1} is not`, parsed === undefined ? url : redactUrl(url));
-    }
-    const first = urls.indexOf(url);
-    if (first !== i) throw new UsageError('--servers', `must not repeat a master (entry ${i + 1} repeats entry ${first + 1}): it would vote twice`, redactUrl(url));
-  });
-  return urls;
-}
-

@@ -2,15 +2,16 @@ import { randomBytes } from 'node:crypto';
 import { startMasters, type LocalMasters } from 'pipelock/testing';
 import { hostLine, type HostLine } from '../load/host.js';
 import type { LoadOptions } from '../load/options.js';
-import { buildResult } from '../load/result.js';
-import { runLoad } from '../load/runner.js';
+import { describeEntry, describeStages } from '../load/scenario.js';
 import { probeServers, removeKeys } from '../load/servers.js';
 import { redactUrl } from '../shared/redact-url.js';
 import { electionRun } from './election.js';
 import { EXIT, UsageError } from './errors.js';
 import { LOADTEST_USAGE, parseLoadFlags } from './flags.js';
 import { liveReporter } from './live.js';
+import { measure, type RunContext } from './measure.js';
 import { writeOutputs } from './outputs.js';
+import { sweepRun } from './sweep.js';
 import { formatResult, releasedUnconfirmed } from './table.js';
 
 const kSignals = ['SIGINT', 'SIGTERM'] as const;
@@ -60,36 +61,8 @@ export async function loadtest(args: readonly string[]): Promise<number> {
       const code = await electionRun(options, urls, `${prefix}election`, hostLine(versions, flagsOf(options), startedAt), stop.signal);
       return signalled === undefined ? code : EXIT[signalled];
     }
-    if (options.startAt !== undefined) console.error(`pipelock loadtest: ready; starting at ${new Date(options.startAt).toISOString()} (--start-at)`);
-    let startedWall = 0;
-    const output = await runLoad(options, urls, prefix, {
-      ...(options.startAt === undefined ? {} : { startAt: options.startAt }),
-      onStart: () => {
-        startedWall = Date.now();
-        console.error(`pipelock loadtest: ${options.workers} workers started on ${urls.length} masters; ${options.warmupMs / 1000}s warm-up, then ${options.durationMs / 1000}s measured`);
-      },
-      onSecond: live.onSecond,
-      signal: stop.signal,
-    });
-    live.end();
-    const result = buildResult(output.reports, {
-      host: hostLine(versions, flagsOf(options), startedAt),
-      interrupted: output.interrupted,
-      measuredSeconds: output.measuredSeconds,
-      timeline: output.timeline,
-      cpu: output.cpu,
-      // On the wall clock, so that report merge can check runs from several machines measured together.
-      ...(startedWall === 0 ? {} : { window: { from: startedWall + options.warmupMs, to: startedWall + options.warmupMs + output.measuredSeconds * 1000 } }),
-    });
-    console.log(formatResult(result));
-    if (output.missing > 0) console.error(`pipelock loadtest: ${output.missing} worker(s) did not stop in time and were terminated; their counts are missing`);
-    await writeOutputs(result, options);
-    if (signalled !== undefined) return EXIT[signalled];
-    if (result.cycles + releasedUnconfirmed(result) === 0) {
-      console.error('pipelock loadtest: no cycle completed in the measured window (see errors above)');
-      return EXIT.failed;
-    }
-    return EXIT.ok;
+    const code = await cycleRun(options, urls, { host: hostLine(versions, flagsOf(options), startedAt), prefix, live, stop });
+    return signalled === undefined ? code : EXIT[signalled];
   } catch (error) {
     live.end();
     console.error(`pipelock loadtest: ${error instanceof Error ? error.message : String(error)}`);
@@ -102,6 +75,23 @@ export async function loadtest(args: readonly string[]): Promise<number> {
   }
 }
 
+/** A cycle run (or a sweep of them): measures, prints and writes the result, judges the thresholds; returns the exit code. */
+async function cycleRun(options: LoadOptions, urls: readonly string[], run: RunContext): Promise<number> {
+  if (options.sweep !== undefined) return sweepRun(options, urls, run);
+  const { result, missing } = await measure(options, urls, run);
+  console.log(formatResult(result));
+  if (missing > 0) console.error(`pipelock loadtest: ${missing} worker(s) did not stop in time and were terminated; their counts are missing`);
+  await writeOutputs(result, options);
+  if (result.cycles + releasedUnconfirmed(result) === 0) {
+    console.error('pipelock loadtest: no cycle completed in the measured window (see errors above)');
+    return EXIT.failed;
+  }
+  const failed = (result.thresholds ?? []).filter((t) => !t.ok);
+  if (failed.length === 0) return EXIT.ok;
+  console.error(`pipelock loadtest: ${failed.length} threshold(s) failed: ${failed.map((t) => t.rule).join(', ')}`);
+  return EXIT.thresholds;
+}
+
 async function cleanUp(urls: readonly string[], prefix: string): Promise<void> {
   try {
     const removed = await removeKeys(urls, prefix);
@@ -112,5 +102,14 @@ async function cleanUp(urls: readonly string[], prefix: string): Promise<void> {
 }
 
 function flagsOf(options: LoadOptions): HostLine['flags'] {
-  return { ...options, servers: options.servers.map(redactUrl), json: options.json ?? null, html: options.html ?? null, startAt: options.startAt === undefined ? null : new Date(options.startAt).toISOString() };
+  const { stages, mix, scenario, ...rest } = options;
+  const open = options.rate > 0;
+  return {
+    ...rest, scenario: scenario ?? null,
+    stages: stages === undefined ? null : stages.map((s) => describeStages([s], open ? '/s' : ' in flight')),
+    mix: mix === undefined ? null : mix.map(describeEntry),
+    thresholds: options.thresholds.map((t) => t.rule),
+    otlp: options.otlp === undefined ? null : redactUrl(options.otlp),
+    sweep: options.sweep === undefined ? null : `${options.sweep.step}, at most ${options.sweep.steps} steps`, servers: options.servers.map(redactUrl), json: options.json ?? null, html: options.html ?? null, startAt: options.startAt === undefined ? null : new Date(options.startAt).toISOString(),
+  };
 }

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { readResult } from '../load/result-file.js';
 import { mergeResults } from '../load/result.js';
+import { mergeParts } from '../load/result-parts.js';
 import { checkWindows } from '../load/windows.js';
 import { reportCompare } from './compare.js';
 import { EXIT, UsageError } from './errors.js';
@@ -41,7 +42,7 @@ export async function report(args: readonly string[]): Promise<number> {
   try {
     const results = await Promise.all(parsed.files.map(readResult));
     const notes = parsed.allowDisjoint ? [] : checkWindows(parsed.files, results);
-    merged = mergeResults(results, notes);
+    merged = { ...mergeResults(results, notes), ...mergeParts(results) };
   } catch (error) {
     return usage(error);
   }

@@ -1,6 +1,8 @@
 import { describeHost, type HostLine } from '../load/host.js';
 import type { LatencySummary } from '../load/histogram.js';
 import { OP_NAMES, type RunResult } from '../load/result.js';
+import { kLateStartMs } from '../load/loops.js';
+import { formatValue } from '../load/thresholds.js';
 import { contended, contentionLines } from './contention-format.js';
 
 const kLockLost = 'ERR_PIPELOCK_LOCK_LOST';
@@ -31,7 +33,7 @@ export function formatResult(result: RunResult): string {
     }
   }
   if (rows === 0) lines.push('(no completed cycles)');
-  lines.push('');
+  lines.push('', ...partLines('stage', result.stages), ...partLines('mix', result.mix));
   if (result.runs === 1 && result.hosts[0]?.flags.operation === 'renew-hold') {
     lines.push(describeHolds(result));
   } else {
@@ -40,9 +42,14 @@ export function formatResult(result: RunResult): string {
   if (result.late !== undefined) {
     lines.push(`late          ${result.late === 0 ? 'none' : `${result.late} cycles due in the window had not completed by its end (behind the schedule: the open loop's backlog)`}`);
   }
+  if (result.due !== undefined) {
+    const share = result.due === 0 ? '' : ` (${((100 * (result.lateStarts ?? 0)) / result.due).toPrecision(3)}%)`;
+    lines.push(`late starts   ${result.lateStarts ?? 0} of ${result.due} cycles due${share} started over ${kLateStartMs}ms behind the schedule or never`);
+  }
   const errors = Object.entries(result.errors).sort(([, a], [, b]) => b - a);
   lines.push(`errors        ${errors.length === 0 ? 'none' : errors.map(([code, n]) => `${code} ${n}`).join(', ')}`);
   lines.push(...contentionLines(result));
+  lines.push(...thresholdLines(result), ...sweepLines(result));
   for (const note of result.notes ?? []) lines.push(`note          ${note}`);
   if (result.clamped > 0) lines.push(`clamped       ${result.clamped} latencies above 60 s recorded as 60 s`);
   for (const cpu of result.cpu) {
@@ -50,6 +57,39 @@ export function formatResult(result: RunResult): string {
     lines.push(`client CPU    ${Math.round(cpu.percentOfOneCore)}% of one core (whole process${result.runs > 1 ? `, run ${cpu.run + 1}` : ''}); worker event loops busy ${loops || '-'}`);
   }
   return lines.join('\n');
+}
+
+/** Per stage or per mix entry, when there is more than one: cycles, throughput, errors and acquire and cycle percentiles (µs). */
+function partLines(what: 'stage' | 'mix', parts: RunResult['stages']): string[] {
+  if (parts === undefined || parts.length < 2) return [];
+  const width = Math.max(14, ...parts.map((p) => p.name.length + 2));
+  const head = [`by ${what}`.padEnd(width), ...['cycles', 'cycles/s', 'errors', 'acq p50', 'acq p99', 'cycle p99'].map((c) => c.padStart(10))].join('');
+  const rows = parts.map((p) => {
+    const errors = Object.values(p.errors).reduce((a, b) => a + b, 0);
+    return [p.name.padEnd(width), ...[p.cycles, p.throughput.toFixed(1), errors, p.operations.acquire.p50, p.operations.acquire.p99, p.operations.cycle.p99].map((v) => String(v).padStart(10))].join('');
+  });
+  return [head, ...rows, ''];
+}
+
+/** --sweep: the knee, then one row per step by rate. */
+function sweepLines(result: RunResult): string[] {
+  const sweep = result.sweep;
+  if (sweep === undefined) return [];
+  const knee = sweep.knee === null ? 'none: the first rate already failed' : `${sweep.knee}/s (the highest rate that held; the table above is its run)`;
+  const head = ['  rate/s'.padEnd(12), ...['cycles/s', 'errors', 'late', 'acq p50', 'acq p99', 'cycle p99', 'bounds'].map((c) => c.padStart(10))].join('');
+  const rows = sweep.steps.map((s) => [`  ${s.rate}`.padEnd(12), ...[s.throughput.toFixed(1), s.errors, `${(100 * s.lateShare).toFixed(1)}%`, s.acquire.p50, s.acquire.p99, s.cycle.p99,
+    s.ok ? 'held' : 'FAIL'].map((v) => String(v).padStart(10))].join(''));
+  return [`sweep         knee ${knee}; bounds ${sweep.bounds.join(', ')}`, head, ...rows];
+}
+
+/** One line per threshold: pass or FAIL, the rule, the value over the run, and when it first failed. */
+export function thresholdLines(result: Pick<RunResult, 'thresholds' | 'abortedBy'>): string[] {
+  const lines = (result.thresholds ?? []).map((t) => {
+    const when = t.failedSecond === undefined ? '' : `; first failed after ${t.failedSecond}s measured`;
+    return `threshold     ${t.ok ? 'pass' : 'FAIL'}  ${t.rule}${t.implicit === true ? ' (default: errors must not exceed cycles)' : ''}  ${formatValue(t)}${when}`;
+  });
+  if (result.abortedBy !== undefined) lines.push(`aborted       the run was stopped early: ${result.abortedBy} failed (--abort-on-fail)`);
+  return lines;
 }
 
 /** renew-hold: locks held to the end of the run whose release then went unconfirmed (counted as errors, not as cycles). */
@@ -76,6 +116,12 @@ function describeHolds(result: RunResult): string {
 function describeRun(host: HostLine): string {
   const f = host.flags;
   const servers = Array.isArray(f.servers) && f.servers.length > 0 ? `${f.servers.length} masters (--servers)` : `${String(f.masters)} embedded masters`;
+  if (typeof f.scenario === 'string') {
+    const stages = Array.isArray(f.stages) ? f.stages.join(', ') : '';
+    const loop = Number(f.rate) > 0 ? 'open loop' : 'closed loop';
+    return `pipelock loadtest: scenario ${f.scenario} over ${servers}, ${String(f.workers)} workers, ${loop}: ${stages} after ${Number(f.warmupMs) / 1000}s warm-up` +
+      (Array.isArray(f.mix) ? f.mix.map((m) => `\n  mix ${m}`).join('') : '');
+  }
   const load = typeof f.rate === 'number' && f.rate > 0 ? `open loop at ${f.rate}/s` : `${String(f.concurrency)} in flight each`;
   const kind = f.kind === undefined || f.kind === 'mutex' ? ''
     : f.kind === 'reentrant' ? ` (reentrant, depth ${String(f.depth)})`

@@ -1,4 +1,5 @@
 /** The shape of a load cycle and what it runs with (types and helpers shared by every cycle). */
+import { setTimeout as delay } from 'node:timers/promises';
 import type { CallSettings, Lock, Redlock } from 'pipelock';
 
 /** Takes the lock of the run's kind (--kind) on `resources` for the cycle. */
@@ -12,7 +13,10 @@ export interface CycleContext {
   readonly acquire: Acquire;
   readonly using: Using;
   readonly lockMs: number;
+  /** The mean hold, ms (an open loop sizes its room for cycles in flight by it). */
   readonly holdMs: number;
+  /** This cycle's hold, ms: a draw from the entry's hold distribution. */
+  readonly hold: () => number;
   /** Carries the worker's stop signal: a stop cancels waiting and retrying. */
   readonly call: CallSettings;
   /** Resolves when the run ends (renew-hold holds its locks until then). */
@@ -42,6 +46,12 @@ export class ReleasedExpiredError extends Error {
   constructor() {
     super('release found the lock already expired (is --hold close to --lock-duration?)');
   }
+}
+
+/** Holds the lock for a draw of the context's hold time. */
+export async function held(context: CycleContext): Promise<void> {
+  const ms = context.hold();
+  if (ms > 0) await delay(ms);
 }
 
 export async function release(lock: Lock, out: Timings): Promise<void> {

@@ -1,5 +1,4 @@
-import { setTimeout as delay } from 'node:timers/promises';
-import { release, type Cycle, type CycleContext, type Timings } from './cycle.js';
+import { held, release, type Cycle, type CycleContext, type Timings } from './cycle.js';
 import type { Operation } from './options.js';
 import { renewHold } from './renew-hold.js';
 
@@ -19,7 +18,7 @@ export function cycleFor(operation: Operation): Cycle {
 async function acquireRelease(context: CycleContext, resources: readonly string[], start: number, out: Timings): Promise<void> {
   const lock = await context.acquire(resources, context.lockMs, context.call);
   const acquired = performance.now();
-  if (context.holdMs > 0) await delay(context.holdMs);
+  await held(context);
   await release(lock, out);
   out.acquireMs = acquired - start;
   out.extendMs = -1;
@@ -29,7 +28,7 @@ async function acquireRelease(context: CycleContext, resources: readonly string[
 async function acquireExtendRelease(context: CycleContext, resources: readonly string[], start: number, out: Timings): Promise<void> {
   const lock = await context.acquire(resources, context.lockMs, context.call);
   const acquired = performance.now();
-  if (context.holdMs > 0) await delay(context.holdMs);
+  await held(context);
   const extending = performance.now();
   const extended = await lock.extend(context.lockMs, context.call);
   out.extendMs = performance.now() - extending;
@@ -44,7 +43,7 @@ async function usingCycle(context: CycleContext, resources: readonly string[], s
   // using() exposes no lock: acquire is timed to the routine's start, release from its end.
   await context.using(resources, context.lockMs, context.call, async () => {
     acquired = performance.now();
-    if (context.holdMs > 0) await delay(context.holdMs);
+    await held(context);
     releasing = performance.now();
   });
   out.acquireMs = acquired - start;

@@ -2,6 +2,7 @@ import type { Comparison, Row } from './compare.js';
 import { ATTEMPT_LABELS } from './contention.js';
 import { describeServers, type HostLine } from './host.js';
 import { OP_NAMES, type RunResult } from './result.js';
+import { formatValue } from './thresholds.js';
 
 /** One run (or a merge of runs) drawn in a report, under its label. */
 export interface Series {
@@ -20,7 +21,7 @@ function table(id: string, head: readonly string[], rows: readonly (readonly str
 
 /** Flags as typed on the command line, in --help's order; times shown with their unit. */
 const kFlagRows: readonly (readonly [string, string, 'ms' | 's' | '' | 'list'])[] = [
-  ['operation', '--operation', ''], ['kind', '--kind', ''], ['depth', '--depth', ''], ['permits', '--permits', ''], ['servers', '--servers', 'list'], ['masters', '--masters', ''], ['workers', '--workers', ''],
+  ['scenario', '--scenario', ''], ['stages', 'stages', 'list'], ['mix', 'mix', 'list'], ['operation', '--operation', ''], ['kind', '--kind', ''], ['depth', '--depth', ''], ['permits', '--permits', ''], ['servers', '--servers', 'list'], ['masters', '--masters', ''], ['workers', '--workers', ''],
   ['concurrency', '--concurrency', ''], ['rate', '--rate', ''], ['durationMs', '--duration', 's'], ['warmupMs', '--warmup', 's'],
   ['keys', '--keys', ''], ['holdMs', '--hold', 'ms'], ['lockMs', '--lock-duration', 'ms'], ['retryCount', '--retry-count', ''],
   ['retryDelayMs', '--retry-delay', 'ms'], ['retryJitterMs', '--retry-jitter', 'ms'], ['startAt', '--start-at', ''],
@@ -33,7 +34,7 @@ const applies = (key: string, host: HostLine): boolean => host.flags[key] !== un
 
 function flagValue(value: HostLine['flags'][string] | undefined, unit: (typeof kFlagRows)[number][2]): string {
   if (value === undefined || value === null) return '–';
-  if (unit === 'list') return Array.isArray(value) && value.length > 0 ? value.join('<br>') : '– (embedded)';
+  if (unit === 'list') return Array.isArray(value) && value.length > 0 ? value.map(escapeHtml).join('<br>') : '– (embedded)';
   if (unit === 's') return `${Number(value) / 1000}s`;
   if (unit === 'ms') return `${String(value)}ms`;
   return escapeHtml(String(value));
@@ -59,7 +60,8 @@ export function summaryTable(series: readonly Series[]): string {
   const rows: string[][] = [];
   for (const { label, result } of series) {
     const errors = Object.entries(result.errors).sort(([, a], [, b]) => b - a).map(([code, n]) => `${escapeHtml(code)} ${n}`).join('<br>') || 'none';
-    const late = result.late === undefined || result.late === 0 ? '' : `; ${result.late} due in it not completed by its end (late)`;
+    const late = (result.late === undefined || result.late === 0 ? '' : `; ${result.late} due in it not completed by its end (late)`) +
+      (result.due === undefined ? '' : `; ${result.lateStarts ?? 0} of ${result.due} due started late or never`);
     rows.push([`<b>${escapeHtml(label)}</b>`, `${result.throughput.toFixed(1)} cycles/s (${result.cycles} cycles in ${result.measuredSeconds.toFixed(1)} s${result.interrupted ? ', interrupted' : ''}${late})`,
       `${result.contendedAcquires} acquires lost ${result.lostAttempts} attempts`, errors]);
   }
@@ -76,8 +78,29 @@ export function summaryTable(series: readonly Series[]): string {
       }
     }
   }
-  return table('summary', ['run', 'throughput', 'contention', 'failed cycles by code'], rows) +
+  return table('summary', ['run', 'throughput', 'contention', 'failed cycles by code'], rows) + thresholdTable(series) + partTable(series, 'stages') + partTable(series, 'mix') +
     table('latency-table', ['run', 'operation', 'count', 'p50 µs', 'p90 µs', 'p99 µs', 'p99.9 µs', 'max µs'], latency);
+}
+
+/** Per stage or per mix entry, for runs with more than one: cycles, throughput, errors, acquire and cycle percentiles. */
+function partTable(series: readonly Series[], what: 'stages' | 'mix'): string {
+  const rows = series.flatMap(({ label, result }) => (result[what] !== undefined && result[what].length > 1 ? result[what] : []).map((p) => {
+    const errors = Object.values(p.errors).reduce((a, b) => a + b, 0);
+    const { acquire, cycle } = p.operations;
+    return [escapeHtml(label), escapeHtml(p.name), String(p.cycles), p.throughput.toFixed(1), String(errors), ...[acquire.p50, acquire.p99, cycle.p50, cycle.p99].map(String)];
+  }));
+  const head = [what === 'stages' ? 'stage' : 'mix entry', 'cycles', 'cycles/s', 'errors', 'acquire p50 µs', 'acquire p99 µs', 'cycle p50 µs', 'cycle p99 µs'];
+  return rows.length === 0 ? '' : table(what === 'stages' ? 'by-stage' : 'by-mix', ['run', ...head], rows);
+}
+
+/** The thresholds each run was judged by, pass or fail; empty when no run has any (merges, older files). */
+function thresholdTable(series: readonly Series[]): string {
+  const rows = series.flatMap(({ label, result }) => (result.thresholds ?? []).map((t) => [
+    escapeHtml(label), `<code>${escapeHtml(t.rule)}</code>${t.implicit === true ? ' <small>(default)</small>' : ''}`, escapeHtml(formatValue(t)),
+    `<span class="${t.ok ? 'good' : 'bad'}">${t.ok ? 'pass' : 'fail'}</span>${t.failedSecond === undefined ? '' : ` <small>(first after ${t.failedSecond}s)</small>`}` +
+      (result.abortedBy === t.rule ? ' <small>(stopped the run)</small>' : ''),
+  ]));
+  return rows.length === 0 ? '' : table('thresholds', ['run', 'threshold', 'value', 'verdict'], rows);
 }
 
 /**

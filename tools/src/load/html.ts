@@ -68,8 +68,10 @@ function chartData(series: readonly Series[]): unknown {
     const at = new Map(whole(s.result).map((p) => [p.second, pick(p)]));
     return seconds.map((second) => at.get(second) ?? null);
   };
+  const sweep = series.find((s) => s.result.sweep !== undefined)?.result.sweep;
   return {
     labels: series.map((s) => s.label),
+    sweep: sweep === undefined ? null : { knee: sweep.knee, rate: sweep.steps.map((s) => s.rate), throughput: sweep.steps.map((s) => s.throughput), p99: sweep.steps.map((s) => s.acquire.p99) },
     latency,
     timeline: {
       x: seconds,
@@ -108,6 +110,7 @@ ${page.comparison === undefined ? '' : `<h2>Comparison</h2>${comparisonTable(pag
 <h2>Summary</h2>${summaryTable(page.series)}
 ${contention(page.series)}
 <h2>Settings</h2>${settingsTable(page.series)}
+${page.series.some((s) => s.result.sweep !== undefined) ? '<h2>Capacity sweep</h2><p><small>Completed cycles/s and acquire p99 by offered rate; the knee is the highest rate that held every bound.</small></p><div id="sweep"></div>' : ''}
 <h2>Latency by percentile</h2><p><small>Log axes, as HdrHistogram plots them: each step right adds a nine (90%, 99%, 99.9%, …).</small></p><div class="charts" id="latency"></div>
 <h2>Throughput over time</h2><div id="throughput"></div>
 <h2>Failures over time</h2><p><small>${page.series.some((s) => s.result.timeline.some((p) => p.errors > 0)) ? 'Failed cycles per second; by error code in the summary above.' : 'No failed cycles.'}</small></p><div id="failures"></div>
@@ -150,6 +153,15 @@ const timeChart = (id, title, unit, columns, dashed) => {
   const u = new uPlot({ title, width: 1100, height: 280, legend: { live: false }, scales: { x: { time: false } }, axes: [{ label: 'second since start', incrs: [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600] }, { label: unit, size: 80 }], series }, cols, document.getElementById(id));
   window.pipelockCharts.push({ name: id, u, colors });
 };
+if (data.sweep !== null) {
+  const u = new uPlot({ title: 'capacity sweep' + (data.sweep.knee === null ? '' : ': knee ' + data.sweep.knee + '/s'), width: 1100, height: 300, legend: { live: false },
+    scales: { x: { time: false }, p99: {} },
+    axes: [{ label: 'offered cycles/s' }, { label: 'completed cycles/s', size: 80 }, { side: 1, scale: 'p99', label: 'acquire p99', size: 80, values: (u, ticks) => ticks.map((v) => v == null ? '' : us(v)) }],
+    series: [{ label: 'offered' }, { label: 'completed cycles/s', stroke: color(0), width: 2, points: { show: true } },
+      { label: 'acquire p99', stroke: color(1), width: 2, scale: 'p99', points: { show: true }, value: (u, v) => v == null ? '' : us(v) }],
+  }, [data.sweep.rate, data.sweep.throughput, data.sweep.p99], document.getElementById('sweep'));
+  window.pipelockCharts.push({ name: 'sweep', u, colors: [color(0), color(1)] });
+}
 timeChart('throughput', 'completed cycles per second', 'cycles/s', [['', data.timeline.measured, false], [' (warm-up)', data.timeline.warmup, true]]);
 if (data.timeline.errors.some((v) => v.some((n) => n > 0))) timeChart('failures', 'failed cycles per second', 'failures/s', [['', data.timeline.errors, false]]);
 </script></body></html>

@@ -1,6 +1,10 @@
 import { setImmediate as yieldToLoop, setTimeout as delay } from 'node:timers/promises';
 import type { Cycle, CycleContext, Timings } from './cycle.js';
 import type { Meter } from './meter.js';
+import type { Mix } from './mix.js';
+import type { Parts } from './parts.js';
+import type { Stage } from './scenario.js';
+import { stageAt, type Plan } from './schedule.js';
 
 /** The measured window on this thread's clock; `to` moves earlier on a stop. */
 export interface Window {
@@ -30,6 +34,12 @@ export interface Loop {
   readonly signal: AbortSignal;
   /** Aborts cycles in flight (a stop; a closed loop's window end): what fails after it is not counted. */
   readonly cancel: AbortSignal;
+  /** A scenario's mix: each cycle draws its entry (cycle, context and keys); absent: `cycle` over uniform keys. */
+  readonly mix?: Mix;
+  /** A scenario's stages, for splitting the counted cycles (parts) by stage. */
+  readonly stages: readonly Stage[];
+  /** Counted cycles by mix entry and by stage, when there is more than one of either. */
+  readonly parts?: Parts;
 }
 
 /**
@@ -41,6 +51,13 @@ export interface Loop {
  * as well as 64 or a little better, and 1,024 ran into timeouts (the workers' loops 95% busy).
  */
 export const kOpenInFlight = 256;
+
+/**
+ * A cycle the open loop starts more than this behind its schedule is a late start: past timer
+ * jitter (a busy event loop fires a timer a few ms late), it waited because the generator had no
+ * room for it (kOpenInFlight) or no CPU, which is what k6 counts as dropped_iterations.
+ */
+export const kLateStartMs = 10;
 
 function counts(window: Window, start: number, end: number): boolean {
   return window.countAll || ((window.byEnd ? end >= window.from : start >= window.from) && end <= window.to);
@@ -64,15 +81,24 @@ function timings(): Timings {
 
 /** `contender`: the closed loop's slot running the cycle, −1 in an open loop (no fixed contenders). */
 async function one(loop: Loop, start: number, out: Timings, contender: number): Promise<void> {
+  const mix = loop.mix;
+  const e = mix === undefined ? 0 : mix.choose();
+  const entry = mix?.entries[e];
   try {
-    await loop.cycle(loop.context, pick(loop, contender), start, out);
+    if (entry === undefined) await loop.cycle(loop.context, pick(loop, contender), start, out);
+    else await entry.cycle(entry.context, [entry.prefix + String(entry.key())], start, out);
     const end = performance.now();
-    loop.meter.done(out, end - start, settled(loop, start, end), contender);
+    const counted = settled(loop, start, end);
+    loop.meter.done(out, end - start, counted, contender);
+    if (counted) loop.parts?.done(e, stageAt(loop.stages, start - loop.window.from), out, end - start);
   } catch (error) {
     // What fails once a closed loop's window ended is cut short by the end, not a failure of its
     // own; renew-hold's holds span the whole run, so one that failed or never completed counts.
     const counted = settled(loop, start, performance.now());
-    if (!loop.cancel.aborted || loop.window.countAll) loop.meter.failed(error, counted);
+    if (!loop.cancel.aborted || loop.window.countAll) {
+      loop.meter.failed(error, counted);
+      if (counted) loop.parts?.failed(e, stageAt(loop.stages, start - loop.window.from), error);
+    }
     // A failure can come back without any I/O (every master down, no retries): without a turn
     // of the event loop here, a closed loop would starve the timers that end the run.
     await yieldToLoop();
@@ -91,17 +117,37 @@ function settled(loop: Loop, start: number, end: number): boolean {
  * `concurrency` cycles in flight, each slot starting its next cycle when the last one ends; each slot
  * is one contender for the lock, whose acquisitions the meter counts for fairness.
  */
-export async function closedLoop(loop: Loop, concurrency: number): Promise<void> {
+export async function closedLoop(loop: Loop, concurrency: number, plan?: { readonly plan: Plan; readonly origin: number }): Promise<void> {
   const slot = async (contender: number): Promise<void> => {
     const out = timings();
-    while (!loop.signal.aborted) await one(loop, performance.now(), out, contender);
+    while (!loop.signal.aborted) {
+      // Staged: slot i runs while the stage's target allows more than i in flight, and waits its turn otherwise.
+      if (plan !== undefined && contender >= Math.round(plan.plan.valueAt(performance.now() - plan.origin))) {
+        await delay(kIdleSlotMs, undefined, { signal: loop.signal }).catch(() => undefined);
+        continue;
+      }
+      await one(loop, performance.now(), out, contender);
+    }
   };
   await Promise.all(Array.from({ length: concurrency }, (_, contender) => slot(contender)));
 }
 
+/** An open loop's schedule: the plan (rates per ms, this worker's share), when it began, and this worker's place in it. */
+export interface OpenSchedule {
+  readonly plan: Plan;
+  readonly origin: number;
+  /** This worker's cycles sit at count positions i + offset (worker ÷ workers), so that workers interleave. */
+  readonly offset: number;
+  /** This worker's highest rate, cycles/s: its room for cycles in flight is sized by it. */
+  readonly peak: number;
+}
+
+/** A closed-loop slot above its stage's target checks again this often (and an open loop at a rate of 0 ten times slower). */
+const kIdleSlotMs = 10;
+
 /**
- * Cycles due on a fixed schedule of `rate` per second from `origin`, each timed from when it was
- * due. At most kOpenInFlight (+ rate × hold) run at once; a due cycle past that waits its turn in
+ * Cycles due on the plan's schedule (a fixed `rate` per second for the flags, stages for a
+ * scenario) from `origin`, each timed from when it was due. At most kOpenInFlight (+ rate × hold) run at once; a due cycle past that waits its turn in
  * the generator — only a count, as cycle i is due at origin + i / rate — and starts when a cycle
  * ends, its latency still counted from when it was due: the wait shows in full, which is what
  * correcting for coordinated omission means (Gil Tene, "How NOT to Measure Latency"; wrk2 and
@@ -109,14 +155,16 @@ export async function closedLoop(loop: Loop, concurrency: number): Promise<void>
  * generator offers the library what it can admit and a backlog that grows in the latencies,
  * instead of a heap of waiting calls; what was due inside the window and never ran is late.
  */
-export async function openLoop(loop: Loop, rate: number, origin: number): Promise<void> {
-  const interval = 1000 / rate;
+export async function openLoop(loop: Loop, schedule: OpenSchedule): Promise<void> {
+  const { plan, origin, offset } = schedule;
   const window = loop.window;
-  const cap = kOpenInFlight + Math.ceil((rate * loop.context.holdMs) / 1000);
+  const cap = kOpenInFlight + Math.ceil((schedule.peak * (loop.mix?.meanHold() ?? loop.context.holdMs)) / 1000);
+  const dueAt = (i: number): number => origin + plan.dueAt(i + offset);
   let next = 0;
   let inflight = 0;
   let drained: (() => void) | undefined;
   const run = async (due: number): Promise<void> => {
+    if (due >= window.from && due < window.to) loop.meter.started(performance.now() - due > kLateStartMs);
     await one(loop, due, timings(), -1);
     inflight--;
     startDue();
@@ -125,7 +173,7 @@ export async function openLoop(loop: Loop, rate: number, origin: number): Promis
   const startDue = (): void => {
     if (loop.signal.aborted) return;
     const now = performance.now();
-    for (let due = origin + next * interval; due <= now && inflight < cap; due = origin + next * interval) {
+    for (let due = dueAt(next); due <= now && inflight < cap; due = dueAt(next)) {
       next++;
       inflight++;
       void run(due);
@@ -135,14 +183,16 @@ export async function openLoop(loop: Loop, rate: number, origin: number): Promis
     startDue();
     // Behind schedule, the ends of cycles start the cycles due; this only keeps to the schedule.
     try {
-      await delay(Math.max(1, origin + next * interval - performance.now()), undefined, { signal: loop.signal });
+      await delay(Math.min(kIdleSlotMs * 100, Math.max(1, dueAt(next) - performance.now())), undefined, { signal: loop.signal });
     } catch {
       // aborted: the run is over
     }
   }
-  // Cycle i is due inside the window for i in [ceil((from − origin) / interval), ceil((to − origin) / interval)).
-  const first = Math.max(next, Math.ceil((window.from - origin) / interval));
-  const end = Math.ceil((window.to - origin) / interval);
+  // Cycle i is due inside the window for i in [ceil(N(from) − offset), ceil(N(to) − offset)), N the plan's count of cycles due.
+  const firstDue = Math.ceil(plan.countTo(window.from - origin) - offset);
+  const first = Math.max(next, firstDue);
+  const end = Math.ceil(plan.countTo(window.to - origin) - offset);
   if (end > first) loop.meter.late(end - first);
+  loop.meter.scheduled(Math.max(0, end - firstDue));
   if (inflight > 0) await new Promise<void>((resolve) => (drained = resolve));
 }

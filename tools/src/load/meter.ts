@@ -26,9 +26,16 @@ export class Meter {
   #late: number | undefined;
   #contended = 0;
   #lostAttempts = 0;
-  #interval = new Recorder();
+  /** Open loop: starts due in the window, those started late, and (at the end) how many were due. */
+  #starts = 0;
+  #lateStarts = 0;
+  #due = 0;
+  #interval = intervalRecorders();
   #intervalCycles = 0;
   #intervalErrors = 0;
+  #intervalStarts = 0;
+  #intervalLate = 0;
+  #intervalCodes: Record<string, number> = {};
 
   constructor(shape: MeterShape) {
     this.#waits = shape.attempts ? { firstAttempt: new Recorder(), retried: new Recorder(), attempts: emptyAttempts() } : undefined;
@@ -39,7 +46,11 @@ export class Meter {
   /** A completed cycle; `counted` when it lies inside the measured window; `contender`: the slot that ran it (closed loop). */
   done(timings: Timings, cycleMs: number, counted: boolean, contender = -1): void {
     this.#intervalCycles++;
-    this.#interval.recordMs(timings.acquireMs);
+    const interval = this.#interval;
+    interval.acquire.recordMs(timings.acquireMs);
+    if (timings.extendMs >= 0) interval.extend.recordMs(timings.extendMs);
+    interval.release.recordMs(timings.releaseMs);
+    interval.cycle.recordMs(cycleMs);
     if (!counted) return;
     this.#cycles++;
     const r = this.#recorders;
@@ -64,8 +75,9 @@ export class Meter {
 
   failed(error: unknown, counted: boolean): void {
     this.#intervalErrors++;
-    if (!counted) return;
     const code = errorCode(error);
+    this.#intervalCodes[code] = (this.#intervalCodes[code] ?? 0) + 1;
+    if (!counted) return;
     this.#errors[code] = (this.#errors[code] ?? 0) + 1;
     if (code === kResourceLocked) {
       this.#contended++;
@@ -78,18 +90,40 @@ export class Meter {
     if (this.#late !== undefined) this.#late += n;
   }
 
+  /** Open loop: a cycle due inside the window started; `late` when the generator started it behind its schedule. */
+  started(late: boolean): void {
+    this.#starts++;
+    this.#intervalStarts++;
+    if (!late) return;
+    this.#lateStarts++;
+    this.#intervalLate++;
+  }
+
+  /** Open loop, at its end: how many cycles were due inside the window (those never started are late too). */
+  scheduled(due: number): void {
+    this.#due = due;
+  }
+
   /** An error outside any cycle's accounting (an open loop skipping a tick it had no room for). */
   count(code: string): void {
     this.#intervalErrors++;
+    this.#intervalCodes[code] = (this.#intervalCodes[code] ?? 0) + 1;
     this.#errors[code] = (this.#errors[code] ?? 0) + 1;
   }
 
-  /** The current second's counts and acquire histogram, then starts the next second. */
-  takeInterval(): { cycles: number; errors: number; acquire: string } {
-    const taken = { cycles: this.#intervalCycles, errors: this.#intervalErrors, acquire: encode(this.#interval.histogram) };
-    this.#interval.histogram.reset();
+  /** The current second's counts and histograms, then starts the next second. */
+  takeInterval(): Interval {
+    const histograms = {} as Record<OpName, string>;
+    for (const op of OP_NAMES) {
+      histograms[op] = encode(this.#interval[op].histogram);
+      this.#interval[op].histogram.reset();
+    }
+    const taken = { cycles: this.#intervalCycles, errors: this.#intervalErrors, errorCodes: this.#intervalCodes, starts: this.#intervalStarts, lateStarts: this.#intervalLate, histograms };
+    this.#intervalCodes = {};
     this.#intervalCycles = 0;
     this.#intervalErrors = 0;
+    this.#intervalStarts = 0;
+    this.#intervalLate = 0;
     return taken;
   }
 
@@ -107,10 +141,26 @@ export class Meter {
       histograms: Object.fromEntries(OP_NAMES.map((op) => [op, encode(this.#recorders[op].histogram)])) as Record<OpName, string>,
       ...(waits === undefined ? {} : { waits: { firstAttempt: encode(waits.firstAttempt.histogram), retried: encode(waits.retried.histogram), attempts: { ...waits.attempts, buckets: [...waits.attempts.buckets] } } }),
       ...(this.#won === undefined ? {} : { won: [...this.#won] }),
-      ...(this.#late === undefined ? {} : { late: this.#late }),
+      ...(this.#late === undefined ? {} : { late: this.#late, due: this.#due, lateStarts: this.#lateStarts + Math.max(0, this.#due - this.#starts) }),
       ...extra,
     };
   }
+}
+
+/** One second of a worker, for the live line and the thresholds judged while the run lasts. */
+export interface Interval {
+  readonly cycles: number;
+  readonly errors: number;
+  /** Open loop: starts of cycles due in the window, and those late; 0 otherwise. */
+  readonly starts: number;
+  readonly lateStarts: number;
+  readonly errorCodes: Readonly<Record<string, number>>;
+  /** Encoded, µs, of every cycle that completed in the second (warm-up included). */
+  readonly histograms: Readonly<Record<OpName, string>>;
+}
+
+function intervalRecorders(): Record<OpName, Recorder> {
+  return { acquire: new Recorder(), extend: new Recorder(), release: new Recorder(), cycle: new Recorder() };
 }
 
 /** pipelock's stable `code`, else the error's name: plain strings that cross threads and files. */

@@ -1,16 +1,10 @@
 import { availableParallelism } from 'node:os';
 import { defaultSettings } from 'pipelock';
+import type { Kind, Operation } from './names.js';
+import type { MixEntry, Stage } from './scenario.js';
+import type { Threshold } from './thresholds.js';
 
-/** What one cycle of the load does; see `--help` for each. */
-export const OPERATIONS = ['acquire-release', 'acquire-extend-release', 'using', 'renew-hold'] as const;
-export type Operation = (typeof OPERATIONS)[number];
-
-/**
- * The kind of lock a cycle takes (default mutex). A string union so that each kind is one more
- * member here, one more case in src/load/kinds.ts and one more line in --kind's help.
- */
-export const KINDS = ['mutex', 'reentrant', 'semaphore', 'rw', 'election'] as const;
-export type Kind = (typeof KINDS)[number];
+export { KINDS, OPERATIONS, type Kind, type Operation } from './names.js';
 
 /** A load run, every value resolved and validated (times in ms). */
 export interface LoadOptions {
@@ -39,6 +33,20 @@ export interface LoadOptions {
   readonly permits: number;
   /** `kind: 'election'`: leader deaths of each sort measured (crashes and resigns, alternately). */
   readonly kills: number;
+  /** A scenario file's stages and mix (--scenario); undefined: one stage and one entry, from the flags. */
+  readonly stages: readonly Stage[] | undefined;
+  readonly mix: readonly MixEntry[] | undefined;
+  /** The scenario file, as given. */
+  readonly scenario: string | undefined;
+  /** --sweep: raise --rate by `step` ('x1.5' or '+500') for at most `steps` steps while the thresholds hold. */
+  readonly sweep: { readonly step: string; readonly steps: number } | undefined;
+  /** An OTLP/HTTP metrics endpoint (http://host:4318/v1/metrics) to export to each second. */
+  readonly otlp: string | undefined;
+  /** Rules the run must meet (--threshold), judged each second and at the end. */
+  readonly thresholds: readonly Threshold[];
+  /** Stop the run when a threshold fails in a second past `abortGraceMs` of measuring. */
+  readonly abortOnFail: boolean;
+  readonly abortGraceMs: number;
   readonly json: string | undefined;
   readonly html: string | undefined;
   /** Wall-clock start, ms since the epoch, for load generators on several machines; undefined: at once. */
@@ -65,6 +73,14 @@ export const kLoadDefaults: LoadOptions = Object.freeze({
   depth: 2,
   permits: 8,
   kills: 30,
+  stages: undefined,
+  mix: undefined,
+  scenario: undefined,
+  sweep: undefined,
+  otlp: undefined,
+  thresholds: Object.freeze([]),
+  abortOnFail: false,
+  abortGraceMs: 1_000,
   json: undefined,
   html: undefined,
   startAt: undefined,

@@ -1,5 +1,7 @@
 import type { MessagePort } from 'node:worker_threads';
+import type { Interval } from './meter.js';
 import type { Kind, Operation } from './options.js';
+import type { MixEntry, Stage } from './scenario.js';
 
 /** One worker's whole share of the run: its piscina task (plain data plus its message port). */
 export interface WorkerTask {
@@ -12,10 +14,12 @@ export interface WorkerTask {
   readonly depth: number;
   readonly permits: number;
   readonly concurrency: number;
-  /** This worker's share of the target rate, cycles/s; 0: closed loop. */
+  /** This worker's share of the highest target rate, cycles/s; 0: closed loop. */
   readonly rate: number;
-  /** Where in the first interval this worker's open-loop schedule starts, so workers interleave. */
-  readonly phaseMs: number;
+  /** The measured window's stages (one for the flags): total rates, or cycles in flight per worker. */
+  readonly stages: readonly Stage[];
+  /** A scenario's mix; absent: operation, kind and keys as given. */
+  readonly mix?: readonly MixEntry[];
   readonly warmupMs: number;
   readonly durationMs: number;
   readonly keys: number;
@@ -36,17 +40,13 @@ export type ToWorker = { readonly type: 'start' } | { readonly type: 'stop' };
 /** Worker → main: connected; then once a second what the last second did (warm-up included). */
 export type FromWorker =
   | { readonly type: 'ready'; readonly worker: number }
-  | {
+  | (Interval & {
       readonly type: 'tick';
       readonly worker: number;
       /** 1-based second since the start this interval ends in. */
       readonly second: number;
       readonly warmup: boolean;
-      readonly cycles: number;
-      readonly errors: number;
-      /** This interval's acquire latencies, encoded, for the live line. */
-      readonly acquire: string;
-    };
+    });
 
 /**
  * A custom cycle: each worker imports `module` (a URL) and calls its default export, a

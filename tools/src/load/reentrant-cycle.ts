@@ -1,6 +1,5 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { ReentrantRedlock, type Redlock, type ReentrantLock } from 'pipelock';
-import { ReleasedExpiredError, type CycleContext, type Timings } from './cycle.js';
+import { held, ReleasedExpiredError, type CycleContext, type Timings } from './cycle.js';
 
 // One reentrant view per worker Redlock (the cycle, not the worker, knows it).
 const views = new WeakMap<Redlock, ReentrantRedlock>();
@@ -21,7 +20,7 @@ export async function reentrantCycle(context: CycleContext, resources: readonly 
     // gone: the outermost handle is released on the success path only, as the mutex cycles do.
     try {
       for (let level = 1; level < depth; level++) nested.push(await reentrant.acquire(resources, context.lockMs, context.call));
-      if (context.holdMs > 0) await delay(context.holdMs);
+      await held(context);
     } finally {
       for (const handle of nested.reverse()) await handle.release();
     }

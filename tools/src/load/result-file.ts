@@ -51,7 +51,8 @@ export function checkResult(file: string, value: unknown): asserts value is RunR
   }
   field('runs', Number.isInteger(result.runs) && (result.runs as number) >= 1);
   // Optional (closed loops and older files have none), checked when present.
-  field('late', result.late === undefined || (typeof result.late === 'number' && Number.isInteger(result.late) && result.late >= 0));
+  const whole = (n: unknown): boolean => n === undefined || (typeof n === 'number' && Number.isInteger(n) && n >= 0);
+  for (const name of ['late', 'due', 'lateStarts']) field(name, whole(result[name]));
   field('interrupted', typeof result.interrupted === 'boolean');
   field('errors', isCounts(result.errors));
   field('hosts', Array.isArray(result.hosts) && result.hosts.length === result.runs &&
@@ -64,6 +65,8 @@ export function checkResult(file: string, value: unknown): asserts value is RunR
   field('operations', typeof operations === 'object' && operations !== null);
   for (const op of OP_NAMES) checkSummary(file, `operations.${op}`, operations![op], field);
   checkContention(file, result, field);
+  field('thresholds', result.thresholds === undefined || (Array.isArray(result.thresholds) && result.thresholds.every((t: unknown) =>
+    typeof t === 'object' && t !== null && typeof (t as Record<string, unknown>).rule === 'string' && typeof (t as Record<string, unknown>).ok === 'boolean')));
 }
 
 type Field = (name: string, ok: boolean) => void;

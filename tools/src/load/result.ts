@@ -1,10 +1,29 @@
 import { fairnessOf, fifoBound, mergeFairness, mergeWaits, type Fairness, type FifoBound, type WaitReport, type WaitResult } from './contention.js';
 import { encode, mergeEncoded, summarize, type LatencySummary } from './histogram.js';
+import { addCounts, countOf, openCounts, sum } from './counts.js';
 import type { HostLine } from './host.js';
+import type { Sweep } from './sweep-result.js';
 
 /** The latencies measured, each over completed cycles only, so every count equals `cycles` (extend: when the operation extends). */
 export const OP_NAMES = ['acquire', 'extend', 'release', 'cycle'] as const;
 export type OpName = (typeof OP_NAMES)[number];
+
+/** What a worker measured of one part of a run (one mix entry, or one stage): plain data. */
+export interface PartReport {
+  readonly cycles: number;
+  readonly errors: Readonly<Record<string, number>>;
+  readonly histograms: Readonly<Record<OpName, string>>;
+}
+
+/** One mix entry's or one stage's counted cycles: the same figures as the run's, for its share. */
+export interface PartResult {
+  /** The entry's name, or the stage's description ("2s ramp to 400/s"). */
+  readonly name: string;
+  readonly cycles: number;
+  readonly throughput: number;
+  readonly errors: Readonly<Record<string, number>>;
+  readonly operations: Readonly<Record<OpName, OperationResult>>;
+}
 
 /** What a worker returns: plain data only (histograms encoded), so it crosses threads and files as is. */
 export interface WorkerReport {
@@ -23,7 +42,13 @@ export interface WorkerReport {
   readonly won?: readonly number[];
   /** Open loop: cycles due inside the window that did not complete inside it; absent for closed loops. */
   readonly late?: number;
+  /** Open loop: cycles due inside the window, and those the generator started late (kLateStartMs) or never. */
+  readonly due?: number;
+  readonly lateStarts?: number;
   /** process.cpuUsage() over the worker's measured window: the whole process's, as threads share it. */
+  /** Counted cycles by mix entry and by stage, when the run had more than one of either. */
+  readonly mix?: readonly PartReport[];
+  readonly stages?: readonly PartReport[];
   readonly cpuUserMs: number;
   readonly cpuSystemMs: number;
   /** The worker thread's own event-loop utilization over the measured window, 0..1. */
@@ -56,7 +81,7 @@ export interface MeasuredWindow {
   readonly to: string;
 }
 
-export interface WorkerSummary extends Omit<WorkerReport, 'histograms' | 'errors' | 'waits' | 'won' | 'late'> {
+export interface WorkerSummary extends Omit<WorkerReport, 'histograms' | 'errors' | 'waits' | 'won' | 'late' | 'due' | 'lateStarts' | 'mix' | 'stages'> {
   readonly run: number;
   readonly errors: number;
 }
@@ -87,6 +112,12 @@ export interface RunResult {
    * loops and in files written before it was recorded.
    */
   readonly late?: number;
+  /**
+   * Open loop: cycles due inside the window, and of them those the generator started more than
+   * kLateStartMs behind their schedule or never started (k6's dropped_iterations, with the late ones).
+   */
+  readonly due?: number;
+  readonly lateStarts?: number;
   readonly errors: Readonly<Record<string, number>>;
   readonly contendedAcquires: number;
   readonly lostAttempts: number;
@@ -107,8 +138,29 @@ export interface RunResult {
   readonly cpu: readonly CpuSummary[];
   /** One per run (absent in files written before windows were recorded). */
   readonly windows?: readonly MeasuredWindow[];
+  /** The run's --threshold rules (and the default errors rule) judged over its whole window; absent in merges and older files. */
+  readonly thresholds?: readonly ThresholdVerdict[];
+  /** The rule that stopped the run (--abort-on-fail). */
+  readonly abortedBy?: string;
+  /** Per mix entry and per stage (one of each for a run from flags); absent in older files and merges of unlike runs. */
+  readonly mix?: readonly PartResult[];
+  readonly stages?: readonly PartResult[];
+  /** --sweep: every step's rate and figures, and the knee; the rest of the result is the knee's step. */
+  readonly sweep?: Sweep;
   /** What a reader must know about a merge (windows that only partly overlap). */
   readonly notes?: readonly string[];
+}
+
+/** One threshold's verdict over the run. */
+export interface ThresholdVerdict {
+  readonly rule: string;
+  readonly ok: boolean;
+  /** The measured value in the rule's unit (µs, cycles/s, a fraction, a count); null: nothing to judge. */
+  readonly value: number | null;
+  /** The default rule (errors must not exceed cycles), not one the user gave. */
+  readonly implicit?: true;
+  /** The first measured second (since the window began) whose running total failed it, when one did. */
+  readonly failedSecond?: number;
 }
 
 export interface RunFacts {
@@ -138,7 +190,7 @@ export function buildResult(reports: readonly WorkerReport[], facts: RunFacts): 
     measuredSeconds: facts.measuredSeconds,
     cycles,
     throughput: facts.measuredSeconds > 0 ? cycles / facts.measuredSeconds : 0,
-    ...(reports.some((r) => r.late !== undefined) ? { late: sum(reports, (r) => r.late ?? 0) } : {}),
+    ...openCounts(reports),
     errors,
     contendedAcquires: sum(reports, (r) => r.contendedAcquires),
     lostAttempts: sum(reports, (r) => r.lostAttempts),
@@ -148,7 +200,7 @@ export function buildResult(reports: readonly WorkerReport[], facts: RunFacts): 
     clamped: sum(reports, (r) => r.clamped),
     operations,
     timeline: markPartial(facts),
-    workers: reports.map(({ histograms: _, errors: byCode, waits: _w, won: _c, late: _l, ...rest }) => ({ run: 0, ...rest, errors: countOf(byCode) })),
+    workers: reports.map(({ histograms: _, errors: byCode, waits: _w, won: _c, late: _l, due: _d, lateStarts: _s, mix: _m, stages: _t, ...rest }) => ({ run: 0, ...rest, errors: countOf(byCode) })),
     cpu: [{ run: 0, ...facts.cpu }],
     ...(facts.window === undefined ? {} : { windows: [{ run: 0, from: new Date(facts.window.from).toISOString(), to: new Date(facts.window.to).toISOString() }] }),
   };
@@ -213,7 +265,7 @@ export function mergeResults(results: readonly RunResult[], given: readonly stri
     measuredSeconds: Math.max(0, ...results.map((r) => r.measuredSeconds)),
     cycles: sum(results, (r) => r.cycles),
     throughput,
-    ...(results.some((r) => r.late !== undefined) ? { late: sum(results, (r) => r.late ?? 0) } : {}),
+    ...openCounts(results),
     errors,
     contendedAcquires: sum(results, (r) => r.contendedAcquires),
     lostAttempts: sum(results, (r) => r.lostAttempts),
@@ -234,7 +286,7 @@ function contention(waits: WaitResult | undefined, fairness: Fairness | undefine
   return { ...(waits === undefined ? {} : { waits }), ...(fairness === undefined ? {} : { fairness }), ...(fifo === undefined ? {} : { fifo }) };
 }
 
-function mergeOperations(sets: readonly Readonly<Record<OpName, string>>[]): Record<OpName, OperationResult> {
+export function mergeOperations(sets: readonly Readonly<Record<OpName, string>>[]): Record<OpName, OperationResult> {
   const operations = {} as Record<OpName, OperationResult>;
   for (const op of OP_NAMES) {
     const merged = mergeEncoded(sets.map((set) => set[op]));
@@ -242,20 +294,4 @@ function mergeOperations(sets: readonly Readonly<Record<OpName, string>>[]): Rec
     merged.destroy();
   }
   return operations;
-}
-
-function addCounts(into: Record<string, number>, from: Readonly<Record<string, number>>): void {
-  for (const [code, count] of Object.entries(from)) into[code] = (into[code] ?? 0) + count;
-}
-
-function countOf(counts: Readonly<Record<string, number>>): number {
-  let total = 0;
-  for (const count of Object.values(counts)) total += count;
-  return total;
-}
-
-function sum<T>(items: readonly T[], of: (item: T) => number): number {
-  let total = 0;
-  for (const item of items) total += of(item);
-  return total;
 }

@@ -1,10 +1,14 @@
 import { MessageChannel, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import { createHistogram, decode, type Histogram } from './histogram.js';
+import type { Histogram } from './histogram.js';
+import { LiveTotals, type LiveSample } from './live-totals.js';
 import type { LoadOptions } from './options.js';
+import type { Stage } from './scenario.js';
 import type { CustomTask, FromWorker, ToWorker, WorkerTask } from './protocol.js';
-import type { CpuSummary, TimelinePoint, WorkerReport } from './result.js';
+import type { CpuSummary, OpName, TimelinePoint, WorkerReport } from './result.js';
 import { untilWallClock } from './start-at.js';
+
+export type { LiveSample } from './live-totals.js';
 
 // Under tsx (npm run loadtest) this file is runner.ts and the worker is worker.ts, loaded through the
 // `--import tsx` that worker threads inherit in execArgv; built, both are .js in dist/load/.
@@ -12,18 +16,6 @@ const kFromSource = import.meta.url.endsWith('.ts');
 const kWorkerFile = new URL(kFromSource ? './worker.ts' : './worker.js', import.meta.url).href;
 /** How long stopped workers get to hand in what they measured before they are terminated. */
 const kStopGraceMs = 5_000;
-
-/** What the live line shows, once a second. */
-export interface LiveSample {
-  readonly second: number;
-  readonly warmup: boolean;
-  readonly cycles: number;
-  readonly errors: number;
-  readonly totalErrors: number;
-  /** This second's acquire latency, µs. */
-  readonly p50: number;
-  readonly p99: number;
-}
 
 export interface RunHooks {
   /** Every worker is connected and has been told to start. */
@@ -33,6 +25,8 @@ export interface RunHooks {
   readonly signal: AbortSignal;
   /** A custom cycle instead of the operation (see CustomTask). */
   readonly custom?: CustomTask;
+  /** Each complete second's histograms by operation, valid during the call only (--otlp). */
+  readonly onHistograms?: (sample: LiveSample, histograms: Readonly<Record<OpName, Histogram>>) => void;
   /** Wall-clock ms since the epoch at which to start (warm-up first), once every worker is ready. */
   readonly startAt?: number;
 }
@@ -47,12 +41,9 @@ export interface RunOutput {
   readonly cpu: Omit<CpuSummary, 'run'>;
 }
 
-interface Second {
-  reported: number;
-  cycles: number;
-  errors: number;
-  warmup: boolean;
-  acquire: Histogram;
+/** The run's stages: the scenario's, or one of --duration at --rate (or --concurrency). */
+export function stagesOf(options: LoadOptions): readonly Stage[] {
+  return options.stages ?? [{ durationMs: options.durationMs, target: options.rate > 0 ? options.rate : options.concurrency, ramp: false }];
 }
 
 /** Runs the load on a piscina pool, one long task per worker, and gathers what each measured. */
@@ -65,8 +56,7 @@ export async function runLoad(options: LoadOptions, urls: readonly string[], pre
   const count = options.workers;
   const pool = new Piscina<WorkerTask, WorkerReport>({ filename: kWorkerFile, minThreads: count, maxThreads: count, atomics: 'disabled', idleTimeout: 60_000 });
   const ports: MessagePort[] = [];
-  const seconds = new Map<number, Second>();
-  let totalErrors = 0;
+  const totals = new LiveTotals(count, options.rate > 0, hooks.onHistograms);
   let ready = 0;
   let allReady: () => void = () => undefined;
   const readiness = new Promise<void>((resolve) => {
@@ -78,32 +68,19 @@ export async function runLoad(options: LoadOptions, urls: readonly string[], pre
       if (++ready === count) allReady();
       return;
     }
-    totalErrors += message.errors;
-    let second = seconds.get(message.second);
-    if (second === undefined) seconds.set(message.second, (second = { reported: 0, cycles: 0, errors: 0, warmup: false, acquire: createHistogram() }));
-    second.reported++;
-    second.cycles += message.cycles;
-    second.errors += message.errors;
-    second.warmup ||= message.warmup;
-    const interval = decode(message.acquire);
-    second.acquire.add(interval);
-    interval.destroy();
-    if (second.reported === count) {
-      hooks.onSecond({
-        second: message.second, warmup: second.warmup, cycles: second.cycles, errors: second.errors, totalErrors,
-        p50: second.acquire.getValueAtPercentile(50), p99: second.acquire.getValueAtPercentile(99),
-      });
-    }
+    const sample = totals.add(message);
+    if (sample !== undefined) hooks.onSecond(sample);
   };
 
   const tasks = Array.from({ length: count }, (_, worker) => {
     const { port1, port2 } = new MessageChannel();
     port1.on('message', onMessage);
     ports.push(port1);
-    const rate = options.rate / count;
+    const stages = stagesOf(options);
+    const rate = options.rate > 0 ? Math.max(...stages.map((s) => s.target)) / count : 0;
     const task: WorkerTask = {
       worker, workers: count, urls, operation: options.operation, kind: options.kind, depth: options.depth, permits: options.permits, concurrency: options.concurrency, rate,
-      phaseMs: rate > 0 ? (worker * 1000) / options.rate : 0,
+      stages, ...(options.mix === undefined ? {} : { mix: options.mix }),
       warmupMs: options.warmupMs, durationMs: options.durationMs, keys: options.keys, prefix,
       holdMs: options.holdMs, lockMs: options.lockMs,
       retryCount: options.retryCount, retryDelayMs: options.retryDelayMs, retryJitterMs: options.retryJitterMs,
@@ -165,7 +142,7 @@ export async function runLoad(options: LoadOptions, urls: readonly string[], pre
       missing: count - reports.length,
       interrupted: hooks.signal.aborted,
       measuredSeconds: Math.max(0, ...reports.map((r) => r.measuredMs)) / 1000,
-      timeline: [...seconds].sort(([a], [b]) => a - b).map(([second, s]) => ({ second, cycles: s.cycles, errors: s.errors, warmup: s.warmup })),
+      timeline: totals.timeline(),
       cpu: {
         userMs: cpu.user / 1000,
         systemMs: cpu.system / 1000,
@@ -178,7 +155,7 @@ export async function runLoad(options: LoadOptions, urls: readonly string[], pre
     clearTimeout(measuring);
     clearTimeout(grace);
     for (const port of ports) port.close();
-    for (const second of seconds.values()) second.acquire.destroy();
+    totals.destroy();
     await pool.destroy();
   }
 }

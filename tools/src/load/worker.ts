@@ -12,6 +12,9 @@ import type { Cycle, CustomCycle, CustomCycleFactory, CycleContext } from './cyc
 import { cycleForKind, lockerFor } from './kinds.js';
 import { closedLoop, openLoop, type Loop, type Window } from './loops.js';
 import { Meter } from './meter.js';
+import { Mix } from './mix.js';
+import { Parts } from './parts.js';
+import { Plan } from './schedule.js';
 import type { FromWorker, ToWorker, WorkerTask } from './protocol.js';
 import type { WorkerReport } from './result.js';
 
@@ -77,16 +80,13 @@ async function measure(task: WorkerTask, redlock: Redlock, cycle: Cycle): Promis
   const origin = await begun;
   if (origin === undefined) return meter.report(task.worker, { cpuUserMs: 0, cpuSystemMs: 0, elu: 0, measuredMs: 0 });
 
-  const context: CycleContext = {
-    redlock,
-    ...lockerFor(redlock, task.kind, task.permits),
-    lockMs: task.lockMs,
-    holdMs: task.holdMs,
-    call: { signal: cancel.signal },
-    stopped,
-    countAttempts: task.retryCount !== 0,
+  const base = { lockMs: task.lockMs, call: { signal: cancel.signal }, stopped, countAttempts: task.retryCount !== 0 };
+  const context: CycleContext = { ...base, redlock, ...lockerFor(redlock, task.kind, task.permits), holdMs: task.holdMs, hold: () => task.holdMs };
+  const parts = new Parts(task.mix?.length ?? 1, task.stages.length);
+  const loop: Loop = {
+    cycle, context, meter, window, keys: task.keys, prefix: task.prefix, worker: task.worker, workers: task.workers, signal: ending.signal, cancel: cancel.signal,
+    stages: task.stages, ...(task.mix === undefined ? {} : { mix: new Mix(task.mix, redlock, base, task.prefix) }), ...(parts.needed ? { parts } : {}),
   };
-  const loop: Loop = { cycle, context, meter, window, keys: task.keys, prefix: task.prefix, worker: task.worker, workers: task.workers, signal: ending.signal, cancel: cancel.signal };
 
   // CPU and event-loop use are taken over the measured window only.
   let cpuFrom: NodeJS.CpuUsage | undefined;
@@ -108,7 +108,7 @@ async function measure(task: WorkerTask, redlock: Redlock, cycle: Cycle): Promis
   const ticker = setInterval(tick, kTickMs);
 
   try {
-    await (task.rate > 0 ? openLoop(loop, task.rate, origin + task.phaseMs) : closedLoop(loop, task.concurrency));
+    await drive(loop, task, origin);
   } finally {
     clearTimeout(startMeasuring);
     clearTimeout(end);
@@ -117,12 +117,24 @@ async function measure(task: WorkerTask, redlock: Redlock, cycle: Cycle): Promis
   tick();
   const cpu = cpuFrom === undefined ? { user: 0, system: 0 } : process.cpuUsage(cpuFrom);
   const elu = eluFrom === undefined ? 0 : performance.eventLoopUtilization(eluFrom).utilization;
-  return meter.report(task.worker, {
+  const report = meter.report(task.worker, {
     cpuUserMs: cpu.user / 1000,
     cpuSystemMs: cpu.system / 1000,
     elu,
     measuredMs: Math.max(0, Math.min(window.to, performance.now()) - window.from),
   });
+  return { ...report, ...parts.report() };
+}
+
+/** Runs the open or closed loop over the task's stages (one stage, no plan to follow, for a plain closed loop). */
+function drive(loop: Loop, task: WorkerTask, origin: number): Promise<void> {
+  const stages = task.stages;
+  if (task.rate > 0) {
+    const plan = new Plan(task.warmupMs, stages, 1 / 1000 / task.workers);
+    return openLoop(loop, { plan, origin, offset: task.worker / task.workers, peak: task.rate });
+  }
+  const staged = stages.length > 1 || stages[0]!.ramp;
+  return closedLoop(loop, task.concurrency, staged ? { plan: new Plan(task.warmupMs, stages), origin } : undefined);
 }
 
 function post(port: MessagePort, message: FromWorker): void {
