@@ -68,6 +68,16 @@ export interface Settings {
    * See docs/deployments.md, "Valkey, Redis 8 and the script-free path". @default 'auto'
    */
   readonly commands: 'auto' | 'native' | 'scripts';
+  /**
+   * The connection pipelock sends lock commands on. 'auto': its own lean connection for masters given
+   * as URLs (each flush one socket write, replies parsed in bulk, no promise per command), the clients
+   * you give as they are. 'lean': its own lean connection for every standalone master, opened from the
+   * options of the client you give (one more connection per master; your client stays yours for other
+   * work). 'client': @redis/client for URLs too, and your clients as they are (a command object, a
+   * promise and a parse per command). Cluster members always use their cluster client.
+   * See docs/settings.md, "What each connection costs". @default 'auto'
+   */
+  readonly connection: 'auto' | 'lean' | 'client';
 }
 
 /** Every setting with its value: what `redlock.settings` holds. */
@@ -90,6 +100,7 @@ export const kDefaults: ResolvedSettings = Object.freeze({
   wakeups: true,
   watchHeld: false,
   commands: 'auto',
+  connection: 'auto',
 });
 
 type Check = (name: string, value: unknown) => void;
@@ -141,6 +152,9 @@ export const RULES: { readonly [K in keyof Settings]: Check } = {
   },
   commands: (name, value) => {
     if (value !== 'auto' && value !== 'native' && value !== 'scripts') throw new InvalidArgumentError(name, "must be 'auto', 'native' or 'scripts'", value);
+  },
+  connection: (name, value) => {
+    if (value !== 'auto' && value !== 'lean' && value !== 'client') throw new InvalidArgumentError(name, "must be 'auto', 'lean' or 'client'", value);
   },
 };
 

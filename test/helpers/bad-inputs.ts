@@ -139,6 +139,7 @@ const SETTING_BAD: { readonly [K in keyof Settings]: readonly Bad[] } = {
   wakeups: [['wrong type', 1], ['wrong type', 'true'], ['wrong type', null]],
   watchHeld: [['wrong type', 1], ['wrong type', 'yes'], ['wrong type', null]],
   commands: [['wrong type', true], ['unknown', 'lua'], ['unknown', 'AUTO'], ['wrong type', null]],
+  connection: [['unknown', 'fast'], ['wrong type', true], ['empty', ''], ['unknown', 'LEAN']],
 };
 const INSTANCE_ONLY = ['renewalWindow', 'chunkSize', 'coalesce', 'commands'] as const;
 
