@@ -4,7 +4,10 @@ import { mastersSuite, probesEach } from '../helpers/masters.js';
 import { CutProxy } from '../helpers/cut-proxy.js';
 import { eventually } from '../helpers/redis.js';
 import { timed } from '../helpers/timeout.js';
+import { Redis } from 'ioredis';
+import { createClient } from '@redis/client';
 import { Redlock } from '../../src/index.js';
+import { internals } from '../../src/redlock.js';
 import { leanOptions } from '../../src/transport/lean/options.js';
 import { LeanTransport } from '../../src/transport/lean/transport.js';
 import type { Sink } from '../../src/transport/transport.js';
@@ -141,6 +144,32 @@ test('Redlock on a URL whose replies are cut mid-buffer: every acquisition settl
     await redlock.quit();
     await proxy.close();
   }
+}));
+
+test("connection: 'lean' beside given ioredis and @redis/client clients: opened from their options, the clients stay the user's", timed(15000, async ({ masters }) => {
+  const url = masters.urls[0]!;
+  const io = new Redis(url, { connectionName: 'given-io', keyPrefix: 'app:' });
+  const node = createClient({ url, name: 'given-node' });
+  node.on('error', () => undefined);
+  await node.connect();
+  for (const [given, name] of [[io, 'given-io'], [node, 'given-node']] as const) {
+    const redlock = new Redlock([given], { retryCount: 0, connection: 'lean' });
+    await redlock.ready();
+    assert.ok(internals(redlock).masters.nodes[0]!.transport instanceof LeanTransport, 'a lean transport');
+    assert.equal([...redlock.clients], [given], 'clients holds the given client');
+    const lock = await redlock.acquire(['beside'], 10_000);
+    const key = name === 'given-io' ? 'app:beside' : 'beside';
+    assert.is(await probes[0]!.get(key), lock.value, `${key} holds the lock`);
+    const list = await probes[0]!.sendCommand<string>(['CLIENT', 'LIST']);
+    assert.is(list.split('\n').filter((line) => line.includes(` name=${name} `)).length, 2, `the user's and pipelock's connections named ${name}`);
+    await lock.release();
+    await redlock.quit({ keepClients: true });
+    assert.is(await probes[0]!.get(key), null);
+  }
+  assert.is(io.status, 'ready', 'keepClients kept the ioredis client');
+  assert.ok(node.isReady, 'keepClients kept the @redis/client client');
+  io.disconnect();
+  await node.close();
 }));
 
 test.run();

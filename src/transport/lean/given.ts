@@ -8,10 +8,11 @@ interface IoredisConnectOptions {
   port?: number;
   path?: string | null;
   tls?: Record<string, unknown>;
-  username?: string;
-  password?: string;
-  db?: number;
-  connectionName?: string;
+  // ioredis fills unset ones with null.
+  username?: string | null;
+  password?: string | null;
+  db?: number | null;
+  connectionName?: string | null;
   connectTimeout?: number;
   keepAlive?: number;
   noDelay?: boolean;
@@ -41,9 +42,9 @@ export function fromIoredisClient(client: IoredisClient): LeanOptions {
     socket: { ...o.tls, noDelay: o.noDelay ?? true, keepAlive: (o.keepAlive ?? 0) > 0, keepAliveInitialDelay: o.keepAlive ?? 0 },
     connectTimeout: o.connectTimeout ?? 10_000,
     reconnect,
-    username: o.username,
-    password: o.password,
-    name: o.connectionName,
-    database: o.db,
+    username: o.username ?? undefined,
+    password: o.password ?? undefined,
+    name: o.connectionName ?? undefined,
+    database: o.db ?? undefined,
   };
 }
