@@ -95,6 +95,16 @@ export interface Settings {
    * it: on for code written for pipelock, off so that a node-redlock program runs unchanged. @default false
    */
   readonly strict?: boolean;
+  /**
+   * The connection pipelock sends lock commands on. 'auto': its own lean connection for masters given
+   * as URLs (each flush one socket write, replies parsed in bulk, no promise per command), the clients
+   * you give as they are. 'lean': its own lean connection for every standalone master, opened from the
+   * options of the client you give (one more connection per master; your client stays yours for other
+   * work). 'client': @redis/client for URLs too, and your clients as they are (a command object, a
+   * promise and a parse per command). Cluster members always use their cluster client.
+   * See docs/settings.md, "What each connection costs". @default 'auto'
+   */
+  readonly connection?: 'auto' | 'lean' | 'client';
 }
 
 /** Every setting with its value: what `redlock.settings` holds. */
@@ -120,6 +130,7 @@ export const kDefaults: ResolvedSettings = Object.freeze({
   renewal: 'main',
   heartbeatBound: 10_000,
   strict: false,
+  connection: 'auto',
 });
 
 type Check = (name: string, value: unknown) => void;
@@ -180,6 +191,9 @@ export const RULES: { readonly [K in keyof ResolvedSettings]: Check } = {
   },
   strict: (name, value) => {
     if (typeof value !== 'boolean') throw new InvalidArgumentError(name, 'must be a boolean', value);
+  },
+  connection: (name, value) => {
+    if (value !== 'auto' && value !== 'lean' && value !== 'client') throw new InvalidArgumentError(name, "must be 'auto', 'lean' or 'client'", value);
   },
 };
 

@@ -15,6 +15,9 @@ export async function openContender(id: string, urls: readonly string[]): Promis
     case 'pipelock-uncoalesced': return pipelock(urls, false);
     case 'pipelock-scripts': return pipelock(urls, true, 'scripts');
     case 'pipelock-native': return pipelock(urls, true, 'native');
+    case 'pipelock-client': return pipelock(urls, true, 'auto', 'client');
+    case 'pipelock-scripts-client': return pipelock(urls, true, 'scripts', 'client');
+    case 'pipelock-ioredis-lean': return pipelock(await ioredisClients(urls), true, 'auto', 'lean');
     case 'pipelock-other': return pipelockOther(urls);
     case 'raw-coalesced': return (await import('./raw.js')).rawCoalesced(urls, TTL_MS);
     case 'raw-quorum': return (await import('./raw.js')).rawPerCommand(urls, TTL_MS, false);
@@ -26,10 +29,13 @@ export async function openContender(id: string, urls: readonly string[]): Promis
   }
 }
 
-async function pipelock(clients: readonly string[] | readonly import('ioredis').Redis[], coalesce: boolean, commands: 'auto' | 'scripts' | 'native' = 'auto'): Promise<Contender> {
+type Clients = readonly string[] | readonly import('ioredis').Redis[];
+type Connection = 'auto' | 'lean' | 'client';
+
+async function pipelock(clients: Clients, coalesce: boolean, commands: 'auto' | 'scripts' | 'native' = 'auto', connection: Connection = 'auto'): Promise<Contender> {
   const { Redlock } = await import('../../src/index.js');
   // quit() also quits the ioredis clients it was handed, as node-redlock v5 does.
-  return pipelockContender(new Redlock(clients, { retryCount: 0, coalesce, commands }));
+  return pipelockContender(new Redlock(clients, { retryCount: 0, coalesce, commands, connection }));
 }
 
 type Pipelock = typeof import('../../src/index.js');

@@ -37,6 +37,9 @@ export const CONTENDERS: readonly ContenderInfo[] = [
   { id: 'pipelock-uncoalesced', label: 'pipelock (coalesce: false)', packages: ['@redis/client'], kind: 'pipelock', note: 'one script call per operation per master' },
   { id: 'pipelock-scripts', label: "pipelock (commands: 'scripts')", packages: ['@redis/client'], kind: 'pipelock', note: 'Lua scripts for every owner-checked operation, as on servers without SET IFEQ / DELIFEQ', valkeyOnly: true },
   { id: 'pipelock-native', label: "pipelock (commands: 'native')", packages: ['@redis/client'], kind: 'pipelock', note: 'native commands for every single-key operation, acquisitions of a tick included (one SET NX PX each)', valkeyOnly: true },
+  { id: 'pipelock-client', label: "pipelock (connection: 'client')", packages: ['@redis/client'], kind: 'pipelock', note: 'as pipelock, on @redis/client connections instead of its own lean ones (round 3\'s path)' },
+  { id: 'pipelock-scripts-client', label: "pipelock (commands: 'scripts', connection: 'client')", packages: ['@redis/client'], kind: 'pipelock', note: 'Lua scripts on @redis/client connections: round 3\'s script path', valkeyOnly: true, optIn: true },
+  { id: 'pipelock-ioredis-lean', label: "pipelock over ioredis (connection: 'lean')", packages: ['ioredis'], kind: 'pipelock', note: 'handed ioredis clients, sending on lean connections opened from their options', optIn: true },
   { id: 'pipelock-other', label: 'pipelock from --other-root', packages: ['@redis/client'], kind: 'pipelock', note: 'another checkout\'s src/ (e.g. a worktree of the old main), as pipelock: a paired before/after run', optIn: true },
   { id: 'raw-coalesced', label: 'ceiling: coalesced, quorum', packages: ['@redis/client'], kind: 'ceiling', note: 'SET NX / compare-and-delete gathered per master per tick into one EVALSHA; returns at the quorum' },
   { id: 'raw-quorum', label: 'ceiling: per command, quorum', packages: ['@redis/client'], kind: 'ceiling', note: 'SET NX PX to all, EVALSHA compare-and-delete to all; returns at the quorum', onCluster: 'each command sent by an @redis/client cluster client to the key\'s shard' },
@@ -75,7 +78,7 @@ export interface WorkloadConfig {
 }
 
 /** On Valkey: pipelock's automatic choice, each path forced, and the per-command ceiling, on the same masters. */
-const VALKEY_CONTENDERS = ['pipelock', 'pipelock-scripts', 'pipelock-native', 'raw-quorum'];
+const VALKEY_CONTENDERS = ['pipelock', 'pipelock-client', 'pipelock-scripts', 'pipelock-scripts-client', 'pipelock-native', 'raw-quorum'];
 
 export const CONFIGS: readonly WorkloadConfig[] = [
   { id: 'c1', label: 'concurrency 1, 1M keys', concurrency: 1, keys: 1_000_000, minReps: 5 },

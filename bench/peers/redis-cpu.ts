@@ -58,6 +58,11 @@ export class RedisCpu {
     this.#clients = clients;
   }
 
+  /** How many masters it samples. */
+  get masters(): number {
+    return this.#clients.length;
+  }
+
   static async open(urls: readonly string[]): Promise<RedisCpu> {
     return new RedisCpu(await openInfoClients(urls));
   }

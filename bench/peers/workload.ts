@@ -7,6 +7,7 @@ import { setImmediate as yieldLoop } from 'node:timers/promises';
 import { build, type Histogram } from 'hdr-histogram-js';
 import { REFUSED, type Contender, type WorkloadConfig } from './contender.js';
 import type { RedisCpu } from './redis-cpu.js';
+import { perCyclePerMaster, syscalls, type Syscalls } from './syscalls.js';
 
 export interface Percentiles {
   /** Microseconds. */
@@ -38,6 +39,8 @@ export interface Measurement {
   readonly redisCommandsPerCycle: number;
   /** Of which script calls (EVALSHA, EVAL, FCALL). */
   readonly redisScriptCallsPerCycle: number;
+  /** The client's read/write system calls (/proc/self/io) ÷ cycles (attempts on the hot key) ÷ masters; Linux only. */
+  readonly syscallsPerCyclePerMaster?: Syscalls;
 }
 
 export interface WorkloadTiming {
@@ -119,6 +122,7 @@ export async function runWorkload(contender: Contender, config: WorkloadConfig, 
 
   await new Promise((resolve) => setTimeout(resolve, timing.warmupMs));
   const [redis0] = await Promise.all([redisCpu.sample(), probe?.start()]);
+  const io0 = syscalls();
   const cpu0 = process.cpuUsage();
   const start = performance.now();
   measuring = true;
@@ -126,6 +130,7 @@ export async function runWorkload(contender: Contender, config: WorkloadConfig, 
   measuring = false;
   const seconds = (performance.now() - start) / 1000;
   const cpu = process.cpuUsage(cpu0);
+  const io1 = syscalls();
   const [redis1] = await Promise.all([redisCpu.sample(), probe?.end()]);
   stopping = true;
   await Promise.all(loops);
@@ -146,5 +151,6 @@ export async function runWorkload(contender: Contender, config: WorkloadConfig, 
     redisCpuUsPerCycle: per > 0 ? ((redis1.seconds - redis0.seconds) * 1e6) / per : NaN,
     redisCommandsPerCycle: per > 0 ? (redis1.commands - redis0.commands) / per : NaN,
     redisScriptCallsPerCycle: per > 0 ? (redis1.scriptCalls - redis0.scriptCalls) / per : NaN,
+    syscallsPerCyclePerMaster: perCyclePerMaster(io0, io1, per, redisCpu.masters),
   };
 }

@@ -12,7 +12,7 @@ import { ScriptReplay, type ReplayTarget } from './script-replay.js';
 import { Leftovers } from './leftovers.js';
 import { asError } from '../util/checks.js';
 import { isRelease } from '../protocol/opcodes.js';
-import type { Transport } from '../transport/transport.js';
+import type { Sink, Transport } from '../transport/transport.js';
 import { Unanswered, type Stalls } from './unanswered.js';
 import { nodeCallStart, publishNodeCall, publishNodeCallError } from './channels.js';
 
@@ -37,7 +37,7 @@ export interface MasterOptions {
  * One master (a Redlock member): its connection (through a Transport), its coalescer, and how its replies become
  * votes. Its unanswered calls and their deadlines live in `Unanswered`, NOSCRIPT recovery in `ScriptReplay`.
  */
-export class Master implements Outlet, ReplayTarget {
+export class Master implements Outlet, ReplayTarget, Sink<Batch> {
   readonly transport: Transport;
   /** The client as the caller gave it (or as pipelock opened it), for `Redlock.clients` and stats. */
   readonly client: MasterClient;
@@ -90,9 +90,7 @@ export class Master implements Outlet, ReplayTarget {
     this.#unsubscribe = transport.onReady(this.#onReady);
     // Not on 'ready': @redis/client writes what it kept before it emits 'ready', and the replies
     // can come first. It emits 'error' before it fails the replies it awaited.
-    this.#unsubscribeDrops = transport.onError(() => {
-      this.#connection++;
-    });
+    this.#unsubscribeDrops = transport.onError(() => { this.#connection++; });
     if (transport.isReady) this.#preload();
   }
 
@@ -211,24 +209,22 @@ export class Master implements Outlet, ReplayTarget {
     this.inflight += batch.ops.length;
     const sent = nodeCallStart();
     const transport = this.transport;
-    (transport.sendBatch === undefined ? transport.send(batch.args) : transport.sendBatch(batch)).then(
-      (reply) => {
-        this.inflight -= batch.ops.length;
-        publishNodeCall(this.index, this.name, sent, batch.ops.length);
-        this.#onReply(batch, reply);
-      },
-      (error: unknown) => {
-        this.inflight -= batch.ops.length;
-        publishNodeCallError(this.index, this.name, sent, batch.ops.length, error);
-        const failure = asError(error);
-        // A key of another type is not this lock's: the scripts' pcall(GET) reads it so, and the native commands agree.
-        if (batch.native && errorKind(failure) === 'wrongtype') this.#onReply(batch, 0);
-        else if (!this.#replay.recover(batch, failure) && !this.#fallBack(batch, failure)) {
-          this.report(failure);
-          this.fail(batch, failure);
-        }
-      },
-    );
+    if (sent === 0 && transport.post !== undefined) transport.post(batch.args, this, batch);
+    else void (transport.sendBatch === undefined ? transport.send(batch.args) : transport.sendBatch(batch))
+      .then((reply) => { this.replied(batch, reply, sent); }, (error: unknown) => { this.failed(batch, error, sent); });
+  }
+
+  /** A call's failure, or (replied, below) its reply: the transport's Sink; a lean connection calls them with no promise per call. */
+  failed(batch: Batch, error: unknown, sent = 0): void {
+    this.inflight -= batch.ops.length;
+    publishNodeCallError(this.index, this.name, sent, batch.ops.length, error);
+    const failure = asError(error);
+    // A key of another type is not this lock's: the scripts' pcall(GET) reads it so, and the native commands agree.
+    if (batch.native && errorKind(failure) === 'wrongtype') this.#settle(batch, 0);
+    else if (!this.#replay.recover(batch, failure) && !this.#fallBack(batch, failure)) {
+      this.report(failure);
+      this.fail(batch, failure);
+    }
   }
 
   /**
@@ -247,7 +243,7 @@ export class Master implements Outlet, ReplayTarget {
     if (command === undefined) return false;
     const byScript = command === 'SET IFEQ' && errorKind(error) === 'oom' && this.#capability.current.scripting;
     if (!byScript && !this.#capability.refused(command, error)) return false;
-    // An answer in time ends a stall here as in #onReply: what was kept for its end goes now.
+    // An answer in time ends a stall here as in #settle: what was kept for its end goes now.
     if (this.#unanswered.answered(batch)) this.#leftovers.sendDeferred();
     this.#resend(batch, byScript);
     return true;
@@ -283,7 +279,13 @@ export class Master implements Outlet, ReplayTarget {
     this.#onError(this, error);
   }
 
-  #onReply(batch: Batch, reply: unknown): void {
+  replied(batch: Batch, reply: unknown, sent = 0): void {
+    this.inflight -= batch.ops.length;
+    publishNodeCall(this.index, this.name, sent, batch.ops.length);
+    this.#settle(batch, reply);
+  }
+
+  #settle(batch: Batch, reply: unknown): void {
     // Read before the answer can end the stall: the batch's other operations may have timed out.
     const stalled = this.#unanswered.stalled;
     if (this.#unanswered.answered(batch)) this.#leftovers.sendDeferred();

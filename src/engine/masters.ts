@@ -3,7 +3,7 @@ import type { MasterClient, MemberEntry } from '../clients.js';
 import { InvalidArgumentError, QuorumUnreachableError, RedlockClosedError, ResourceLockedError, type ExecutionStats, type NodeOutcome } from '../errors.js';
 import { OP_RELEASE, type OpCode } from '../protocol/opcodes.js';
 import { ClusterTransport } from '../transport/cluster/transport.js';
-import { keyPrefixOf, memberKind, openTransport } from '../transport/members.js';
+import { keyPrefixOf, memberKind, openTransport, type ConnectionMode } from '../transport/members.js';
 import { kMaxTimerMs } from '../util/alarm.js';
 import { AGAINST, Attempt, FOR, PENDING } from './attempt.js';
 import { publishCapability, publishNodeError } from './channels.js';
@@ -36,6 +36,8 @@ export interface Reports {
 /** The settings the masters run with (a ResolvedSettings fits). */
 export interface MasterSettings extends MasterOptions {
   readonly nodeTimeout: number;
+  /** Which connection each member sends on (src/transport/members.ts); 'auto' when unset. */
+  readonly connection?: ConnectionMode;
 }
 
 /**
@@ -69,7 +71,7 @@ export class MasterSet {
     for (const [index, entry] of entries.entries()) {
       const transport = openTransport(entry, index, clientOptions, (error) => {
         this.#onNodeError(nodes[index]!, error);
-      });
+      }, settings.connection);
       const kind = memberKind(entry);
       nodes.push(new Master(index, transport, kind === 'url' || kind === 'seeds', settings, this.#onNodeError, shared, this.#onCapability));
     }

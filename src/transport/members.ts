@@ -5,6 +5,10 @@ import { isClusterSeeds, isRedisCluster } from './cluster/detect.js';
 import { IoredisClusterTransport, isIoredisCluster } from './cluster/ioredis-cluster.js';
 import { RedisClusterTransport } from './cluster/redis-cluster.js';
 import { checkIoredisClient, IoredisTransport, isIoredisClient } from './ioredis.js';
+import { fromIoredisClient, fromRedisClient } from './lean/given.js';
+import { leanOptions } from './lean/options.js';
+import { LeanTransport } from './lean/transport.js';
+import { ioredisName, redisClientName, urlName } from './names.js';
 import { RedisTransport } from './redis.js';
 import type { Transport } from './transport.js';
 
@@ -101,14 +105,30 @@ export function keyPrefixOf(entries: readonly MemberEntry[]): string {
 }
 
 /**
+ * Which connection pipelock sends on (setting `connection`): 'auto', its own lean connection for URLs
+ * and the clients given as they are; 'lean', its own lean connection for every standalone master
+ * (beside a given client, opened from its options); 'client', @redis/client for URLs as well.
+ */
+export type ConnectionMode = 'auto' | 'lean' | 'client';
+
+/**
  * The transport of one checked entry. `onError` hears the errors of connections pipelock opens
  * (from URLs, or beside an ioredis client), which have no other listener: an unheard 'error'
  * event would crash the process.
  */
-export function openTransport(entry: MemberEntry, index: number, clientOptions: RedisClientOptions | undefined, onError: (error: Error) => void): Transport {
+export function openTransport(
+  entry: MemberEntry,
+  index: number,
+  clientOptions: RedisClientOptions | undefined,
+  onError: (error: Error) => void,
+  mode: ConnectionMode = 'auto',
+): Transport {
   switch (memberKind(entry)) {
-    case 'url':
-      return RedisTransport.open(entry as string, index, clientOptions, onError);
+    case 'url': {
+      const url = entry as string;
+      if (mode === 'client') return RedisTransport.open(url, index, clientOptions, onError);
+      return LeanTransport.open(url, urlName(url), leanOptions(url, clientOptions), clientOptions, onError);
+    }
     case 'seeds':
       return RedisClusterTransport.open((entry as { cluster: readonly string[] }).cluster, index, clientOptions, onError);
     case 'redis-cluster':
@@ -119,11 +139,16 @@ export function openTransport(entry: MemberEntry, index: number, clientOptions: 
       return transport;
     }
     case 'ioredis': {
-      const transport = new IoredisTransport(entry as IoredisClient, index);
+      const client = entry as IoredisClient;
+      if (mode === 'lean') return LeanTransport.beside(client, ioredisName(client, index), fromIoredisClient(client), client.options.keyPrefix ?? '', onError);
+      const transport = new IoredisTransport(client, index);
       transport.onError(onError);
       return transport;
     }
-    default:
-      return new RedisTransport(entry as RedisClient, index);
+    default: {
+      const client = entry as RedisClient;
+      if (mode === 'lean') return LeanTransport.beside(client, redisClientName(client, index), fromRedisClient(client), '', onError);
+      return new RedisTransport(client, index);
+    }
   }
 }

@@ -16,6 +16,12 @@ export interface Call {
   readonly deadline: number;
 }
 
+/** Where a posted command's reply goes: one object serves every command it posts (no promise per command). */
+export interface Sink<T = unknown> {
+  replied(token: T, reply: unknown): void;
+  failed(token: T, error: Error): void;
+}
+
 export interface Transport {
   /** The client as the caller gave it (or as pipelock opened it from a URL), for stats and `clients`. */
   readonly client: MasterClient;
@@ -36,6 +42,11 @@ export interface Transport {
    * an operation whose part failed gets its Error in its place.
    */
   sendBatch?(batch: Call): Promise<unknown>;
+  /**
+   * Present on pipelock's own lean connection (src/transport/lean/): sends one command as `send` does,
+   * but its reply or error goes to `sink` with `token`, exactly once and in the order posted.
+   */
+  post?(args: readonly string[], sink: Sink, token: unknown): void;
   /** Called at every (re)connect once the connection is ready; returns the unsubscribe. */
   onReady(fn: () => void): () => void;
   /** Called on every connection error; returns the unsubscribe. */

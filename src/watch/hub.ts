@@ -1,12 +1,21 @@
 import { IoredisClusterTransport } from '../transport/cluster/ioredis-cluster.js';
 import { RedisClusterTransport } from '../transport/cluster/redis-cluster.js';
-import { IoredisTransport } from '../transport/ioredis.js';
+import { IoredisTransport, isIoredisClient } from '../transport/ioredis.js';
+import { LeanTransport } from '../transport/lean/transport.js';
 import { RedisTransport } from '../transport/redis.js';
 import type { Transport } from '../transport/transport.js';
 import { ClusterWatch } from './cluster-watch.js';
 import { IoredisLink } from './ioredis-link.js';
 import { ioredisShards, redisShards } from './shards.js';
-import { redisWatchClient, Watch, type MemberWatch } from './watch.js';
+import { redisWatchClient, Watch, type MemberWatch, type WatchClient } from './watch.js';
+import type { RedisClient } from '../clients.js';
+
+/** A lean member's watch connection: on @redis/client (RESP3 invalidations), or the given ioredis client's link. */
+function leanWatchClient(transport: LeanTransport): WatchClient {
+  const given = transport.given;
+  if (given === undefined) return redisWatchClient(transport.watchSource());
+  return isIoredisClient(given) ? new IoredisLink(given) : redisWatchClient(given as RedisClient);
+}
 
 /** What a member's watch tells: a key changed (null: every key), its connection is ready, or dropped. */
 export interface WatchListener {
@@ -28,6 +37,7 @@ export class WatchHub {
 
   constructor(transports: readonly Transport[]) {
     this.watches = transports.map((transport, index) => {
+      if (transport instanceof LeanTransport) return new Watch(index, () => leanWatchClient(transport), this.#changed, this.#ready, this.#lost);
       if (transport instanceof RedisTransport) return new Watch(index, () => redisWatchClient(transport.client), this.#changed, this.#ready, this.#lost);
       if (transport instanceof IoredisTransport) return new Watch(index, () => new IoredisLink(transport.client), this.#changed, this.#ready, this.#lost);
       if (transport instanceof RedisClusterTransport) return new ClusterWatch(index, redisShards(transport.client), this.#changed, this.#ready, this.#lost);

@@ -142,6 +142,7 @@ const SETTING_BAD: { readonly [K in keyof ResolvedSettings]: readonly Bad[] } = 
   renewal: [['wrong type', true], ['unknown', 'thread'], ['wrong type', null]],
   heartbeatBound: [...WRONG_NUMBER, ['zero', 0], ['negative', -1], ['Infinity', Infinity], ['huge', 2 ** 31]],
   strict: [['wrong type', 1], ['wrong type', 'yes'], ['wrong type', null]],
+  connection: [['unknown', 'fast'], ['wrong type', true], ['empty', ''], ['unknown', 'LEAN']],
 };
 const INSTANCE_ONLY = ['renewalWindow', 'chunkSize', 'coalesce', 'commands', 'renewal', 'heartbeatBound', 'strict'] as const;
 

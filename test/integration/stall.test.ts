@@ -26,6 +26,14 @@ function countCalls(redlock: Redlock, index: number): { readonly calls: number }
     counter.calls++;
     return send(args);
   };
+  // A lean connection (URLs) takes the engine's calls through post, with no promise each.
+  const post = transport.post?.bind(transport);
+  if (post !== undefined) {
+    transport.post = (args, sink, token) => {
+      counter.calls++;
+      post(args, sink, token);
+    };
+  }
   return counter;
 }
 

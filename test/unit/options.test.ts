@@ -10,7 +10,7 @@ const test = suite('options');
 test('defaults are node-redlock v5 defaults, frozen', () => {
   assert.equal(
     { ...kDefaults },
-    { driftFactor: 0.01, retryCount: 10, retryDelay: 200, retryJitter: 100, automaticExtensionThreshold: 500, nodeTimeout: 250, maxExtensions: Infinity, maxHoldTime: Infinity, renewalWindow: 25, chunkSize: 256, acquireTimeout: Infinity, coalesce: true, wakeups: true, watchHeld: false, commands: 'auto', renewal: 'main', heartbeatBound: 10_000, strict: false },
+    { driftFactor: 0.01, retryCount: 10, retryDelay: 200, retryJitter: 100, automaticExtensionThreshold: 500, nodeTimeout: 250, maxExtensions: Infinity, maxHoldTime: Infinity, renewalWindow: 25, chunkSize: 256, acquireTimeout: Infinity, coalesce: true, wakeups: true, watchHeld: false, commands: 'auto', renewal: 'main', heartbeatBound: 10_000, strict: false, connection: 'auto' },
   );
   assert.ok(Object.isFrozen(kDefaults));
   assert.is(resolveSettings(undefined), kDefaults);
