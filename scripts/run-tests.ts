@@ -5,6 +5,7 @@
  * with the failures by file, each tier's wall time and one line, `N passed, N failed[, N skipped]`,
  * summed over the tiers. Exits 1 when anything failed, 2 on bad arguments.
  */
+import { spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
@@ -16,6 +17,12 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const setup = pathToFileURL(join(root, 'test', 'helpers', 'setup.ts')).href;
 const timesPath = join(root, '.tmp', 'test-times.json');
 const kTestFile = /\.test\.ts$/;
+/** The servers each tier starts, by the script that finds (or, as root, installs) them. */
+const kNeeds: Readonly<Record<string, readonly string[]>> = {
+  integration: ['scripts/ensure-redis.sh'],
+  package: ['scripts/ensure-redis.sh'],
+  valkey: ['scripts/ensure-redis.sh', 'scripts/ensure-valkey.sh'],
+};
 const kDefaultTimeoutMs = 10 * 60_000;
 const kChecks = new Set(['typecheck', 'lint']);
 /** Tiers whose files keep a core busy rather than wait on servers: at most one per core at a time. */
@@ -178,8 +185,25 @@ function summarise(tiers: readonly string[], outcomes: readonly Outcome[], wallM
   return total;
 }
 
+/**
+ * Runs the ensure scripts the tiers need before any test starts, so that a missing server stops
+ * the run in seconds with the script's hint (the command to run) rather than failing file by file.
+ */
+function preflight(tiers: readonly string[]): void {
+  const scripts = [...new Set(tiers.flatMap((tier) => kNeeds[tier] ?? []))];
+  for (const script of scripts) {
+    const result = spawnSync('bash', [join(root, script)], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    if (result.status === 0) continue;
+    process.stderr.write(result.stderr || `${result.error?.message ?? ''}\n`);
+    const needing = tiers.filter((tier) => kNeeds[tier]?.includes(script));
+    console.error(`run-tests: ${needing.join(', ')} need${needing.length === 1 ? 's' : ''} what ${script} provides (see above); no test was run`);
+    process.exit(1);
+  }
+}
+
 async function main(): Promise<void> {
   const { tiers, timeoutMs, jobs: concurrency } = parseCommandLine();
+  preflight(tiers);
   const planned: Job[] = [];
   for (const tier of tiers) {
     const jobs = await planTier(tier);
