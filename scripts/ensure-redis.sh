@@ -18,8 +18,13 @@ elif command -v redis-server >/dev/null 2>&1; then
 elif [[ "$(id -u)" -eq 0 ]]; then
   echo "ensure-redis: redis-server not found; installing the redis-server package" >&2
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq redis-server >/dev/null
+  # No registry (offline, a mirror down): fail in seconds with the hint, not after apt's retries.
+  apt_fast=(-o Acquire::Retries=0 -o Acquire::http::Timeout=15 -o Acquire::https::Timeout=15)
+  if ! { apt-get "${apt_fast[@]}" update -qq && apt-get "${apt_fast[@]}" install -y -qq redis-server >/dev/null; } ||
+    ! command -v redis-server >/dev/null 2>&1; then
+    echo "ensure-redis: installing redis-server with apt-get failed (see above); $install_hint" >&2
+    exit 1
+  fi
   server=redis-server
 else
   echo "ensure-redis: redis-server not found and not root, so not installing it; $install_hint" >&2

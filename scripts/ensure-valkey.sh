@@ -70,6 +70,7 @@ step() {
   if ! "$@" >"$work/step.log" 2>&1; then
     echo "ensure-valkey: step '$name' failed: $*; its output ends with:" >&2
     tail -n 30 "$work/step.log" >&2
+    echo "ensure-valkey: $hint" >&2
     exit 1
   fi
 }

@@ -1,22 +1,37 @@
 /**
- * Runs each named test tier (test/<tier>/**\/*.test.ts, or a variant tier's listed files) with uvu
- * in its own child process, streams its output, and ends with one line,
- * `N passed, N failed[, N skipped]`, summed over the tiers. Exits 1 when anything failed, 2 on bad
- * arguments.
+ * Runs the named test tiers: every file of test/<tier>/**\/*.test.ts (or a variant tier's listed
+ * files) in its own child process, several at once, each file's output printed whole when it ends;
+ * the checks `typecheck` and `lint` (npm scripts) run in the same pool, beside the tests. It ends
+ * with the failures by file, each tier's wall time and one line, `N passed, N failed[, N skipped]`,
+ * summed over the tiers. Exits 1 when anything failed, 2 on bad arguments.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readdir, stat } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { running, runJob, runPool, type Job, type Limits, type Outcome, type Tally } from './tests/job.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const uvuBin = join(root, 'node_modules', 'uvu', 'bin.js');
 const setup = pathToFileURL(join(root, 'test', 'helpers', 'setup.ts')).href;
+const timesPath = join(root, '.tmp', 'test-times.json');
 const kTestFile = /\.test\.ts$/;
+/** The servers each tier starts, by the script that finds (or, as root, installs) them. */
+const kNeeds: Readonly<Record<string, readonly string[]>> = {
+  integration: ['scripts/ensure-redis.sh'],
+  package: ['scripts/ensure-redis.sh'],
+  valkey: ['scripts/ensure-redis.sh', 'scripts/ensure-valkey.sh'],
+};
 const kDefaultTimeoutMs = 10 * 60_000;
-const kKillGraceMs = 5_000;
-const kTailChars = 16_384;
+const kChecks = new Set(['typecheck', 'lint']);
+/** Tiers whose files keep a core busy rather than wait on servers: at most one per core at a time. */
+const kCpuTiers = new Set(['unit', 'package']);
+/**
+ * Files at once per core: most integration files wait on servers and timers, not on the CPU
+ * (docs/development.md has the measurements behind the figure).
+ */
+const kJobsPerCore = 2;
 
 /** A tier that reruns listed files of another tier's directory with its own environment. */
 interface Variant {
@@ -43,30 +58,34 @@ const kVariants: Readonly<Record<string, Variant>> = {
   },
 };
 
-const usage = `usage: node --import tsx scripts/run-tests.ts [--timeout-ms N] <tier>...
+const kDefaultJobs = Math.max(2, availableParallelism() * kJobsPerCore);
+const usage = `usage: node --import tsx scripts/run-tests.ts [--jobs N] [--timeout-ms N] <tier>...
 
-Runs uvu on test/<tier> (files *.test.ts) for each tier, one child process per tier.
-The tier valkey runs chosen test/integration files against Valkey masters (npm run ensure-valkey).
-  --timeout-ms N   kill a tier that runs longer than N ms (default ${kDefaultTimeoutMs})
+Runs every test/<tier>/**/*.test.ts in its own process, --jobs at a time, over all the tiers named.
+The tier valkey runs chosen test/integration files against Valkey masters (npm run ensure-valkey);
+the tiers typecheck and lint run those npm scripts in the same pool.
+  --jobs N         processes at once (default ${kDefaultJobs}: ${kJobsPerCore} per core; PIPELOCK_TEST_JOBS sets it too);
+                   of them at most one per core CPU-bound (checks, unit and package files)
+  --timeout-ms N   stop a file that runs longer than N ms (default ${kDefaultTimeoutMs})
   --help           show this`;
-
-interface Tally {
-  passed: number;
-  failed: number;
-  skipped: number;
-}
 
 function fail(message: string): never {
   console.error(`run-tests: ${message}\n\n${usage}`);
   process.exit(2);
 }
 
-function parseCommandLine(): { tiers: string[]; timeoutMs: number } {
+function positive(raw: string | undefined, name: string, fallback: number): number {
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) <= 0) fail(`${name} must be a positive integer, got ${JSON.stringify(raw)}`);
+  return Number(raw);
+}
+
+function parseCommandLine(): { tiers: string[]; timeoutMs: number; jobs: number } {
   let parsed;
   try {
     parsed = parseArgs({
       allowPositionals: true,
-      options: { 'timeout-ms': { type: 'string' }, help: { type: 'boolean' } },
+      options: { 'timeout-ms': { type: 'string' }, jobs: { type: 'string' }, help: { type: 'boolean' } },
     });
   } catch (error) {
     fail((error as Error).message);
@@ -75,154 +94,137 @@ function parseCommandLine(): { tiers: string[]; timeoutMs: number } {
     console.log(usage);
     process.exit(0);
   }
-  const rawTimeout = parsed.values['timeout-ms'];
-  const timeoutMs = rawTimeout === undefined ? kDefaultTimeoutMs : Number(rawTimeout);
-  if (rawTimeout !== undefined && (!/^\d+$/.test(rawTimeout) || timeoutMs <= 0)) {
-    fail(`--timeout-ms must be a positive integer (milliseconds), got ${JSON.stringify(rawTimeout)}`);
-  }
+  const timeoutMs = positive(parsed.values['timeout-ms'], '--timeout-ms (milliseconds)', kDefaultTimeoutMs);
+  const jobs = positive(parsed.values.jobs ?? process.env.PIPELOCK_TEST_JOBS, '--jobs (or PIPELOCK_TEST_JOBS)', kDefaultJobs);
   if (parsed.positionals.length === 0) fail('name at least one tier, e.g. unit integration');
   for (const tier of parsed.positionals) {
-    if (!/^[\w-]+$/.test(tier)) fail(`a tier is a directory name under test/ or valkey, got ${JSON.stringify(tier)}`);
+    if (!/^[\w-]+$/.test(tier)) fail(`a tier is a directory name under test/, valkey, typecheck or lint, got ${JSON.stringify(tier)}`);
   }
-  return { tiers: parsed.positionals, timeoutMs };
+  return { tiers: parsed.positionals, timeoutMs, jobs };
 }
 
 async function testFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries.filter((entry) => entry.isFile() && kTestFile.test(entry.name)).map((entry) => entry.name);
+  return entries
+    .filter((entry) => entry.isFile() && kTestFile.test(entry.name))
+    .map((entry) => relative(dir, join(entry.parentPath, entry.name)))
+    .sort();
 }
 
-/** uvu's closing block: "Total: N / Passed: N / Skipped: N"; the last one printed wins. */
-export function parseSummary(output: string): { total: number; passed: number; skipped: number } | undefined {
-  // eslint-disable-next-line no-control-regex -- stripping ANSI colour codes, should any slip through
-  const plain = output.replace(/\u001b\[[0-9;]*m/g, '');
-  const matches = [...plain.matchAll(/Total:\s+(\d+)\s+Passed:\s+(\d+)\s+Skipped:\s+(\d+)/g)];
-  const last = matches.at(-1);
-  if (last === undefined) return undefined;
-  return { total: Number(last[1]), passed: Number(last[2]), skipped: Number(last[3]) };
-}
-
-/** What a SIGINT/SIGTERM handler needs: the running tier's child, and whether to stop. */
-const run: { child: ChildProcess | undefined; interrupted: NodeJS.Signals | undefined } = {
-  child: undefined,
-  interrupted: undefined,
-};
-
-/** One tier's run: uvu on `dir` for the files `pattern` matches, with `env` added. */
-interface Plan {
-  readonly label: string;
-  readonly dir: string;
-  readonly pattern: string;
-  readonly files: number;
-  readonly env: Readonly<Record<string, string>>;
-}
-
-async function planTier(tier: string): Promise<Plan> {
+/** The jobs of one tier: a check, every test file of its directory, or a variant's listed files. */
+async function planTier(tier: string): Promise<Job[]> {
+  if (kChecks.has(tier)) return [{ tier, name: `npm run ${tier}`, command: 'npm', args: ['run', '--silent', tier], env: {}, check: true, cpu: true }];
   const variant = kVariants[tier];
-  const dir = relative(root, join(root, 'test', variant?.dir ?? tier));
+  const dir = join('test', variant?.dir ?? tier);
   const isDir = await stat(join(root, dir)).then((stats) => stats.isDirectory(), () => false);
   if (!isDir) fail(`tier ${JSON.stringify(tier)} has no directory ${dir}`);
   const files = await testFiles(join(root, dir));
-  if (variant === undefined) return { label: dir, dir, pattern: kTestFile.source, files: files.length, env: {} };
   // A listed file that was renamed or removed fails the run rather than quietly leaving the tier.
-  const missing = variant.files.filter((file) => !files.includes(file));
+  const missing = variant?.files.filter((file) => !files.includes(file)) ?? [];
   if (missing.length > 0) fail(`tier ${tier} lists ${missing.join(', ')}, not found in ${dir}`);
-  const names = variant.files.map((file) => file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  return { label: `${dir} on ${tier}`, dir, pattern: `^(?:${names.join('|')})$`, files: variant.files.length, env: variant.env };
+  const args = ['--conditions=pipelock-source', '--import', 'tsx', '--import', setup];
+  return (variant?.files ?? files).map((file) => ({
+    tier, name: join(dir, file), command: process.execPath, args: [...args, join(dir, file)], env: variant?.env ?? {}, check: false, cpu: kCpuTiers.has(tier),
+  }));
 }
 
-async function runTier(plan: Plan, timeoutMs: number): Promise<Tally> {
-  const { label, files: fileCount } = plan;
-  console.log(`\n▶ ${label} (${fileCount} file${fileCount === 1 ? '' : 's'})`);
-  const env: NodeJS.ProcessEnv = { ...process.env, ...plan.env, NO_COLOR: '1' };
-  // Node warns when both are set, and uvu's colours would get in the way of parsing its summary.
-  delete env.FORCE_COLOR;
-  const child = spawn(
-    process.execPath,
-    ['--conditions=pipelock-source', '--import', 'tsx', '--import', setup, uvuBin, plan.dir, plan.pattern, '--no-color'],
-    { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  run.child = child;
-  let tail = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    process.stdout.write(chunk);
-    tail = (tail + chunk.toString('utf8')).slice(-kTailChars);
-  });
-
-  let timedOut = false as boolean; // set by the timer below
-  let killer: NodeJS.Timeout | undefined;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    console.error(`\nrun-tests: ${label} ran past --timeout-ms ${timeoutMs}; stopping it`);
-    // SIGTERM first: the child's own handlers then stop the redis-servers it started.
-    child.kill('SIGTERM');
-    killer = setTimeout(() => child.kill('SIGKILL'), kKillGraceMs);
-  }, timeoutMs);
-
-  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {
-    child.once('close', (exitCode, exitSignal) => {
-      resolve([exitCode, exitSignal]);
-    });
-  });
-  clearTimeout(timer);
-  clearTimeout(killer);
-  run.child = undefined;
-
-  const summary = parseSummary(tail);
-  const tally: Tally = summary
-    ? { passed: summary.passed, failed: summary.total - summary.passed, skipped: summary.skipped }
-    : { passed: 0, failed: 0, skipped: 0 };
-  const exit = signal ?? `code ${String(code)}`;
-  // Every way a tier can go wrong counts as at least one failure, so the last line and the exit
-  // status always agree.
-  const problem = timedOut
-    ? `timed out after ${timeoutMs} ms`
-    : summary === undefined
-      ? `exited (${exit}) without uvu's summary`
-      : code !== 0 && tally.failed === 0
-        ? `exited (${exit}) although its tests passed: an unhandled error or an early exit, see above`
-        : summary.total === 0
-          ? `ran 0 tests from ${fileCount} test file(s)`
-          : undefined;
-  if (problem !== undefined) {
-    console.error(`run-tests: ${label} ${problem}`);
-    tally.failed = Math.max(tally.failed, 1);
-  }
-  return tally;
+/** Each job's last duration (.tmp/test-times.json), to start the longest first; a new file goes first. */
+async function order(jobs: Job[]): Promise<Job[]> {
+  const times = JSON.parse(await readFile(timesPath, 'utf8').catch(() => '{}')) as Record<string, number>;
+  const key = (job: Job): string => `${job.tier} ${job.name}`;
+  const last = (job: Job): number => (job.check ? Infinity : times[key(job)] ?? Infinity);
+  return jobs.map((job, i) => ({ job, i })).sort((a, b) => last(b.job) - last(a.job) || a.i - b.i).map(({ job }) => job);
 }
 
-async function main(): Promise<void> {
-  const { tiers, timeoutMs } = parseCommandLine();
-  const plans: Plan[] = [];
-  for (const tier of tiers) plans.push(await planTier(tier));
+async function saveTimes(outcomes: readonly Outcome[]): Promise<void> {
+  const times = JSON.parse(await readFile(timesPath, 'utf8').catch(() => '{}')) as Record<string, number>;
+  for (const { job, startedMs, endedMs } of outcomes) times[`${job.tier} ${job.name}`] = Math.round(endedMs - startedMs);
+  await mkdir(dirname(timesPath), { recursive: true });
+  await writeFile(timesPath, `${JSON.stringify(times, null, 1)}\n`);
+}
 
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.on(signal, () => {
-      run.interrupted = signal;
-      run.child?.kill(signal);
-    });
-  }
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
+function report(outcome: Outcome): void {
+  const { job, tally, problem, output } = outcome;
+  const mark = tally.failed > 0 ? '✘' : '✔';
+  const counts = job.check ? (problem ?? 'ok') : `${tally.passed} passed, ${tally.failed} failed${problem === undefined ? '' : `; ${problem}`}`;
+  const label = job.tier === 'valkey' ? `${job.name} on valkey` : job.name;
+  process.stdout.write(`\n${mark} ${label} (${seconds(outcome.endedMs - outcome.startedMs)}): ${counts}\n${output.trimEnd()}\n`);
+}
+
+/** The closing block: failures by file, each tier's wall time, the totals. */
+function summarise(tiers: readonly string[], outcomes: readonly Outcome[], wallMs: number, interrupted: string | undefined): Tally {
   const total: Tally = { passed: 0, failed: 0, skipped: 0 };
-  for (const plan of plans) {
-    if (run.interrupted) break;
-    if (plan.files === 0) {
-      console.log(`\n▷ ${plan.dir}: no *.test.ts files yet, skipped`);
-      continue;
-    }
-    const tally = await runTier(plan, timeoutMs);
+  for (const { tally } of outcomes) {
     total.passed += tally.passed;
     total.failed += tally.failed;
     total.skipped += tally.skipped;
   }
-
-  if (run.interrupted) {
-    console.error(`run-tests: interrupted by ${run.interrupted}`);
+  const failed = outcomes.filter(({ tally }) => tally.failed > 0);
+  if (failed.length > 0) {
+    console.log(`\nFailed (${failed.length} file${failed.length === 1 ? '' : 's'}; the output of each is above):`);
+    for (const { job, tally, problem, output } of failed) {
+      const names = [...output.matchAll(/FAIL {2}(?:.* )?"(.*)"$/gm)].map((match) => match[1]!);
+      const which = names.length > 0 ? ` (${names.join('; ')})` : '';
+      console.log(`  ✘ ${job.name}${job.tier === 'valkey' ? ' on valkey' : ''}: ${job.check ? problem : `${tally.failed} failed${which}`}${!job.check && problem ? `; ${problem}` : ''}`);
+    }
+  }
+  console.log('\nWall time per tier (they overlap):');
+  for (const tier of tiers) {
+    const mine = outcomes.filter(({ job }) => job.tier === tier);
+    if (mine.length === 0) continue;
+    const span = Math.max(...mine.map((o) => o.endedMs)) - Math.min(...mine.map((o) => o.startedMs));
+    const busy = mine.reduce((sum, o) => sum + o.endedMs - o.startedMs, 0);
+    console.log(`  ${tier.padEnd(12)} ${seconds(span).padStart(8)}  (${mine.length} job${mine.length === 1 ? '' : 's'}, ${seconds(busy)} summed)`);
+  }
+  console.log(`  ${'all'.padEnd(12)} ${seconds(wallMs).padStart(8)}`);
+  if (interrupted !== undefined) {
+    console.error(`run-tests: interrupted by ${interrupted}`);
     total.failed = Math.max(total.failed, 1);
   }
-  console.log(
-    `\n${total.passed} passed, ${total.failed} failed${total.skipped > 0 ? `, ${total.skipped} skipped` : ''}`,
-  );
+  return total;
+}
+
+/**
+ * Runs the ensure scripts the tiers need before any test starts, so that a missing server stops
+ * the run in seconds with the script's hint (the command to run) rather than failing file by file.
+ */
+function preflight(tiers: readonly string[]): void {
+  const scripts = [...new Set(tiers.flatMap((tier) => kNeeds[tier] ?? []))];
+  for (const script of scripts) {
+    const result = spawnSync('bash', [join(root, script)], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    if (result.status === 0) continue;
+    process.stderr.write(result.stderr || `${result.error?.message ?? ''}\n`);
+    const needing = tiers.filter((tier) => kNeeds[tier]?.includes(script));
+    console.error(`run-tests: ${needing.join(', ')} need${needing.length === 1 ? 's' : ''} what ${script} provides (see above); no test was run`);
+    process.exit(1);
+  }
+}
+
+async function main(): Promise<void> {
+  const { tiers, timeoutMs, jobs: concurrency } = parseCommandLine();
+  preflight(tiers);
+  const planned: Job[] = [];
+  for (const tier of tiers) {
+    const jobs = await planTier(tier);
+    if (jobs.length === 0) console.log(`▷ ${tier}: no *.test.ts files yet, skipped`);
+    planned.push(...jobs);
+  }
+  let interrupted: NodeJS.Signals | undefined;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      interrupted = signal;
+      for (const child of running) child.kill(signal);
+    });
+  }
+  const limits: Limits = { total: concurrency, cpu: Math.min(concurrency, availableParallelism()) };
+  console.log(`run-tests: ${planned.length} jobs (${tiers.join(', ')}), ${limits.total} at a time, of them ${limits.cpu} CPU-bound (checks, unit and package files)`);
+  const started = performance.now();
+  const outcomes = await runPool(await order(planned), limits, (job) => runJob(job, root, timeoutMs), report, () => interrupted !== undefined);
+  const total = summarise(tiers, outcomes, performance.now() - started, interrupted);
+  if (interrupted === undefined) await saveTimes(outcomes);
+  console.log(`\n${total.passed} passed, ${total.failed} failed${total.skipped > 0 ? `, ${total.skipped} skipped` : ''}`);
   process.exitCode = total.failed > 0 ? 1 : 0;
 }
 

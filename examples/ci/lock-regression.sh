@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Lock-latency regression check for CI: runs `pipelock loadtest` on the baseline and on the change,
 # alternately, RUNS times each, against the same Redis masters, then `pipelock report compare`.
-# Exit code: compare's own (0 no regression, 1 a regression, 2 the runs could not be compared).
+# Exit code: compare's own (0 no regression, 1 a regression, 2 the runs could not be compared,
+# 3 no verdict: fewer than 3 runs a side).
 #
 # Environment:
 #   BASE_PIPELOCK  the baseline's pipelock command (e.g. "$RUNNER_TEMP/base/node_modules/.bin/pipelock")

@@ -51,10 +51,20 @@ test('compare: no regression → exit 0 and the table on stdout', timed(30_000, 
   assert.match(run.stdout, /acquire p99 \(µs\) +9991 \(/);
 }));
 
-test('compare: a regression → exit 1; --markdown - on stdout (table on stderr), --json and --html written', timed(30_000, async () => {
+test('compare: one run a side past the limits → exit 3, no verdict, and the commands to repeat the runs', timed(30_000, async () => {
+  const run = await inProcess(['compare', join(dir, 'base.json'), await file('slow.json', { scaleMs: 1.3 })]);
+  assert.is(run.code, 3, run.stdout + run.stderr);
+  assert.match(run.stdout, /^pipelock report compare: INCONCLUSIVE, too few runs a side to tell from run-to-run noise: acquire p50 \+30\.0%/);
+  assert.match(run.stderr, /no verdict \(exit 3\).*writing \S*base-2\.json, \S*base-3\.json, \S*slow-2\.json, \S*slow-3\.json/);
+  assert.match(run.stderr, /\n {2}pipelock report compare \S*base\.json,\S*base-2\.json,\S*base-3\.json \S*slow\.json,\S*slow-2\.json,\S*slow-3\.json$/m);
+}));
+
+test('compare: a regression over 3 runs a side → exit 1; --markdown - on stdout (table on stderr), --json and --html written', timed(30_000, async () => {
   const json = join(dir, 'c.json');
   const html = join(dir, 'c.html');
-  const run = await cli(['report', 'compare', join(dir, 'base.json'), await file('slow.json', { scaleMs: 1.3 }), '--markdown', '-', '--json', json, '--html', html]);
+  const base = await Promise.all([1, 1.02, 0.98].map((s, i) => file(`base-${i}.json`, { scaleMs: s })));
+  const slow = await Promise.all([1.3, 1.32, 1.28].map((s, i) => file(`slow-${i}.json`, { scaleMs: s })));
+  const run = await cli(['report', 'compare', base.join(','), slow.join(','), '--markdown', '-', '--json', json, '--html', html]);
   assert.is(run.code, 1, run.stderr);
   assert.ok(run.stdout.startsWith('### pipelock report compare: ❌ REGRESSED: acquire p50 +30.0%'), run.stdout.slice(0, 200));
   assert.match(run.stderr, /^pipelock report compare: REGRESSED/);

@@ -30,9 +30,10 @@ function limit(row: Row): string {
 
 /** The first line: the verdict and what caused it. */
 export function headline(comparison: Comparison): string {
-  const regressed = comparison.rows.filter((r) => r.verdict === 'regressed');
-  if (regressed.length === 0) return 'no regression beyond the limits';
-  return `REGRESSED: ${regressed.map((r) => `${rowName(r)} ${change(r)} (limit ${limit(r)})`).join(', ')}`;
+  const list = (verdict: Verdict): string => comparison.rows.filter((r) => r.verdict === verdict).map((r) => `${rowName(r)} ${change(r)} (limit ${limit(r)})`).join(', ');
+  if (comparison.verdict === 'regressed') return `REGRESSED: ${list('regressed')}`;
+  if (comparison.verdict === 'inconclusive') return `INCONCLUSIVE, too few runs a side to tell from run-to-run noise: ${list('inconclusive')}`;
+  return 'no regression beyond the limits';
 }
 
 function files(comparison: Comparison): string {
@@ -58,13 +59,13 @@ export function formatComparison(comparison: Comparison): string {
   ].join('\n');
 }
 
-const kMark: Readonly<Record<Verdict, string>> = { regressed: '❌ regressed', improved: '✅ improved', noise: '〰️ noise', ok: 'ok', unjudged: '–', missing: 'missing' };
+const kMark: Readonly<Record<Verdict, string>> = { regressed: '❌ regressed', improved: '✅ improved', noise: '〰️ noise', inconclusive: '❔ inconclusive', ok: 'ok', unjudged: '–', missing: 'missing' };
 
 /** A pull-request comment: the verdict, the table, then how noise was judged, folded. */
 export function markdownComparison(comparison: Comparison): string {
   const escape = (text: string): string => text.replaceAll('|', '\\|');
   return [
-    `### pipelock report compare: ${comparison.verdict === 'regressed' ? '❌' : '✅'} ${escape(headline(comparison))}`,
+    `### pipelock report compare: ${{ regressed: '❌', inconclusive: '❔', ok: '✅' }[comparison.verdict]} ${escape(headline(comparison))}`,
     '',
     '| metric | base | new | change | limit | verdict |',
     '| --- | ---: | ---: | ---: | ---: | --- |',

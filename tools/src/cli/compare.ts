@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { compare, kDefaultThresholds, METRICS, type Thresholds } from '../load/compare.js';
+import { compare, kDefaultThresholds, kMinRuns, METRICS, type Comparison, type Thresholds } from '../load/compare.js';
 import { renderReport } from '../load/html.js';
 import { readResult } from '../load/result-file.js';
 import { OP_NAMES } from '../load/result.js';
@@ -10,14 +10,19 @@ import { formatComparison, markdownComparison } from './compare-format.js';
 
 const defaults = Object.entries(kDefaultThresholds).map(([k, v]) => `${k}=${v === null ? 'off' : `${v}%`}`).join(',');
 
+/** Exit code of a comparison that gives no verdict: a metric worse past its limit with too few runs a side. */
+export const kExitInconclusive = 3;
+
 export const COMPARE_USAGE = `usage: pipelock report compare BASE.json NEW.json [flags]
+       pipelock report compare A1.json,A2.json,A3.json B1.json,B2.json,B3.json [flags]
        pipelock report compare --base A1.json --base A2.json … --new B1.json --new B2.json … [flags]
 
 Compares results written by \`pipelock loadtest --json\`: throughput and, per operation, p50/p90/p99/p99.9
 side by side with the change, and a verdict. A metric regresses when it worsens by more than its limit
 AND beyond the noise: the two sides' ranges must not overlap. With several runs per side each side is
-their median and its range is theirs (every new run worse than every base run); with one run, only that
-run's sampling range (which cannot see run-to-run noise: give each side 3 or more runs for that).
+their median and its range is theirs (every new run worse than every base run). A side needs ${kMinRuns} runs
+or more for a verdict: with fewer, a metric worse past its limit is "inconclusive" (exit ${kExitInconclusive}), since one
+run's sampling range cannot see run-to-run noise; the message gives the commands to repeat the runs.
   --base FILE            a baseline run (repeat for several); instead of the positional BASE.json
   --new FILE             a run of the change (repeat for several); instead of the positional NEW.json
   --max-regression LIST  limits in percent by metric (${METRICS.join(', ')}), or by operation
@@ -29,7 +34,8 @@ run's sampling range (which cannot see run-to-run noise: give each side 3 or mor
   --help                 show this
 
 Exit codes: 0 no regression, 1 a regression, 2 bad arguments, an unreadable result file, runs made
-under different load settings (or stopped early), or an output that could not be written.`;
+under different load settings (or stopped early), or an output that could not be written,
+${kExitInconclusive} inconclusive (fewer than ${kMinRuns} runs a side and a metric worse past its limit).`;
 
 export interface CompareArgs {
   readonly base: readonly string[];
@@ -62,8 +68,11 @@ export function parseCompareArgs(args: readonly string[]): CompareArgs | 'help' 
   let next = v.new ?? [];
   if (positionals.length > 0) {
     if (base.length > 0 || next.length > 0) throw new UsageError('report compare', 'takes either BASE.json NEW.json or --base/--new, not both', positionals.join(' '));
-    if (positionals.length !== 2) throw new UsageError('report compare', `takes two result files, BASE.json NEW.json (for several runs a side, --base and --new), got ${positionals.length}`);
-    [base, next] = [[positionals[0]!], [positionals[1]!]];
+    if (positionals.length !== 2) {
+      throw new UsageError('report compare', `takes two result files, BASE.json NEW.json (for several runs a side, A1.json,A2.json B1.json,B2.json or --base and --new), got ${positionals.length}`);
+    }
+    // A comma-separated list is several runs of one side; an empty item is a typo, not a file.
+    [base, next] = positionals.map((list) => list.split(',')) as [string[], string[]];
   }
   if (base.length === 0) throw new UsageError('--base', 'needs at least one result file (or give BASE.json NEW.json)');
   if (next.length === 0) throw new UsageError('--new', 'needs at least one result file (or give BASE.json NEW.json)');
@@ -145,10 +154,25 @@ export async function reportCompare(args: readonly string[]): Promise<number> {
         comparison,
       }));
     }
-    return comparison.verdict === 'regressed' ? EXIT.failed : EXIT.ok;
+    if (comparison.verdict === 'inconclusive') console.error(repeatHint(comparison));
+    return comparison.verdict === 'regressed' ? EXIT.failed : comparison.verdict === 'inconclusive' ? kExitInconclusive : EXIT.ok;
   } catch (error) {
     return fail(error);
   }
+}
+
+/** What to run for a verdict: each side's runs repeated up to kMinRuns, then the comparison of them all. */
+export function repeatHint(comparison: Comparison): string {
+  const more = (files: readonly string[]): string[] => {
+    const stem = files[0]!.replace(/\.json$/, '');
+    return [...files, ...Array.from({ length: Math.max(0, kMinRuns - files.length) }, (_, i) => `${stem}-${files.length + i + 1}.json`)];
+  };
+  const base = more(comparison.base.files);
+  const next = more(comparison.new.files);
+  const added = [...base.filter((f) => !comparison.base.files.includes(f)), ...next.filter((f) => !comparison.new.files.includes(f))];
+  return `pipelock report compare: no verdict (exit ${kExitInconclusive}): fewer than ${kMinRuns} runs a side cannot tell a change from run-to-run noise. ` +
+    `Repeat the runs with the same pipelock loadtest flags, alternating the two builds, writing ${added.join(', ')} (--json FILE), then:\n` +
+    `  pipelock report compare ${base.join(',')} ${next.join(',')}`;
 }
 
 function fail(error: unknown): number {

@@ -17,9 +17,18 @@ export const kDefaultThresholds: Thresholds = Object.freeze({ throughput: 5, p50
 
 /**
  * regressed: worse by more than the limit and beyond the noise; improved: the same the other way;
- * noise: past the limit but inside the noise; ok: within the limit; unjudged: no limit; missing: no values on a side.
+ * noise: past the limit but inside the noise; inconclusive: worse by more than the limit and beyond
+ * the sampling ranges, with fewer than kMinRuns runs on a side, which cannot tell that from
+ * run-to-run noise; ok: within the limit; unjudged: no limit; missing: no values on a side.
  */
-export type Verdict = 'regressed' | 'improved' | 'noise' | 'ok' | 'unjudged' | 'missing';
+export type Verdict = 'regressed' | 'improved' | 'noise' | 'inconclusive' | 'ok' | 'unjudged' | 'missing';
+
+/**
+ * Runs a side needs before a worse metric counts as a regression. Two runs of the same build on an
+ * idle machine differ by more than one run's sampling range (p90–p99.9 +16 % to +30 % in 4 s runs),
+ * so fewer runs give no verdict (docs/load-testing.md#regression-checks-in-ci-pipelock-report-compare).
+ */
+export const kMinRuns = 3;
 
 export interface SideValue extends Interval {
   /** The value of each run of the side, in the order given. */
@@ -47,7 +56,8 @@ export interface Side {
 export interface Comparison {
   readonly format: 'pipelock-compare';
   readonly version: 1;
-  readonly verdict: 'regressed' | 'ok';
+  /** inconclusive: a metric is worse past its limit but a side has fewer than kMinRuns runs. */
+  readonly verdict: 'regressed' | 'inconclusive' | 'ok';
   readonly base: { readonly files: readonly string[] };
   readonly new: { readonly files: readonly string[] };
   /** How noise was told apart from change, in words. */
@@ -123,15 +133,18 @@ export function checkComparable(base: Side, next: Side): string[] {
 /** Compares the sides metric by metric; throws IncomparableError when they are not runs of the same load. */
 export function compare(base: Side, next: Side, thresholds: Thresholds = kDefaultThresholds): Comparison {
   const notes = checkComparable(base, next);
-  const rows: Row[] = [row(null, 'throughput', base, next, limitOf(thresholds, null, 'throughput'))];
+  const judged: Row[] = [row(null, 'throughput', base, next, limitOf(thresholds, null, 'throughput'))];
   for (const op of OP_NAMES) {
     if (base.results.every((r) => r.operations[op].count === 0) && next.results.every((r) => r.operations[op].count === 0)) continue;
-    for (const metric of METRICS) if (metric !== 'throughput') rows.push(row(op, metric, base, next, limitOf(thresholds, op, metric)));
+    for (const metric of METRICS) if (metric !== 'throughput') judged.push(row(op, metric, base, next, limitOf(thresholds, op, metric)));
   }
+  const few = Math.min(base.results.length, next.results.length) < kMinRuns;
+  const rows = few ? judged.map((r) => (r.verdict === 'regressed' ? { ...r, verdict: 'inconclusive' as const } : r)) : judged;
+  const verdict = rows.some((r) => r.verdict === 'regressed') ? 'regressed' : rows.some((r) => r.verdict === 'inconclusive') ? 'inconclusive' : 'ok';
   return {
     format: 'pipelock-compare',
     version: 1,
-    verdict: rows.some((r) => r.verdict === 'regressed') ? 'regressed' : 'ok',
+    verdict,
     base: { files: [...base.files] },
     new: { files: [...next.files] },
     noise: describeNoise(base.results.length, next.results.length),
@@ -181,11 +194,16 @@ function sideValue(side: Side, op: OpName | null, metric: Metric): SideValue | u
 
 function describeNoise(n: number, m: number): string {
   const rule = 'a change fails only when it passes its limit and the two sides\' noise ranges do not overlap';
-  if (n >= 2 && m >= 2) {
+  if (n >= kMinRuns && m >= kMinRuns) {
     const chance = separationChance(n, m);
     return `${rule}; each side is the median of its runs (base ${n}, new ${m}) and its range is theirs, so a regression means every new run was worse than every base run ` +
       `(with no real change that happens by chance ${(100 * chance).toPrecision(2)}% of the time)`;
   }
+  if (n >= 2 && m >= 2) {
+    return `${rule}; each side is the median of its runs (base ${n}, new ${m}) and its range is theirs, but with fewer than ${kMinRuns} runs a side ` +
+      `every run worse by chance is too likely (${(100 * separationChance(n, m)).toPrecision(2)}%): a metric worse past its limit is inconclusive, not a regression`;
+  }
   return `${rule}; a side with one run has only its sampling range (95 %: order statistics for percentiles, per-second spread for throughput), ` +
-    `which knows nothing of run-to-run noise: run each side 3 or more times (--base A1.json --base A2.json … --new …) to compare medians against the spread of repetitions`;
+    `which knows nothing of run-to-run noise, so a metric worse past its limit is inconclusive, not a regression: ` +
+    `run each side ${kMinRuns} or more times, alternated (report compare A1.json,A2.json,A3.json B1.json,B2.json,B3.json), to compare medians against the spread of repetitions`;
 }

@@ -127,7 +127,7 @@ export function contentionTable(series: readonly Series[]): string {
   return table('contention', ['run', 'retried', 'attempts (mean)', ...ATTEMPT_LABELS.map((l) => `${l} attempts`), "Jain's index", 'won per contender', 'FIFO bound', 'acquire p99 ÷ FIFO'], rows);
 }
 
-const kVerdictClass: Readonly<Record<Row['verdict'], string>> = { regressed: 'bad', improved: 'good', noise: 'meh', ok: '', unjudged: '', missing: 'meh' };
+const kVerdictClass: Readonly<Record<Row['verdict'], string>> = { regressed: 'bad', improved: 'good', noise: 'meh', inconclusive: 'meh', ok: '', unjudged: '', missing: 'meh' };
 
 /** The comparison: one row per metric with both sides, their noise ranges, the change and the verdict. */
 export function comparisonTable(comparison: Comparison): string {
@@ -141,7 +141,8 @@ export function comparisonTable(comparison: Comparison): string {
     r.change === null ? '–' : `${r.change >= 0 ? '+' : ''}${(100 * r.change).toFixed(1)}%`, r.limit === null ? 'off' : `${r.limit}%`,
     `<span class="${kVerdictClass[r.verdict]}">${r.verdict}</span>`,
   ]);
-  return `<p class="verdict ${comparison.verdict === 'regressed' ? 'bad' : 'good'}">${comparison.verdict === 'regressed' ? 'regressed' : 'no regression beyond the limits'}</p>` +
+  const verdict = { regressed: ['bad', 'regressed'], inconclusive: ['meh', 'inconclusive: too few runs a side'], ok: ['good', 'no regression beyond the limits'] }[comparison.verdict];
+  return `<p class="verdict ${verdict[0]}">${verdict[1]}</p>` +
     table('comparison', ['metric', 'base', 'new', 'change', 'limit', 'verdict'], rows) +
     `<p><small>noise: ${escapeHtml(comparison.noise)}</small></p>${comparison.notes.map((n) => `<p><small>note: ${escapeHtml(n)}</small></p>`).join('')}`;
 }

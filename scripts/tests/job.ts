@@ -1,0 +1,150 @@
+/**
+ * One job of scripts/run-tests.ts: a test file (or a check such as the typecheck) in its own child
+ * process, its stdout and stderr buffered together so that it prints whole when it ends, beside the
+ * others that run at the same time.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+
+/** A child process to run: `command args` in `cwd` with `env` added to the runner's environment. */
+export interface Job {
+  /** Its tier (unit, integration, valkey, package, check). */
+  readonly tier: string;
+  /** What the summary calls it, e.g. test/integration/gate.test.ts. */
+  readonly name: string;
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  /** A check (typecheck, lint) has no uvu summary: exit code 0 passes it. */
+  readonly check: boolean;
+  /** It keeps a core busy for most of its run (a check, a unit file), rather than waiting on servers and timers. */
+  readonly cpu: boolean;
+}
+
+export interface Tally {
+  passed: number;
+  failed: number;
+  skipped: number;
+}
+
+export interface Outcome {
+  readonly job: Job;
+  readonly tally: Tally;
+  /** Why the job counts as failed beyond its failed tests (a timeout, an exit without a summary), if it does. */
+  readonly problem: string | undefined;
+  readonly output: string;
+  readonly startedMs: number;
+  readonly endedMs: number;
+}
+
+const kKillGraceMs = 5_000;
+
+/** uvu's closing block: "Total: N / Passed: N / Skipped: N"; the last one printed wins. */
+export function parseSummary(output: string): { total: number; passed: number; skipped: number } | undefined {
+  // eslint-disable-next-line no-control-regex -- stripping ANSI colour codes, should any slip through
+  const plain = output.replace(/\u001b\[[0-9;]*m/g, '');
+  const matches = [...plain.matchAll(/Total:\s+(\d+)\s+Passed:\s+(\d+)\s+Skipped:\s+(\d+)/g)];
+  const last = matches.at(-1);
+  if (last === undefined) return undefined;
+  return { total: Number(last[1]), passed: Number(last[2]), skipped: Number(last[3]) };
+}
+
+/**
+ * What a finished job adds to the totals. Every way a job can go wrong counts as at least one
+ * failure, so the last line and the exit status always agree.
+ */
+export function judge(job: Job, output: string, code: number | null, signal: string | null, timedOut: string | undefined): { tally: Tally; problem: string | undefined } {
+  const exit = signal ?? `code ${String(code)}`;
+  if (job.check) {
+    const problem = timedOut ?? (code === 0 ? undefined : `exited (${exit})`);
+    return { tally: { passed: 0, failed: problem === undefined ? 0 : 1, skipped: 0 }, problem };
+  }
+  const summary = parseSummary(output);
+  const tally: Tally = summary
+    ? { passed: summary.passed, failed: summary.total - summary.passed, skipped: summary.skipped }
+    : { passed: 0, failed: 0, skipped: 0 };
+  const problem = timedOut ??
+    (summary === undefined
+      ? `exited (${exit}) without uvu's summary`
+      : code !== 0 && tally.failed === 0
+        ? `exited (${exit}) although its tests passed: an unhandled error or an early exit, see its output`
+        : summary.total === 0
+          ? 'ran 0 tests'
+          : undefined);
+  if (problem !== undefined) tally.failed = Math.max(tally.failed, 1);
+  return { tally, problem };
+}
+
+/** The children running now, so that a signal to the runner reaches every one of them. */
+export const running = new Set<ChildProcess>();
+
+/** Runs `job`, killing it (SIGTERM, then SIGKILL) when it outlives `timeoutMs`. */
+export async function runJob(job: Job, root: string, timeoutMs: number): Promise<Outcome> {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...job.env, NO_COLOR: '1' };
+  // Node warns when both are set, and colours would get in the way of parsing uvu's summary.
+  delete env.FORCE_COLOR;
+  const startedMs = performance.now();
+  const child = spawn(job.command, job.args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(child);
+  const chunks: Buffer[] = [];
+  child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+  child.stderr.on('data', (chunk: Buffer) => chunks.push(chunk));
+
+  let timedOut: string | undefined;
+  let killer: NodeJS.Timeout | undefined;
+  const timer = setTimeout(() => {
+    timedOut = `ran past --timeout-ms ${timeoutMs} and was stopped`;
+    // SIGTERM first: the child's own handlers then stop the servers it started.
+    child.kill('SIGTERM');
+    killer = setTimeout(() => child.kill('SIGKILL'), kKillGraceMs);
+  }, timeoutMs);
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {
+    child.once('error', (error) => {
+      chunks.push(Buffer.from(`run-tests: cannot start ${job.command}: ${error.message}\n`));
+      resolve([null, null]);
+    });
+    child.once('close', (exitCode, exitSignal) => {
+      resolve([exitCode, exitSignal]);
+    });
+  });
+  clearTimeout(timer);
+  clearTimeout(killer);
+  running.delete(child);
+  const output = Buffer.concat(chunks).toString('utf8');
+  return { job, ...judge(job, output, code, signal, timedOut), output, startedMs, endedMs: performance.now() };
+}
+
+/** How many jobs run at once: `total` in all, of which at most `cpu` are CPU-bound (a check, a unit file). */
+export interface Limits {
+  readonly total: number;
+  readonly cpu: number;
+}
+
+/**
+ * Runs `jobs` within `limits`, each time starting the first waiting job that fits (so the files
+ * that wait on servers fill the slots the CPU-bound ones leave), calling `done` as each ends;
+ * `stopped` is asked before each start (a signal stops the launching, not the jobs running).
+ */
+export async function runPool(jobs: readonly Job[], limits: Limits, start: (job: Job) => Promise<Outcome>,
+  done: (outcome: Outcome) => void, stopped: () => boolean): Promise<Outcome[]> {
+  const waiting = [...jobs];
+  const outcomes: Outcome[] = [];
+  const active = new Set<Promise<void>>();
+  let cpu = 0;
+  for (;;) {
+    while (!stopped() && active.size < limits.total) {
+      const index = waiting.findIndex((job) => !job.cpu || cpu < limits.cpu);
+      if (index < 0) break;
+      const [job] = waiting.splice(index, 1) as [Job];
+      if (job.cpu) cpu++;
+      const task = start(job).then((outcome) => {
+        if (job.cpu) cpu--;
+        outcomes.push(outcome);
+        done(outcome);
+        active.delete(task);
+      });
+      active.add(task);
+    }
+    if (active.size === 0) return outcomes;
+    await Promise.race(active);
+  }
+}
