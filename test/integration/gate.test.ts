@@ -63,7 +63,7 @@ test('processes take a hot lock in turns, whichever hears the release first', ti
   const redlocks = Array.from({ length: 3 }, () => new Redlock(masters.urls, { retryCount: 100, retryDelay: 10000, retryJitter: 0 }));
   try {
     const gate = gateOf(gateOrder(internals(redlocks[0]!).masters.nodes.map((node) => node.name)), 'turns');
-    const queue = turnsKey('', 'turns', false);
+    const queue = turnsKey(kNoPrefix, 'turns', false);
     const counts = await takeTurns(redlocks, 'turns', 90, async () => Number(await probes[gate]!.sendCommand(['ZCARD', queue])));
     const spread = Math.max(...counts) - Math.min(...counts);
     assert.ok(spread <= 6, `acquisitions per process: ${counts.join(', ')}`);
