@@ -259,7 +259,7 @@ export class NodeUnavailableError extends PipelockError {
 }
 
 /**
- * A master runs no scripts for this user (an ACL without @scripting, a proxy, no Lua engine) and the operation
+ * A master runs no scripts for this user (an ACL denying the scripting category, a proxy, no Lua engine) and the operation
  * needs one there: its vote, nothing sent. Leaving no quorum, the call fails with MisconfigurationError ('noscripting').
  */
 export class NoScriptingError extends PipelockError {

@@ -96,12 +96,12 @@ export interface Settings {
    */
   readonly strict?: boolean;
   /**
-   * The connection pipelock sends lock commands on. 'auto': its own lean connection for masters given
-   * as URLs (each flush one socket write, replies parsed in bulk, no promise per command), the clients
-   * you give as they are. 'lean': its own lean connection for every standalone master, opened from the
-   * options of the client you give (one more connection per master; your client stays yours for other
-   * work). 'client': @redis/client for URLs too, and your clients as they are (a command object, a
-   * promise and a parse per command). Cluster members always use their cluster client.
+   * The connection pipelock sends lock commands on. 'auto': node-redis's client for masters given as
+   * URLs, the clients you give as they are. 'lean': pipelock's own lean connection (each flush one
+   * socket write, replies parsed in bulk, no promise per command) for URLs and for every standalone
+   * client you give, opened from its options (one more connection per master; your client stays
+   * yours). 'client': as 'auto'. The lean connection is opt-in until it has been through the fault
+   * suites and the simulation. Cluster members always use their cluster client.
    * See docs/settings.md, "What each connection costs". @default 'auto'
    */
   readonly connection?: 'auto' | 'lean' | 'client';

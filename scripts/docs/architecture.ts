@@ -30,6 +30,7 @@ const kPurpose: Readonly<Record<string, string>> = {
   'src/kinds': 'lock kinds over the lifecycle: semaphore, read/write lock, leader election',
   'src/redlock.ts': 'the facade: checks each call\'s arguments and hands it to the room below; wires the rooms at construction',
   'src/recipes': 'what is built on the facade: run-once, reentrant locks, fenced writes',
+  'src/acl.ts': 'the ACL grants each feature needs, derived from the Lua and the commands pipelock sends (`pipelock doctor --acl`)',
   'src/metrics': 'Prometheus and OpenTelemetry metrics from the diagnostics channels (`pipelock/metrics`)',
   'src/index.ts': 'the package\'s public surface (ESM entry)',
   'src/index.cts': 'the CommonJS entry, loading the ESM build',

@@ -1,3 +1,4 @@
+import { within } from '../util/within.js';
 import { clusterCounterKey } from '../transport/cluster/slots.js';
 import type { Attempt } from '../engine/attempt.js';
 import type { MasterSet } from '../engine/masters.js';
@@ -40,6 +41,8 @@ export function counterKeys(resources: readonly string[], clustered = false): st
 }
 
 const RAISE_ROUNDS = 5;
+/** The least a won raise from the clock waits for the masters still out, in ms. */
+const kStragglerMinMs = 20;
 
 /** How a raise is made. */
 export interface RaiseOptions {
@@ -53,8 +56,8 @@ export interface RaiseOptions {
  * Raises the counters to a value a majority had below it; that value is the fence, or undefined if
  * no quorum answered. A raise won while some master answered a counter above the target (a quorum
  * of masters restarted empty, their counters lost) is raised again above it, so a fence never
- * falls below one a surviving master saw. `fromClock`: a won raise waits for every master (up to
- * the budget) to see that. A counter equal to the target is another's (an earlier term), except at
+ * falls below one a surviving master saw. `fromClock`: a won raise waits a little for the masters
+ * still out (twice what the quorum took) to see that. A counter equal to the target is another's (an earlier term), except at
  * the fenced acquire's first target, the largest counter its own INCR made.
  */
 export async function raiseFence(masters: MasterSet, counters: readonly string[], first: number, budget: number, options?: RaiseOptions): Promise<number | undefined> {
@@ -63,7 +66,10 @@ export async function raiseFence(masters: MasterSet, counters: readonly string[]
     const raise = masters.execute(OP_RAISE, counters, String(fence), String(FENCE_RETENTION_MS), budget, fence);
     await raise.done;
     const fromClock = options?.fromClock === true;
-    if (raise.won && fromClock) await raise.whenComplete();
+    // The masters still out may be survivors with a higher counter: they get twice what the quorum
+    // took (a paused one is not waited for, so a campaign costs no node timeout; terms then rest on
+    // the campaigners' clocks, docs/lock-kinds.md).
+    if (raise.won && fromClock) await within(raise.whenComplete(), Math.min(budget, Math.max(kStragglerMinMs, 2 * (performance.now() - raise.start))));
     // Equal is this call's own INCR only at the fenced acquire's first target.
     if (raise.won && (fromClock || round > 0 ? raise.value < fence : raise.value <= fence)) return fence;
     // Someone holds a counter at or above ours: go above it. Otherwise masters failed: give up.

@@ -105,9 +105,9 @@ export function keyPrefixOf(entries: readonly MemberEntry[]): string {
 }
 
 /**
- * Which connection pipelock sends on (setting `connection`): 'auto', its own lean connection for URLs
- * and the clients given as they are; 'lean', its own lean connection for every standalone master
- * (beside a given client, opened from its options); 'client', @redis/client for URLs as well.
+ * Which connection pipelock sends on (setting `connection`): 'auto' and 'client', @redis/client for
+ * URLs and the clients given as they are; 'lean', its own lean connection for every standalone master
+ * (beside a given client, opened from its options).
  */
 export type ConnectionMode = 'auto' | 'lean' | 'client';
 
@@ -126,7 +126,9 @@ export function openTransport(
   switch (memberKind(entry)) {
     case 'url': {
       const url = entry as string;
-      if (mode === 'client') return RedisTransport.open(url, index, clientOptions, onError);
+      // 'auto' stays on @redis/client until the lean connection has been through the fault suites
+      // and the simulation (it is opt-in: 'lean').
+      if (mode !== 'lean') return RedisTransport.open(url, index, clientOptions, onError);
       return LeanTransport.open(url, urlName(url), leanOptions(url, clientOptions), clientOptions, onError);
     }
     case 'seeds':

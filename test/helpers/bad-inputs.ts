@@ -502,8 +502,20 @@ const kValid: Readonly<Record<string, string>> = {
   '--keys': '10', '--hold': '0', '--lock-duration': '1000', '--retry-count': '1', '--retry-delay': '5', '--retry-jitter': '5',
   '--operation': 'using', '--kind': 'semaphore', '--depth': '3', '--permits': '4', '--kills': '5', '--json': 'a.json', '--html': 'a.html', '--start-at': `@${Math.round(Date.now() / 1000) + 3600}`,
 };
+/** The flags of thresholds, scenarios, sweeps and live export: repeatable or switches, so tried by their own cases below. */
+const LOADTEST_RUN_CASES: readonly [Category, readonly string[], string][] = [
+  ['missing', ['--scenario'], '--scenario'], ['unknown', ['--scenario', '/nonexistent/pipelock-scenario.yaml'], '--scenario'],
+  ['missing', ['--threshold'], '--threshold'], ['empty', ['--threshold', ''], '--threshold'], ['wrong type', ['--threshold', 'acquire.p99'], '--threshold'],
+  ['unknown', ['--threshold', 'nope.p99<2ms'], '--threshold'], ['wrong type', ['--threshold', 'acquire.p99<fast'], '--threshold'],
+  ['wrong type', ['--abort-on-fail=1'], '--abort-on-fail'], ['conflict', ['--abort-grace', '1s'], '--abort-grace'],
+  ['missing', ['--abort-on-fail', '--abort-grace'], '--abort-grace'], ['negative', ['--abort-on-fail', '--abort-grace', '-1'], '--abort-grace'],
+  ['wrong type', ['--sweep=1'], '--sweep'], ['conflict', ['--sweep-step', 'x2'], '--sweep-step'], ['conflict', ['--sweep-steps', '3'], '--sweep-steps'],
+  ['wrong type', ['--sweep', '--rate', '10', '--threshold', 'acquire.p99<2ms', '--sweep-step', 'fast'], '--sweep-step'],
+  ['too small', ['--sweep', '--rate', '10', '--threshold', 'acquire.p99<2ms', '--sweep-steps', '1'], '--sweep-steps'],
+  ['missing', ['--otlp'], '--otlp'], ['wrong type', ['--otlp', 'not a url'], '--otlp'], ['empty', ['--otlp', ''], '--otlp'],
+];
 /** Every loadtest flag the table tries (a test checks them against --help). */
-export const LOADTEST_FLAGS_TRIED: readonly string[] = Object.keys(kValid);
+export const LOADTEST_FLAGS_TRIED: readonly string[] = [...Object.keys(kValid), ...new Set(LOADTEST_RUN_CASES.map(([, args]) => args[0]!.replace(/=.*/, '')))];
 const loadtest = (args: readonly string[]) => (): unknown => parseLoadFlags(args);
 for (const [flag, category, value] of FLAG_BAD) add('pipelock loadtest', category, `${flag} ${show(value)}`, loadtest([flag, value]), usage(flag));
 for (const [flag, value] of Object.entries(kValid)) {
@@ -524,7 +536,7 @@ const LOADTEST_OTHER: readonly [Category, readonly string[], string][] = [
   ['conflict', ['--kills', '5'], '--kills'], ['conflict', ['--kind', 'election', '--workers', '2'], '--workers'],
   ['conflict', ['--kind', 'election', '--operation', 'using'], '--operation'], ['too small', ['--kind', 'election', '--lock-duration', '50'], '--lock-duration'],
 ];
-for (const [category, args, flag] of LOADTEST_OTHER) add('pipelock loadtest', category, args.join(' '), loadtest(args), usage(flag));
+for (const [category, args, flag] of [...LOADTEST_OTHER, ...LOADTEST_RUN_CASES]) add('pipelock loadtest', category, args.join(' '), loadtest(args), usage(flag));
 
 // ─── pipelock report merge ───
 

@@ -118,7 +118,7 @@ test('the handshake: an ACL user and database from the URL, a name from clientOp
 test('Redlock on a URL whose replies are cut mid-buffer: every acquisition settles once, the granted ones as their own replies said', timed(30000, async ({ masters }) => {
   const proxy = await CutProxy.start(masters.urls[0]!);
   // Uncoalesced, each acquisition is a SET NX PX of its own, answered '+OK\r\n' (5 bytes).
-  const redlock = new Redlock([proxy.url], { retryCount: 0, nodeTimeout: 2000, coalesce: false });
+  const redlock = new Redlock([proxy.url], { retryCount: 0, nodeTimeout: 2000, coalesce: false, connection: 'lean' });
   redlock.on('error', () => undefined);
   try {
     await redlock.ready();

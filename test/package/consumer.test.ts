@@ -67,7 +67,8 @@ test('the library\'s tarball ships the build and the CommonJS entry points, not 
   }
   assert.not.ok(state.lib.files.some((f) => /^(src|test|tools)\//.test(f) || /^dist\/(cli|load|ops)\//.test(f)), 'no sources, tests or tools');
   assert.is(state.lib.manifest.bin, undefined, 'no bin: the pipelock command is pipelock-tools\'');
-  assert.equal(state.lib.manifest.dependencies, { 'cluster-key-slot': state.lib.manifest.dependencies!['cluster-key-slot'] });
+  // cluster-key-slot (slots), redis-parser (the lean connection's RESP parser, docs/decisions/0010).
+  assert.equal(Object.keys(state.lib.manifest.dependencies ?? {}).sort(), ['cluster-key-slot', 'redis-parser']);
 });
 
 /** Every file an `exports` map names, under any condition. */
@@ -87,8 +88,8 @@ test('both tarballs read well on npm: metadata, LICENSE, CHANGELOG; every export
   assert.equal(Object.keys(state.lib.manifest.peerDependencies ?? {}).sort(), ['@opentelemetry/api', '@redis/client', 'ioredis', 'iovalkey', 'prom-client']);
 });
 
-test('the library installs alone: cluster-key-slot and nothing of the tools, with its peers or without', async () => {
-  assert.equal(state.bare.sort(), ['cluster-key-slot', 'pipelock']);
+test('the library installs alone: cluster-key-slot, redis-parser and nothing of the tools, with its peers or without', async () => {
+  assert.equal(state.bare.sort(), ['cluster-key-slot', 'pipelock', 'redis-errors', 'redis-parser']);
   const all = await installed(state.libDir);
   for (const name of [...kToolsOnly, 'pipelock-tools']) assert.not.ok(all.has(name), `${name} is not installed`);
   assert.ok(all.has('@redis/client') && all.has('ioredis'), 'the peers asked for are');

@@ -239,7 +239,7 @@ test('what a stalled master may hold is deleted: a release behind its unanswered
 
 test('a master that answers every call just past its budget: the stall keeps no more tokens than calls out (it grew by one per probe)', () => {
   const { u, first } = stalledMaster();
-  u.answered(first);
+  u.answered(first, 60);
   let now = 100;
   for (let i = 0; i < 1000; i++) {
     const probe = new Attempt(OP_ACQUIRE, ['k'], `tok${i}`, '1000', 3, now, 50, false, 5);
@@ -249,7 +249,7 @@ test('a master that answers every call just past its budget: the stall keeps no 
     now += 60;
     u.expire(now);
     assert.is(probe.votes[2], TIMEOUT);
-    u.answered(call);
+    u.answered(call, now);
     assert.ok(u.stalled, 'answered late: still stalled');
   }
   assert.ok(u.tokensKept <= 1, `${u.tokensKept} tokens kept after 1,000 late answers`);
