@@ -146,7 +146,8 @@ test('a release whose lock another owner took meanwhile: the handover is refused
     const started = performance.now();
     const next = await waiting;
     assert.ok(performance.now() - started < 3_000, 'woken when the other owner\'s key expired, not at its 10 s retry');
-    assert.equal(await valuesOf(probes, 'lost'), masters.urls.map(() => next.value));
+    // Resolved at the quorum: the slowest master's write may still be on its way.
+    await eventually(async () => (await valuesOf(probes, 'lost')).every((value) => value === next.value), 2000, 'the waiter\'s lock on every master');
     await next.release();
   } finally {
     await redlock.quit();
