@@ -10,17 +10,12 @@ import { nativeReply } from '../protocol/native.js';
  */
 export function settleReply(batch: Batch, reply: unknown, node: number, name: string, report: (error: Error) => void): void {
   const ops = batch.ops;
-  const unexpected = (value: unknown): Error => {
-    const error = new UnexpectedReplyError(name, value);
-    report(error);
-    return error;
-  };
   if (batch.native) {
-    ops[0]!.settle(node, nativeReply(reply) ?? unexpected(reply));
+    ops[0]!.settle(node, nativeReply(reply) ?? unexpected(name, report, reply));
     return;
   }
   if (!isCallReply(reply, ops.length)) {
-    const error = unexpected(reply);
+    const error = unexpected(name, report, reply);
     for (const op of ops) op.settle(node, error);
     return;
   }
@@ -35,7 +30,14 @@ export function settleReply(batch: Batch, reply: unknown, node: number, name: st
       reported = value;
       ops[i]!.settle(node, value);
     } else if (!ops[i]!.answer(node, value)) {
-      ops[i]!.settle(node, unexpected(value));
+      ops[i]!.settle(node, unexpected(name, report, value));
     }
   }
+}
+
+/** A reply the protocol does not allow, reported (a function of its own: no closure per call on the hot path). */
+function unexpected(name: string, report: (error: Error) => void, value: unknown): Error {
+  const error = new UnexpectedReplyError(name, value);
+  report(error);
+  return error;
 }
