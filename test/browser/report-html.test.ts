@@ -116,7 +116,9 @@ test('one run: a chart per operation, throughput without the partial last second
 test('compare: both sides overlaid in every latency chart, the verdict table on top; a screenshot for people', timed(240_000, async () => {
   const base = syntheticRun();
   const next = syntheticRun({ scaleMs: 1.3, throughput: 900 });
-  const page = renderReport({ title: 'pipelock report compare', series: [{ label: 'base', result: base }, { label: 'new', result: next }], comparison: compare({ files: ['base.json'], results: [base] }, { files: ['new.json'], results: [next] }) });
+  // Three runs a side: with one, report compare gives no verdict (inconclusive) rather than cry wolf.
+  const sides = (name: string, result: typeof base): { files: string[]; results: (typeof base)[] } => ({ files: [1, 2, 3].map((i) => `${name}-${i}.json`), results: [result, result, result] });
+  const page = renderReport({ title: 'pipelock report compare', series: [{ label: 'base', result: base }, { label: 'new', result: next }], comparison: compare(sides('base', base), sides('new', next)) });
   const { charts, dom } = await open('compare.html', page);
   checkDrawn(charts, 2);
   // Neither side failed a cycle: no empty failures chart, a line saying so.
