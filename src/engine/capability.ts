@@ -173,16 +173,16 @@ export class Capability {
   refused(command: 'SET IFEQ' | DeleteCommand | 'script', error: Error): boolean {
     if (command !== 'script') {
       if (probeVerdict({ error }) !== 'no') return false;
-      this.lost(command, error);
+      this.#lost(command, error);
       return true;
     }
     if (!isScriptingDenied(error)) return false;
-    this.scriptingDenied(error);
+    this.#scriptingDenied(error);
     return true;
   }
 
   /** A native command failed with an error that says the member lacks it now: scripts from here on. */
-  lost(command: 'SET IFEQ' | DeleteCommand, error: Error): void {
+  #lost(command: 'SET IFEQ' | DeleteCommand, error: Error): void {
     const current = this.#current;
     if (command === 'SET IFEQ' ? !current.setIfEq : current.deleteIfEq !== command) return;
     this.#beforeFallback ??= current;
@@ -191,7 +191,7 @@ export class Capability {
   }
 
   /** A script call was refused for scripting (an ACL change): native commands, where the member has them, from here on. */
-  scriptingDenied(error: Error): void {
+  #scriptingDenied(error: Error): void {
     if (!this.#current.scripting) return;
     this.scriptingError = error;
     this.#beforeFallback ??= this.#current;
