@@ -25,12 +25,15 @@ export function judgeTargets(summary: Summary): Target[] {
   const targets: Target[] = [];
   const c1 = ratio(summary, 'c1', 'pipelock', QUORUM_CEILING);
   targets.push({ id: 'c1-ceiling', text: 'concurrency 1: cycles/s ≥ 0.97× the per-command quorum ceiling', figure: fmtX(c1), met: judged([c1], c1 >= 0.97) });
+  // Every peer the run measured (a run of some contenders judges those): one not in it is named, not judged.
   const peerRatios = PEERS.map((peer) => ({ peer, r: ratio(summary, 'c1', 'pipelock', peer) }));
+  const measured = peerRatios.filter(({ r }) => Number.isFinite(r));
+  const unmeasured = peerRatios.filter(({ r }) => !Number.isFinite(r)).map(({ peer }) => contenderInfo(peer).label);
   targets.push({
     id: 'c1-peers',
     text: 'concurrency 1: cycles/s ≥ 1.05× every peer',
-    figure: peerRatios.map(({ peer, r }) => `${fmtX(r)} ${contenderInfo(peer).label}`).join(', '),
-    met: judged(peerRatios.map(({ r }) => r), peerRatios.every(({ r }) => r >= 1.05)),
+    figure: [...measured.map(({ peer, r }) => `${fmtX(r)} ${contenderInfo(peer).label}`), ...(unmeasured.length === 0 ? [] : [`not measured: ${unmeasured.join(', ')}`])].join(', '),
+    met: measured.length === 0 ? undefined : measured.every(({ r }) => r >= 1.05),
   });
   const p = get(summary, 'c1', 'pipelock');
   const c = get(summary, 'c1', QUORUM_CEILING);

@@ -23,6 +23,8 @@ export async function openContender(id: string, urls: readonly string[]): Promis
     case 'raw-quorum': return (await import('./raw.js')).rawPerCommand(urls, TTL_MS, false);
     case 'raw-all': return (await import('./raw.js')).rawPerCommand(urls, TTL_MS, true);
     case 'node-redlock': return nodeRedlock(urls);
+    case 'node-redlock-v4': return nodeRedlockV4(urls);
+    case 'redlock-universal': return redlockUniversal(urls);
     case 'sesamecare-redlock': return sesamecare(urls);
     case 'redis-semaphore': return redisSemaphore(urls);
     default: throw new Error(`no adapter for contender ${JSON.stringify(id)}`);
@@ -132,6 +134,54 @@ async function redisSemaphore(urls: readonly string[]): Promise<Contender> {
     },
     async release(lock) {
       await (lock as InstanceType<typeof RedlockMutex>).release();
+    },
+    close: () => closeIoredis(clients),
+  };
+}
+
+/** node-redlock v4 (npm alias redlock4): `lock(resources, ttl)` → `Lock.unlock()`; a refusal is its one error class. */
+async function nodeRedlockV4(urls: readonly string[]): Promise<Contender> {
+  const { default: Redlock } = await import('redlock4');
+  const clients = await ioredisClients(urls);
+  // retryCount 0 is one attempt: v4 retries while attempts <= retryCount.
+  const redlock = new Redlock(clients, { retryCount: 0 });
+  return {
+    async acquire(key) {
+      try {
+        return await redlock.lock([key], TTL_MS);
+      } catch (error) {
+        if (error instanceof Redlock.LockError) return REFUSED;
+        throw error;
+      }
+    },
+    async release(lock) {
+      await (lock as InstanceType<typeof Redlock.Lock>).unlock();
+    },
+    close: () => closeIoredis(clients),
+  };
+}
+
+/** redlock-universal: a RedLock per key (`createRedlock`, as its README shows), over one IoredisAdapter per master. */
+async function redlockUniversal(urls: readonly string[]): Promise<Contender> {
+  const { createRedlock, IoredisAdapter, LockAcquisitionError } = await import('redlock-universal');
+  const clients = await ioredisClients(urls);
+  const adapters = clients.map((client) => new IoredisAdapter(client));
+  type Held = { redlock: ReturnType<typeof createRedlock>; handle: Awaited<ReturnType<ReturnType<typeof createRedlock>['acquire']>> };
+  return {
+    async acquire(key) {
+      // retryAttempts 0: one attempt; its retry delay is not slept after the last one.
+      const redlock = createRedlock({ adapters, key, ttl: TTL_MS, retryAttempts: 0 });
+      try {
+        return { redlock, handle: await redlock.acquire() } satisfies Held;
+      } catch (error) {
+        if (error instanceof LockAcquisitionError) return REFUSED;
+        throw error;
+      }
+    },
+    async release(lock) {
+      const { redlock, handle } = lock as Held;
+      // It reports a release short of a quorum as false, where the others throw: throw too.
+      if (!await redlock.release(handle)) throw new Error(`redlock-universal: release of ${handle.key} reached no quorum`);
     },
     close: () => closeIoredis(clients),
   };

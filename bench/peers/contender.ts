@@ -45,8 +45,10 @@ export const CONTENDERS: readonly ContenderInfo[] = [
   { id: 'raw-quorum', label: 'ceiling: per command, quorum', packages: ['@redis/client'], kind: 'ceiling', note: 'SET NX PX to all, EVALSHA compare-and-delete to all; returns at the quorum', onCluster: 'each command sent by an @redis/client cluster client to the key\'s shard' },
   { id: 'raw-all', label: 'ceiling: per command, all', packages: ['@redis/client'], kind: 'ceiling', note: 'as above, waits for all N replies' },
   { id: 'node-redlock', label: 'redlock 5.0.0-beta.2', packages: ['redlock', 'ioredis'], kind: 'peer', note: 'ioredis, retryCount 0, no using()', onCluster: 'an ioredis `Cluster` per member, as its README suggests' },
+  { id: 'node-redlock-v4', label: 'redlock 4.2.0', packages: ['redlock4', 'ioredis'], kind: 'peer', note: 'node-redlock v4 (npm alias redlock4), ioredis, retryCount 0, lock() → unlock()' },
   { id: 'sesamecare-redlock', label: '@sesamecare-oss/redlock', packages: ['@sesamecare-oss/redlock', 'ioredis'], kind: 'peer', note: 'ioredis, retryCount 0, no using()' },
   { id: 'redis-semaphore', label: 'redis-semaphore RedlockMutex', packages: ['redis-semaphore', 'ioredis'], kind: 'peer', note: 'ioredis, acquireAttemptsLimit 1, retryInterval 0, refreshInterval 0' },
+  { id: 'redlock-universal', label: 'redlock-universal RedLock', packages: ['redlock-universal', 'ioredis'], kind: 'peer', note: 'ioredis (IoredisAdapter, its 5 s per-command timeout timer by default), createRedlock per key, retryAttempts 0' },
 ];
 
 export const QUORUM_CEILING = 'raw-quorum';

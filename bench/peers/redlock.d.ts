@@ -15,3 +15,28 @@ declare module 'redlock' {
     quit(): Promise<void>;
   }
 }
+
+// node-redlock v4 (installed as the npm alias redlock4 beside v5) ships no types: what bench:peers uses.
+declare module 'redlock4' {
+  import type { Redis } from 'ioredis';
+
+  interface LockError extends Error {
+    attempts: number;
+  }
+  class Lock {
+    resource: string | string[];
+    value: string;
+    expiration: number;
+    unlock(): Promise<void>;
+    extend(ttl: number): Promise<Lock>;
+  }
+  class Redlock {
+    static LockError: new (message?: string) => LockError;
+    static Lock: typeof Lock;
+    constructor(clients: Redis[], options?: { driftFactor?: number; retryCount?: number; retryDelay?: number; retryJitter?: number });
+    lock(resource: string | string[], ttl: number): Promise<Lock>;
+    unlock(lock: Lock): Promise<void>;
+    quit(): Promise<void>;
+  }
+  export default Redlock;
+}

@@ -52,6 +52,17 @@ test('concurrency 1: 0.97× the ceiling and 1.05× every peer, by paired ratios'
   assert.match(target(missed, 'c1-ceiling').figure, '0.96×');
 });
 
+test('concurrency 1: a peer the run did not measure is named, not judged; none measured is not judged', () => {
+  const runs = c1({ cyclesPerSec: 5000 }, { cyclesPerSec: 5100 }, 4700);
+  const partial = target(judgeTargets(summarize(runs)), 'c1-peers');
+  assert.is(partial.met, true, 'judged over the three peers measured');
+  assert.match(partial.figure, 'not measured: redlock 4.2.0, redlock-universal RedLock');
+  const slow = runs.map((r) => (r.contender === 'redis-semaphore' ? { ...r, cyclesPerSec: 4900 } : r));
+  assert.is(target(judgeTargets(summarize(slow)), 'c1-peers').met, false, '1.02× redis-semaphore');
+  const alone = runs.filter((r) => r.contender === 'pipelock' || r.contender === 'raw-quorum');
+  assert.is(target(judgeTargets(summarize(alone)), 'c1-peers').met, undefined);
+});
+
 test('concurrency 1: each p50 within 10 µs of the ceiling\'s, client CPU no more than its', () => {
   const near = judgeTargets(summarize(c1({ cyclesPerSec: 5000, acquireP50: 110, releaseP50: 100, cpu: 99 }, { cyclesPerSec: 5000, acquireP50: 100, releaseP50: 95, cpu: 100 }, 4000)));
   assert.is(target(near, 'c1-acquire-p50').met, true);
