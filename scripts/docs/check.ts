@@ -5,12 +5,14 @@
  * 2. a code block right after `<!-- file: PATH -->` is exactly that file, so an example shown in
  *    the docs is the one that is typechecked (and, for examples/readme.ts, run) by the tests;
  * 3. every `src/…` or `tools/src/…` path they name, in prose or code, exists (a moved file leaves none behind);
- * 4. no example under examples/ imports the sources by path: users import `pipelock`, and so do they.
+ * 4. no example under examples/ imports the sources by path: users import `pipelock`, and so do they;
+ * 5. figures say where they come from (provenance.ts), BENCHMARKS.md's included.
  * Prints each problem and exits 1 if there is any.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { staleCitations, tablesWithoutProvenance } from './provenance.js';
 import { repoRoot } from './tsdoc.js';
 
 /** The Markdown pages checked: the README and the guides (not docs/api/, which TypeDoc writes). */
@@ -127,7 +129,8 @@ export function sourceImports(dir = join(repoRoot, 'examples')): string[] {
 }
 
 export function checkDocs(): string[] {
-  return [...pages().flatMap((page) => [...checkPage(page), ...stalePaths(page)]), ...sourceImports()];
+  const figures = [...pages(), join(repoRoot, 'BENCHMARKS.md')].flatMap((page) => [...tablesWithoutProvenance(page), ...staleCitations(page)]);
+  return [...pages().flatMap((page) => [...checkPage(page), ...stalePaths(page)]), ...sourceImports(), ...figures];
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -5,12 +5,14 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as pipelock from '../../src/index.js';
 import { kSingleTradeoff } from '../../tools/src/ops/doctor.js';
-import { checkDocs, slug, sourceImports, stalePaths } from '../../scripts/docs/check.js';
+import { checkDocs, pages, slug, sourceImports, stalePaths } from '../../scripts/docs/check.js';
 import { committedArchitecture, renderArchitecture } from '../../scripts/docs/architecture.js';
 import { committedDashboard, renderDashboard } from '../../scripts/docs/dashboard.js';
 import { committedErrors, errorClasses, renderErrors } from '../../scripts/docs/errors.js';
 import { committedSettings, renderSettings } from '../../scripts/docs/settings.js';
 import { checkSnippets, snippets } from '../../scripts/docs/snippets.js';
+import { committedComparison, renderComparison } from '../../scripts/docs/comparison.js';
+import { resultsCommit, staleCitations, tablesWithoutProvenance } from '../../scripts/docs/provenance.js';
 import { descriptionProblems, repoRoot } from '../../scripts/docs/tsdoc.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,6 +34,37 @@ test('docs/dashboard/pipelock.json is what npm run docs:dashboard writes', () =>
 
 test('docs/architecture.md is what npm run docs:architecture writes from the layer ranks', () => {
   assert.ok(renderArchitecture() === committedArchitecture(), 'docs/architecture.md is stale: run npm run docs:architecture');
+});
+
+test('docs/comparison.md\'s speed table is what npm run docs:comparison writes from bench/results/peers.json', () => {
+  assert.ok(committedComparison() !== '', 'docs/comparison.md has the generated block');
+  assert.ok(renderComparison() === committedComparison(), 'docs/comparison.md is stale: run npm run docs:comparison');
+});
+
+test('every table of figures in README.md, BENCHMARKS.md and docs/*.md names CPU, date and commit; citations of a benchmark name its results\' commit', () => {
+  const files = [...pages(), join(repoRoot, 'BENCHMARKS.md')];
+  assert.equal(files.flatMap((file) => [...tablesWithoutProvenance(file), ...staleCitations(file)]), []);
+});
+
+test('a table of figures without provenance, and a citation of an older run, are problems', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pipelock-docs-'));
+  const page = join(dir, 'page.md');
+  const table = '| contender | cycles/s |\n|---|---:|\n| pipelock | 25,707 |\n';
+  try {
+    writeFileSync(page, `# Page\n\n## Speed\n\n${table}`);
+    assert.is(tablesWithoutProvenance(page).length, 1);
+    writeFileSync(page, `# Page\n\n## Speed\n\nAMD EPYC, 2 cores; pipelock 0.1.0 (bb499cd); 2026-11-26T23:04:31Z\n\n${table}\n## Other\n\n${table}`);
+    assert.is(tablesWithoutProvenance(page).length, 1, 'a section\'s provenance covers its own tables only');
+    writeFileSync(page, `# Page\n\nFrom [the run](bench/results/peers.json).\n\n## Speed\n\n${table}`);
+    assert.equal(tablesWithoutProvenance(page), [], 'a results file with a host line is provenance');
+    const peers = resultsCommit('peers.json')!;
+    writeFileSync(page, `9× node-redlock (\`npm run bench:peers\`, 2026-11-26, 2-core AMD EPYC VM, pipelock ${peers}).\n`);
+    assert.equal(staleCitations(page), []);
+    writeFileSync(page, '9× node-redlock (`npm run bench:peers`, 2026-11-20, 2-core AMD EPYC VM, pipelock 0123abc).\n');
+    assert.match(staleCitations(page)[0] ?? '', `cites bench:peers at 0123abc, but bench/results/peers.json is from ${peers}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('every error class of src/errors.ts is exported from pipelock and has a code and TSDoc', () => {
