@@ -6,7 +6,8 @@
  *    the docs is the one that is typechecked (and, for examples/readme.ts, run) by the tests;
  * 3. every `src/…` or `tools/src/…` path they name, in prose or code, exists (a moved file leaves none behind);
  * 4. no example under examples/ imports the sources by path: users import `pipelock`, and so do they;
- * 5. figures say where they come from (provenance.ts), BENCHMARKS.md's included.
+ * 5. figures say where they come from (provenance.ts), BENCHMARKS.md's included;
+ * 6. tools/README.md (npm's page of pipelock-tools) links absolutely.
  * Prints each problem and exits 1 if there is any.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -128,9 +129,19 @@ export function sourceImports(dir = join(repoRoot, 'examples')): string[] {
   return problems;
 }
 
+/**
+ * Relative links in a README that npm shows for a package published from a subfolder (tools/): npm
+ * resolves them against the repository with the folder inserted, so they must be absolute there.
+ */
+export function relativeLinks(file = join(repoRoot, 'tools', 'README.md')): string[] {
+  return prose(readFileSync(file, 'utf8')).flatMap(({ line, n }) => [...line.replace(/`[^`]*`/g, '').matchAll(/\]\(([^)\s]+)/g)]
+    .filter((m) => !/^[a-z][a-z0-9+.-]*:/i.test(m[1]!))
+    .map((m) => `${relative(repoRoot, file)}:${n}: ${m[1]!}: a relative link, dead on npm's page of a package published from a subfolder (use an absolute URL)`));
+}
+
 export function checkDocs(): string[] {
   const figures = [...pages(), join(repoRoot, 'BENCHMARKS.md')].flatMap((page) => [...tablesWithoutProvenance(page), ...staleCitations(page)]);
-  return [...pages().flatMap((page) => [...checkPage(page), ...stalePaths(page)]), ...sourceImports(), ...figures];
+  return [...pages().flatMap((page) => [...checkPage(page), ...stalePaths(page)]), ...sourceImports(), ...relativeLinks(), ...figures];
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

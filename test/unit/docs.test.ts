@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as pipelock from '../../src/index.js';
 import { kSingleTradeoff } from '../../tools/src/ops/doctor.js';
-import { checkDocs, pages, slug, sourceImports, stalePaths } from '../../scripts/docs/check.js';
+import { checkDocs, pages, relativeLinks, slug, sourceImports, stalePaths } from '../../scripts/docs/check.js';
 import { committedArchitecture, renderArchitecture } from '../../scripts/docs/architecture.js';
 import { committedDashboard, renderDashboard } from '../../scripts/docs/dashboard.js';
 import { committedErrors, errorClasses, renderErrors } from '../../scripts/docs/errors.js';
@@ -89,13 +89,15 @@ test('a generated description cut by a line starting with @word, or ending mid-s
   assert.equal(descriptionProblems('Per-attempt time budget, in ms.', ['default']), []);
 });
 
-test('a src/ path that does not exist, and an example importing the sources by path, are problems', () => {
+test('a src/ path that does not exist, an example importing the sources by path, and a relative link in tools/README.md are problems', () => {
   const dir = mkdtempSync(join(tmpdir(), 'pipelock-docs-'));
   try {
     writeFileSync(join(dir, 'page.md'), 'See src/settings.ts, `src/local/masters.ts`, tools/src/cli/ and src/**/*.ts.\n');
     assert.equal(stalePaths(join(dir, 'page.md')).map((p) => p.replace(/^.*page\.md/, 'page.md')), ['page.md:1: src/local/masters.ts: no such file or folder']);
     writeFileSync(join(dir, 'x.ts'), "import { Redlock } from '../src/index.js';\nimport { startMasters } from 'pipelock/testing';\n");
     assert.equal(sourceImports(dir).length, 1);
+    writeFileSync(join(dir, 'README.md'), 'See [load tests](../docs/load-testing.md) and [doctor](https://github.com/pipelock/pipelock/blob/main/docs/operating.md).\n');
+    assert.equal(relativeLinks(join(dir, 'README.md')).map((p) => p.replace(/^.*README\.md/, 'README.md')), ['README.md:1: ../docs/load-testing.md: a relative link, dead on npm\'s page of a package published from a subfolder (use an absolute URL)']);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
