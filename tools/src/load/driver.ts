@@ -54,7 +54,7 @@ export class Driver {
   readonly #cancel = new AbortController();
   readonly #startedAt = new Date();
   /** The first cycle's start and the last cycle's end, on performance.now() and the wall clock. */
-  #from: { at: number; wall: number; cpu: NodeJS.CpuUsage } | undefined;
+  #from: { at: number; wall: number; cpu: NodeJS.CpuUsage; elu: ReturnType<typeof performance.eventLoopUtilization> } | undefined;
   #to = 0;
 
   private constructor(redlock: Redlock, options: DriverOptions, versions: readonly string[]) {
@@ -89,7 +89,7 @@ export class Driver {
     const entry = this.#mix.entries[index];
     if (entry === undefined) throw new RangeError(`Driver.cycle: entry ${index} does not exist (there are ${this.#mix.entries.length})`);
     const start = performance.now();
-    this.#from ??= { at: start, wall: Date.now(), cpu: process.cpuUsage() };
+    this.#from ??= { at: start, wall: Date.now(), cpu: process.cpuUsage(), elu: performance.eventLoopUtilization() };
     const out: Timings = { acquireMs: 0, extendMs: -1, releaseMs: 0, attempts: 1 };
     try {
       await entry.cycle(entry.context, [entry.prefix + String(entry.key())], start, out);
@@ -121,6 +121,7 @@ export class Driver {
     const from = this.#from;
     const ms = from === undefined ? 0 : this.#to - from.at;
     const cpu = from === undefined ? { user: 0, system: 0 } : process.cpuUsage(from.cpu);
+    const elu = from === undefined ? 0 : performance.eventLoopUtilization(from.elu).utilization;
     const seconds = ms / 1000;
     const o = this.#options;
     const one = o.entries.length === 1 ? o.entries[0]! : undefined;
@@ -130,7 +131,7 @@ export class Driver {
       ...(one === undefined ? { mix: o.entries.map((e) => e.name) } : { operation: one.operation, kind: one.kind, keys: one.keys.count }),
     };
     const timeline: TimelinePoint[] = [...this.#timeline].sort(([a], [b]) => a - b).map(([second, p]) => ({ second, ...p, warmup: false }));
-    const report = { ...this.#meter.report(0, { cpuUserMs: cpu.user / 1000, cpuSystemMs: cpu.system / 1000, elu: 0, measuredMs: ms }), ...this.#parts.report() };
+    const report = { ...this.#meter.report(0, { cpuUserMs: cpu.user / 1000, cpuSystemMs: cpu.system / 1000, elu, measuredMs: ms }), ...this.#parts.report() };
     const result = buildResult([report], {
       host: hostLine(this.#versions, flags, this.#startedAt), interrupted: false, measuredSeconds: seconds, timeline,
       cpu: { userMs: cpu.user / 1000, systemMs: cpu.system / 1000, seconds, percentOfOneCore: ms > 0 ? (100 * (cpu.user + cpu.system)) / 1000 / ms : 0 },
