@@ -4,6 +4,7 @@ import * as assert from 'uvu/assert';
 import { parseCompareArgs, parseThresholds } from '../../tools/src/cli/compare.js';
 import { formatComparison, markdownComparison } from '../../tools/src/cli/compare-format.js';
 import { UsageError } from '../../tools/src/cli/errors.js';
+import { renderReport } from '../../tools/src/load/html.js';
 import { compare, IncomparableError, kDefaultThresholds, type Comparison, type Row } from '../../tools/src/load/compare.js';
 import { percentileInterval, separationChance, throughputInterval } from '../../tools/src/load/noise.js';
 import type { PartResult, RunResult } from '../../tools/src/load/result.js';
@@ -176,6 +177,9 @@ test('scenario runs: each mix entry and stage compared on its own, with a verdic
   assert.match(table, /by entry and stage: orders ok, hot regressed, stage 2s at 200\/s ok, stage 2s ramp to 400\/s regressed/);
   assert.match(markdownComparison(c), /By entry and stage: orders ✅ ok, hot ❌ regressed/);
   assert.match(markdownComparison(c), /\| hot: acquire p99 \(µs\) \|/);
+  const html = renderReport({ title: 'compare', series: [], comparison: c });
+  assert.match(html, /<table id="comparison-parts">.*<td>hot<\/td><td><span class="bad">regressed<\/span><\/td>/s);
+  assert.match(html, /<td>hot: acquire p99 \(µs\)<\/td>/);
   // One run a side: the entry is inconclusive, not regressed.
   const one = compare(side(scenario(syntheticRun(), { orders: syntheticRun(), hot: syntheticRun() })), side(scenario(syntheticRun(), { orders: syntheticRun(), hot: syntheticRun({ scaleMs: 1.5 }) })));
   assert.equal(one.parts?.map((p) => p.verdict), ['ok', 'inconclusive']);
