@@ -9,7 +9,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compare } from '../../tools/src/load/compare.js';
 import { renderHtml, renderReport } from '../../tools/src/load/html.js';
-import { mergeResults } from '../../tools/src/load/result.js';
+import { mergeResults, type RunResult } from '../../tools/src/load/result.js';
+import type { SweepStep } from '../../tools/src/load/sweep-result.js';
 import { syntheticRun } from '../helpers/results.js';
 import { timed } from '../helpers/timeout.js';
 
@@ -139,6 +140,39 @@ test('merged runs from two machines: one report, hosts side by side; a file from
   assert.is(Math.max(...charts.find((c) => c.name === 'throughput')!.xs), 12);
   assert.equal(charts.map((c) => c.name), ['latency:acquire', 'latency:release', 'latency:cycle', 'throughput']);
   assert.match(dom, /<th>2 runs merged #1<\/th><th>2 runs merged #2<\/th>/);
+}));
+
+/** A sweep's run: the knee's run with the curve of every step; `p99s` µs per step, the knee the last step that held. */
+function sweepRun(rates: readonly number[], p99s: readonly number[], knee: number | null): RunResult {
+  const summary = (p99: number): SweepStep['acquire'] => ({ count: 1000, mean: p99 / 4, p50: p99 / 5, p90: p99 / 2, p99, p999: p99 * 1.5, max: p99 * 2 });
+  const steps: SweepStep[] = rates.map((rate, i) => ({
+    rate, ok: knee !== null && rate <= knee, throughput: Math.min(rate, 520) * 0.99, cycles: rate * 10, errors: 0, lateShare: 0, acquire: summary(p99s[i]!), cycle: summary(p99s[i]! * 1.2),
+  }));
+  return { ...syntheticRun({ flags: { rate: knee ?? rates[0]! } }), sweep: { bounds: ['acquire.p99<10ms'], knee, steps } };
+}
+
+test('a sweep: its chart draws completed cycles/s and acquire p99 at every offered rate, the knee in its title; the other charts still draw', timed(240_000, async () => {
+  const rates = [200, 300, 450, 562, 675];
+  const p99s = [900, 1200, 4000, 15000, 60000];
+  const { charts, dom } = await open('sweep.html', renderHtml(sweepRun(rates, p99s, 450)));
+  assert.equal(charts.map((c) => c.name), ['latency:acquire', 'latency:release', 'latency:cycle', 'sweep', 'throughput']);
+  checkDrawn(charts, 1);
+  const sweep = charts.find((c) => c.name === 'sweep')!;
+  assert.is(sweep.pixels.length, 2, 'two series: completed cycles/s and acquire p99');
+  assert.equal(sweep.xs, rates, 'one point per step, at its offered rate');
+  assert.equal(sweep.values, [rates.map((r) => Math.min(r, 520) * 0.99), p99s]);
+  assert.ok(sweep.labels.some((l) => l !== null && / ms$/.test(l)), `the p99 axis reads in ms: ${JSON.stringify(sweep.labels)}`);
+  assert.match(dom, /capacity sweep: knee 450\/s/);
+  assert.match(dom, /<h2>Capacity sweep<\/h2>/);
+}));
+
+test('a sweep whose first step failed: no knee, both series still drawn', timed(240_000, async () => {
+  const { charts, dom } = await open('sweep-none.html', renderHtml(sweepRun([2000, 3000], [20000, 40000], null)));
+  const sweep = charts.find((c) => c.name === 'sweep');
+  assert.ok(sweep !== undefined, 'the sweep chart is drawn');
+  checkDrawn([sweep], 1);
+  assert.is(sweep.pixels.length, 2);
+  assert.not.match(dom, /knee \d/);
 }));
 
 test.run();

@@ -23,6 +23,8 @@ interface Context {
   toolsDir: string;
   lib: Packed;
   tools: Packed;
+  /** artillery-engine-pipelock, installed with the tools as an Artillery user would. */
+  engine: Packed;
   /** node_modules of the library's project right after `npm install pipelock.tgz`. */
   bare: string[];
   /** What `new Redlock([url])` said before any client library was installed. */
@@ -31,7 +33,7 @@ interface Context {
 
 const test = mastersSuite('package consumer', { count: 3 });
 const kUnpacked: Packed = { tarball: '', files: [], manifest: {} };
-const state: Context = { dir: '', libDir: '', toolsDir: '', lib: kUnpacked, tools: kUnpacked, bare: [], withoutPeers: '' };
+const state: Context = { dir: '', libDir: '', toolsDir: '', lib: kUnpacked, tools: kUnpacked, engine: kUnpacked, bare: [], withoutPeers: '' };
 
 test.before(async () => {
   state.dir = await mkdtemp(join(tmpdir(), 'pipelock-consumer-'));
@@ -40,6 +42,8 @@ test.before(async () => {
   state.lib = await pack(root, state.dir);
   // After the library: the tools build against its fresh dist/ types.
   state.tools = await pack(join(root, 'tools'), state.dir);
+  // After the tools: the engine builds against their fresh dist/ types (pipelock-tools/driver).
+  state.engine = await pack(join(root, 'artillery-engine-pipelock'), state.dir);
   for (const [dir, name] of [[state.libDir, 'lib-consumer'], [state.toolsDir, 'tools-consumer']] as const) {
     await mkdir(dir);
     await writeFile(join(dir, 'package.json'), JSON.stringify({ name, private: true }));
@@ -54,7 +58,7 @@ try { new Redlock(['redis://127.0.0.1:1']); console.log('constructed'); } catch 
 `);
   state.withoutPeers = (await run('node', [probe], { cwd: state.libDir })).stdout.trim();
   await install(state.libDir, state.lib.tarball, `@redis/client@${devVersion('@redis/client')}`, `ioredis@${devVersion('ioredis')}`);
-  await install(state.toolsDir, state.lib.tarball, state.tools.tarball);
+  await install(state.toolsDir, state.lib.tarball, state.tools.tarball, state.engine.tarball);
 });
 
 test.after(async () => {
@@ -318,6 +322,35 @@ try { process.stdout.write(execFileSync('npx', ['pipelock', 'inspect', '--server
   const { stdout } = await run('node', [file, ...masters.urls], { cwd: state.toolsDir });
   assert.match(stdout, /quorum 2/);
   assert.match(stdout, /held +consumer:inspected +owner \S+… +on 3\/3/);
+}));
+
+test('artillery-engine-pipelock as Artillery loads it: require() by name gives the class; init, a virtual user and done write its result', timed(60_000, async ({ masters }) => {
+  assert.not.ok(state.engine.files.some((f) => f.startsWith('src/')), 'no sources');
+  assert.ok(state.engine.files.includes('dist/index.cjs') && state.engine.files.includes('dist/engine.js'), state.engine.files.join(', '));
+  const probe = join(state.toolsDir, 'engine.cjs');
+  await writeFile(probe, `
+const { EventEmitter } = require('node:events');
+const Engine = require('artillery-engine-pipelock');
+const script = { config: { target: ${JSON.stringify(masters.urls.join(','))}, engines: { pipelock: { json: 'out/p-{worker}.json' } } },
+  scenarios: [{ name: 'one', engine: 'pipelock', flow: [{ cycle: { keys: 10 } }] }] };
+const ee = new EventEmitter();
+const engine = new Engine(script, ee, {});
+(async () => {
+  await engine.init();
+  const events = new EventEmitter();
+  const counters = {};
+  events.on('counter', (name, n) => { counters[name] = (counters[name] || 0) + n; });
+  const user = engine.createScenario(script.scenarios[0], events);
+  await new Promise((resolve, reject) => user({ vars: {} }, (error) => (error ? reject(error) : resolve())));
+  ee.emit('done', {});
+  const dir = require('node:fs').readdirSync('out');
+  const result = JSON.parse(require('node:fs').readFileSync('out/' + dir[0], 'utf8'));
+  console.log(typeof Engine, Engine.name, counters['pipelock.cycles'], result.format, result.cycles, result.mix[0].name);
+  setTimeout(() => process.exit(0), 100);
+})().catch((e) => { console.error(e); process.exit(1); });
+`);
+  const { stdout } = await run('node', [probe], { cwd: state.toolsDir });
+  assert.is(stdout.trim(), 'function PipelockEngine 1 pipelock-loadtest 1 one');
 }));
 
 test.run();

@@ -2,11 +2,12 @@ import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseCompareArgs, parseThresholds } from '../../tools/src/cli/compare.js';
-import { markdownComparison } from '../../tools/src/cli/compare-format.js';
+import { formatComparison, markdownComparison } from '../../tools/src/cli/compare-format.js';
 import { UsageError } from '../../tools/src/cli/errors.js';
+import { renderReport } from '../../tools/src/load/html.js';
 import { compare, IncomparableError, kDefaultThresholds, type Comparison, type Row } from '../../tools/src/load/compare.js';
 import { percentileInterval, separationChance, throughputInterval } from '../../tools/src/load/noise.js';
-import type { RunResult } from '../../tools/src/load/result.js';
+import type { PartResult, RunResult } from '../../tools/src/load/result.js';
 import { syntheticRun, type RunShape } from '../helpers/results.js';
 
 const test = suite('report compare');
@@ -148,6 +149,50 @@ test('3 runs a side: 10 same-build comparisons with run-to-run noise pass; a run
   assert.is(busy.verdict, 'regressed');
   assert.is(rowOf(busy, 'throughput').verdict, 'regressed');
   assert.is(rowOf(busy, 'cycle p99').verdict, 'regressed');
+});
+
+/** A scenario run: the whole from one synthetic run, its mix entries (and stages) from others, by name. */
+function scenario(whole: RunResult, mix: Record<string, RunResult>, stages: Record<string, RunResult> = {}): RunResult {
+  const parts = (of: Record<string, RunResult>): PartResult[] => Object.entries(of).map(([name, r]) => ({ name, cycles: r.cycles, throughput: r.throughput, errors: r.errors, operations: r.operations }));
+  return { ...whole, mix: parts(mix), ...(Object.keys(stages).length > 0 ? { stages: parts(stages) } : {}) };
+}
+
+test('scenario runs: each mix entry and stage compared on its own, with a verdict each; one entry worse regresses the comparison', () => {
+  const three = (hot: number, ramp: number): ReturnType<typeof side> => side(...[0, 1, 2].map(() => scenario(syntheticRun(),
+    { orders: syntheticRun(), hot: syntheticRun({ scaleMs: hot }) }, { '2s at 200/s': syntheticRun(), '2s ramp to 400/s': syntheticRun({ throughput: ramp }) })));
+  const c = compare(three(1, 1000), three(1.5, 800));
+  assert.equal(c.parts, [
+    { of: 'mix', name: 'orders', verdict: 'ok' }, { of: 'mix', name: 'hot', verdict: 'regressed' },
+    { of: 'stages', name: '2s at 200/s', verdict: 'ok' }, { of: 'stages', name: '2s ramp to 400/s', verdict: 'regressed' },
+  ]);
+  assert.is(c.verdict, 'regressed');
+  // The whole run did not change: its own rows stay ok.
+  assert.ok(c.rows.filter((r) => r.part === undefined).every((r) => r.verdict === 'ok'));
+  const hot = c.rows.find((r) => r.part?.name === 'hot' && r.op === 'acquire' && r.metric === 'p99')!;
+  assert.is(hot.verdict, 'regressed');
+  assert.ok(Math.abs(hot.change! - 0.5) < 0.01, String(hot.change));
+  assert.is(c.rows.find((r) => r.part?.name === '2s ramp to 400/s' && r.metric === 'throughput')!.verdict, 'regressed');
+  const table = formatComparison(c);
+  assert.match(table, /REGRESSED: .*hot: acquire p50 \+50\.0%/);
+  assert.match(table, /by entry and stage: orders ok, hot regressed, stage 2s at 200\/s ok, stage 2s ramp to 400\/s regressed/);
+  assert.match(markdownComparison(c), /By entry and stage: orders ✅ ok, hot ❌ regressed/);
+  assert.match(markdownComparison(c), /\| hot: acquire p99 \(µs\) \|/);
+  const html = renderReport({ title: 'compare', series: [], comparison: c });
+  assert.match(html, /<table id="comparison-parts">.*<td>hot<\/td><td><span class="bad">regressed<\/span><\/td>/s);
+  assert.match(html, /<td>hot: acquire p99 \(µs\)<\/td>/);
+  // One run a side: the entry is inconclusive, not regressed.
+  const one = compare(side(scenario(syntheticRun(), { orders: syntheticRun(), hot: syntheticRun() })), side(scenario(syntheticRun(), { orders: syntheticRun(), hot: syntheticRun({ scaleMs: 1.5 }) })));
+  assert.equal(one.parts?.map((p) => p.verdict), ['ok', 'inconclusive']);
+});
+
+test('scenario runs: entries that differ between runs are noted and the runs compared whole; runs from flags (one entry) get no parts', () => {
+  const c = compare(side(scenario(syntheticRun(), { orders: syntheticRun(), hot: syntheticRun() })), side(scenario(syntheticRun(), { orders: syntheticRun(), cold: syntheticRun() })));
+  assert.is(c.parts, undefined);
+  assert.ok(c.rows.every((r) => r.part === undefined));
+  assert.match(c.notes.join('\n'), /mix entries differ between runs \(orders, hot \| orders, cold\)/);
+  const flags = compare(side(scenario(syntheticRun(), { 'acquire-release': syntheticRun() })), side(scenario(syntheticRun(), { 'acquire-release': syntheticRun() })));
+  assert.is(flags.parts, undefined);
+  assert.equal(flags.notes, []);
 });
 
 test('arguments: BASE NEW, or --base/--new repeated; outputs to files or - (stdout)', () => {

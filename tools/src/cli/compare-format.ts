@@ -1,8 +1,16 @@
-import type { Comparison, Row, SideValue, Verdict } from '../load/compare.js';
+import { partLabel, type Comparison, type Row, type SideValue, type Verdict } from '../load/compare.js';
 
-/** "acquire p99", "throughput". */
+/** "acquire p99", "throughput"; a mix entry's or stage's row under its name: "orders: acquire p99". */
 export function rowName(row: Row): string {
-  return row.op === null ? row.metric : `${row.op} ${row.metric}`;
+  const name = row.op === null ? row.metric : `${row.op} ${row.metric}`;
+  return row.part === undefined ? name : `${partLabel(row.part)}: ${name}`;
+}
+
+/** One line per mix entry and stage compared: "orders regressed, hot ok". */
+export function partVerdicts(comparison: Comparison): string | undefined {
+  const parts = comparison.parts;
+  if (parts === undefined) return undefined;
+  return parts.map((p) => `${partLabel(p)} ${p.verdict}`).join(', ');
 }
 
 function number(value: number, unit: Row['unit']): string {
@@ -54,6 +62,7 @@ export function formatComparison(comparison: Comparison): string {
     line(head),
     ...cells.map(line),
     '',
+    ...(partVerdicts(comparison) === undefined ? [] : [`by entry and stage: ${partVerdicts(comparison)!}`]),
     `noise: ${comparison.noise}`,
     ...comparison.notes.map((n) => `note: ${n}`),
   ].join('\n');
@@ -67,6 +76,7 @@ export function markdownComparison(comparison: Comparison): string {
   return [
     `### pipelock report compare: ${{ regressed: '❌', inconclusive: '❔', ok: '✅' }[comparison.verdict]} ${escape(headline(comparison))}`,
     '',
+    ...(comparison.parts === undefined ? [] : [`By entry and stage: ${comparison.parts.map((p) => `${escape(partLabel(p))} ${{ regressed: '❌', inconclusive: '❔', ok: '✅' }[p.verdict]} ${p.verdict}`).join(', ')}`, '']),
     '| metric | base | new | change | limit | verdict |',
     '| --- | ---: | ---: | ---: | ---: | --- |',
     ...comparison.rows.map((r) => `| ${rowName(r)} (${r.unit}) | ${side(r.base, r.unit)} | ${side(r.new, r.unit)} | ${change(r)} | ${limit(r)} | ${kMark[r.verdict]} |`),

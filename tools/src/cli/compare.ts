@@ -23,6 +23,8 @@ AND beyond the noise: the two sides' ranges must not overlap. With several runs 
 their median and its range is theirs (every new run worse than every base run). A side needs ${kMinRuns} runs
 or more for a verdict: with fewer, a metric worse past its limit is "inconclusive" (exit ${kExitInconclusive}), since one
 run's sampling range cannot see run-to-run noise; the message gives the commands to repeat the runs.
+Scenario runs with the same mix entries (or stages) on every run are also compared per entry and per
+stage, each with its own verdict; one entry that regressed makes the comparison regress.
   --base FILE            a baseline run (repeat for several); instead of the positional BASE.json
   --new FILE             a run of the change (repeat for several); instead of the positional NEW.json
   --max-regression LIST  limits in percent by metric (${METRICS.join(', ')}), or by operation

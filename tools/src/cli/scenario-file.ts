@@ -21,28 +21,36 @@ const kTop = ['masters', 'servers', 'workers', 'warmup', 'lockDuration', 'retryC
 const kStage = ['duration', 'rate', 'concurrency', 'ramp'];
 const kEntry = ['name', 'weight', 'operation', 'kind', 'depth', 'permits', 'keys', 'hold'];
 
-/** Reads fields of one parsed file; `fail` throws a UsageError naming the file, the line, the field and the rule. */
+/**
+ * Reads fields of one parsed file; `fail` throws a UsageError naming the file, the line, the field and
+ * the rule. Without a document (a value another tool parsed, e.g. an Artillery script) it names the
+ * field path alone, under `flag`.
+ */
 class Reader {
   readonly #file: string;
-  readonly #doc: Document;
-  readonly #lines: LineCounter;
+  readonly #doc: Document | undefined;
+  readonly #lines: LineCounter | undefined;
+  readonly #flag: string;
 
-  constructor(file: string, doc: Document, lines: LineCounter) {
+  constructor(file: string, doc: Document | undefined, lines: LineCounter | undefined, flag = '--scenario') {
     this.#file = file;
     this.#doc = doc;
     this.#lines = lines;
+    this.#flag = flag;
   }
 
   fail(path: Path, why: string): never {
-    const node = this.#doc.getIn(path, true) as { range?: [number, number, number] } | undefined;
-    const at = node?.range === undefined ? path.length > 1 ? this.#line(path.slice(0, -1)) : 1 : this.#lines.linePos(node.range[0]).line;
     const name = path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('');
-    throw new UsageError('--scenario', `${this.#file}:${at}: ${name === '' ? 'the file' : name} ${why}`);
+    const field = `${name === '' ? 'the file' : name} ${why}`;
+    if (this.#doc === undefined) throw new UsageError(this.#flag, this.#file === '' ? field : `${this.#file}: ${field}`);
+    const node = this.#doc.getIn(path, true) as { range?: [number, number, number] } | undefined;
+    const at = node?.range === undefined ? path.length > 1 ? this.#line(path.slice(0, -1)) : 1 : this.#lines!.linePos(node.range[0]).line;
+    throw new UsageError(this.#flag, `${this.#file}:${at}: ${field}`);
   }
 
   #line(path: Path): number {
-    const node = this.#doc.getIn(path, true) as { range?: [number, number, number] } | undefined;
-    return node?.range === undefined ? 1 : this.#lines.linePos(node.range[0]).line;
+    const node = this.#doc?.getIn(path, true) as { range?: [number, number, number] } | undefined;
+    return node?.range === undefined ? 1 : this.#lines!.linePos(node.range[0]).line;
   }
 
   /** Converts with a flag parser (time, int, …), its rule reported at the field. */
@@ -101,6 +109,15 @@ export function applyScenario(file: string, into: Mutable): void {
   into.mix = mix;
   into.scenario = file;
   if (mix.length === 1) Object.assign(into, { operation: mix[0]!.operation, kind: mix[0]!.kind, keys: mix[0]!.keys.count });
+}
+
+/**
+ * One mix entry from a value another tool already parsed (a step of an Artillery script): the same
+ * fields, defaults and rules as a scenario file's `mix` entry; errors are UsageErrors under `flag`
+ * naming `path` (e.g. scenarios[0].flow[1].cycle.keys.share).
+ */
+export function readEntry(flag: string, path: Path, value: unknown, lockMs: number): MixEntry {
+  return entry(new Reader('', undefined, undefined, flag), path, value, lockMs);
 }
 
 function applyTop(read: Reader, top: Record<string, Value>, into: Mutable): void {

@@ -1,7 +1,7 @@
 import { describeServers, type HostLine } from './host.js';
 import { median } from '../shared/median.js';
 import { percentileInterval, separationChance, throughputInterval, type Interval } from './noise.js';
-import { OP_NAMES, type OpName, type RunResult } from './result.js';
+import { OP_NAMES, type OpName, type PartResult, type RunResult } from './result.js';
 
 /** What `report compare` judges: throughput (higher is better), latency percentiles (lower is better). */
 export const METRICS = ['throughput', 'p50', 'p90', 'p99', 'p99.9'] as const;
@@ -35,7 +35,20 @@ export interface SideValue extends Interval {
   readonly runs: readonly number[];
 }
 
+/** A scenario's mix entry or stage, compared on its own: the runs' `mix` or `stages` part of that name. */
+export interface PartName {
+  readonly of: 'mix' | 'stages';
+  readonly name: string;
+}
+
+/** "orders" for a mix entry, "stage 2s at 200/s" for a stage. */
+export function partLabel(part: PartName): string {
+  return part.of === 'mix' ? part.name : `stage ${part.name}`;
+}
+
 export interface Row {
+  /** The mix entry or stage the row judges; absent: the whole run. */
+  readonly part?: PartName;
   /** null for throughput, which is per cycle. */
   readonly op: OpName | null;
   readonly metric: Metric;
@@ -63,6 +76,8 @@ export interface Comparison {
   /** How noise was told apart from change, in words. */
   readonly noise: string;
   readonly rows: readonly Row[];
+  /** Per mix entry and per stage, when every run of both sides has the same ones (more than one): the verdict over its rows. */
+  readonly parts?: readonly (PartName & { readonly verdict: Comparison['verdict'] })[];
   /** Differences that do not stop the comparison but a reader should know (hardware, versions, durations). */
   readonly notes: readonly string[];
 }
@@ -130,27 +145,61 @@ export function checkComparable(base: Side, next: Side): string[] {
   return notes;
 }
 
-/** Compares the sides metric by metric; throws IncomparableError when they are not runs of the same load. */
+/** Compares the sides metric by metric, and each mix entry and stage alike; throws IncomparableError when they are not runs of the same load. */
 export function compare(base: Side, next: Side, thresholds: Thresholds = kDefaultThresholds): Comparison {
   const notes = checkComparable(base, next);
-  const judged: Row[] = [row(null, 'throughput', base, next, limitOf(thresholds, null, 'throughput'))];
-  for (const op of OP_NAMES) {
-    if (base.results.every((r) => r.operations[op].count === 0) && next.results.every((r) => r.operations[op].count === 0)) continue;
-    for (const metric of METRICS) if (metric !== 'throughput') judged.push(row(op, metric, base, next, limitOf(thresholds, op, metric)));
-  }
+  const whole = (r: RunResult): Measured => r;
+  const judged: Row[] = rowsOf(base, next, thresholds, whole, undefined);
+  const parts = partNames(base, next, notes);
+  for (const part of parts) judged.push(...rowsOf(base, next, thresholds, (r) => r[part.of]!.find((p) => p.name === part.name)!, part));
   const few = Math.min(base.results.length, next.results.length) < kMinRuns;
   const rows = few ? judged.map((r) => (r.verdict === 'regressed' ? { ...r, verdict: 'inconclusive' as const } : r)) : judged;
-  const verdict = rows.some((r) => r.verdict === 'regressed') ? 'regressed' : rows.some((r) => r.verdict === 'inconclusive') ? 'inconclusive' : 'ok';
   return {
     format: 'pipelock-compare',
     version: 1,
-    verdict,
+    verdict: verdictOf(rows),
     base: { files: [...base.files] },
     new: { files: [...next.files] },
     noise: describeNoise(base.results.length, next.results.length),
     rows,
+    ...(parts.length === 0 ? {} : { parts: parts.map((part) => ({ ...part, verdict: verdictOf(rows.filter((r) => r.part?.of === part.of && r.part.name === part.name)) })) }),
     notes,
   };
+}
+
+/** What a row reads of a run or of one of its parts. */
+type Measured = Pick<RunResult, 'throughput' | 'operations'> & { readonly timeline?: RunResult['timeline'] };
+
+function verdictOf(rows: readonly Row[]): Comparison['verdict'] {
+  return rows.some((r) => r.verdict === 'regressed') ? 'regressed' : rows.some((r) => r.verdict === 'inconclusive') ? 'inconclusive' : 'ok';
+}
+
+function rowsOf(base: Side, next: Side, thresholds: Thresholds, of: (r: RunResult) => Measured, part: PartName | undefined): Row[] {
+  const rows: Row[] = [row(part, null, 'throughput', base, next, of, limitOf(thresholds, null, 'throughput'))];
+  for (const op of OP_NAMES) {
+    if (base.results.every((r) => of(r).operations[op].count === 0) && next.results.every((r) => of(r).operations[op].count === 0)) continue;
+    for (const metric of METRICS) if (metric !== 'throughput') rows.push(row(part, op, metric, base, next, of, limitOf(thresholds, op, metric)));
+  }
+  return rows;
+}
+
+/**
+ * The mix entries and stages every run of both sides has, by name in the same order, when there is
+ * more than one of either (one is the whole run); a list that differs between runs is noted, not compared.
+ */
+function partNames(base: Side, next: Side, notes: string[]): PartName[] {
+  const all = [...base.results, ...next.results];
+  const names: PartName[] = [];
+  for (const of of ['mix', 'stages'] as const) {
+    const lists = all.map((r) => (r[of] ?? []).map((p: PartResult) => p.name));
+    if (lists.every((l) => l.length <= 1)) continue;
+    if (lists.some((l) => l.join('\n') !== lists[0]!.join('\n'))) {
+      notes.push(`${of === 'mix' ? 'mix entries' : 'stages'} differ between runs (${[...new Set(lists.map((l) => l.join(', ') || 'none'))].join(' | ')}): compared as whole runs only`);
+      continue;
+    }
+    names.push(...lists[0]!.map((name) => ({ of, name })));
+  }
+  return names;
 }
 
 function limitOf(thresholds: Thresholds, op: OpName | null, metric: Metric): number | null {
@@ -159,13 +208,14 @@ function limitOf(thresholds: Thresholds, op: OpName | null, metric: Metric): num
   return thresholds[metric] ?? null;
 }
 
-function row(op: OpName | null, metric: Metric, base: Side, next: Side, limit: number | null): Row {
-  const b = sideValue(base, op, metric);
-  const n = sideValue(next, op, metric);
+function row(part: PartName | undefined, op: OpName | null, metric: Metric, base: Side, next: Side, of: (r: RunResult) => Measured, limit: number | null): Row {
+  const b = sideValue(base, of, op, metric);
+  const n = sideValue(next, of, op, metric);
   const unit = metric === 'throughput' ? 'cycles/s' : 'µs';
+  const at = part === undefined ? {} : { part };
   if (b === undefined || n === undefined) {
     const none: SideValue = { value: 0, low: 0, high: 0, runs: [] };
-    return { op, metric, unit, base: b ?? none, new: n ?? none, change: null, limit, verdict: 'missing' };
+    return { ...at, op, metric, unit, base: b ?? none, new: n ?? none, change: null, limit, verdict: 'missing' };
   }
   const change = b.value === 0 ? null : n.value / b.value - 1;
   // Worse is up for latency, down for throughput; `worse` > 0 means the new side is worse.
@@ -177,16 +227,18 @@ function row(op: OpName | null, metric: Metric, base: Side, next: Side, limit: n
   else if (Math.abs(worse) * 100 <= limit) verdict = 'ok';
   else if (worse > 0) verdict = apart.worse ? 'regressed' : 'noise';
   else verdict = apart.better ? 'improved' : 'noise';
-  return { op, metric, unit, base: b, new: n, change, limit, verdict };
+  return { ...at, op, metric, unit, base: b, new: n, change, limit, verdict };
 }
 
 /**
  * One run: its value and its sampling interval. Several: the median, and the range the runs spread over,
  * which is what repetitions show of run-to-run noise.
  */
-function sideValue(side: Side, op: OpName | null, metric: Metric): SideValue | undefined {
-  if (op !== null && side.results.some((r) => r.operations[op].count === 0)) return undefined;
-  const intervals = side.results.map((r) => (op === null || metric === 'throughput' ? throughputInterval(r) : percentileInterval(r, op, kPercentile[metric])));
+function sideValue(side: Side, of: (r: RunResult) => Measured, op: OpName | null, metric: Metric): SideValue | undefined {
+  const measured = side.results.map(of);
+  if (op !== null && measured.some((m) => m.operations[op].count === 0)) return undefined;
+  // A part has no timeline of its own: one run's throughput then has no per-second spread.
+  const intervals = measured.map((m) => (op === null || metric === 'throughput' ? throughputInterval({ throughput: m.throughput, timeline: m.timeline ?? [] }) : percentileInterval(m, op, kPercentile[metric])));
   const runs = intervals.map((i) => i.value);
   if (intervals.length === 1) return { ...intervals[0]!, runs };
   return { value: median(runs), low: Math.min(...runs), high: Math.max(...runs), runs };

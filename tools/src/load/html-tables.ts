@@ -1,4 +1,4 @@
-import type { Comparison, Row } from './compare.js';
+import { partLabel, type Comparison, type Row } from './compare.js';
 import { ATTEMPT_LABELS } from './contention.js';
 import { describeServers, type HostLine } from './host.js';
 import { OP_NAMES, type RunResult } from './result.js';
@@ -137,12 +137,15 @@ export function comparisonTable(comparison: Comparison): string {
     return `${f(v.value)} <small>(${f(v.low)}–${f(v.high)})</small>`;
   };
   const rows = comparison.rows.map((r) => [
-    `${r.op === null ? '' : `${r.op} `}${r.metric} (${r.unit})`, side(r.base, r.unit), side(r.new, r.unit),
+    `${r.part === undefined ? '' : `${escapeHtml(partLabel(r.part))}: `}${r.op === null ? '' : `${r.op} `}${r.metric} (${r.unit})`, side(r.base, r.unit), side(r.new, r.unit),
     r.change === null ? '–' : `${r.change >= 0 ? '+' : ''}${(100 * r.change).toFixed(1)}%`, r.limit === null ? 'off' : `${r.limit}%`,
     `<span class="${kVerdictClass[r.verdict]}">${r.verdict}</span>`,
   ]);
   const verdict = { regressed: ['bad', 'regressed'], inconclusive: ['meh', 'inconclusive: too few runs a side'], ok: ['good', 'no regression beyond the limits'] }[comparison.verdict];
-  return `<p class="verdict ${verdict[0]}">${verdict[1]}</p>` +
+  const parts = comparison.parts === undefined ? '' : table('comparison-parts', ['mix entry or stage', 'verdict'], comparison.parts.map((p) => [
+    escapeHtml(partLabel(p)), `<span class="${kVerdictClass[p.verdict]}">${p.verdict}</span>`,
+  ]));
+  return `<p class="verdict ${verdict[0]}">${verdict[1]}</p>` + parts +
     table('comparison', ['metric', 'base', 'new', 'change', 'limit', 'verdict'], rows) +
     `<p><small>noise: ${escapeHtml(comparison.noise)}</small></p>${comparison.notes.map((n) => `<p><small>note: ${escapeHtml(n)}</small></p>`).join('')}`;
 }

@@ -17,7 +17,7 @@ const kZ = 1.96;
  * below the true quantile; Conover, Practical Nonparametric Statistics, §3.2). Read from the run's own
  * histogram. Latencies within a run are not independent, so this is the least the noise can be.
  */
-export function percentileInterval(result: RunResult, op: OpName, percentile: number): Interval {
+export function percentileInterval(result: Pick<RunResult, 'operations'>, op: OpName, percentile: number): Interval {
   const histogram = decode(result.operations[op].histogram);
   try {
     const n = histogram.totalCount;
@@ -39,7 +39,7 @@ export function percentileInterval(result: RunResult, op: OpName, percentile: nu
  * Where one run's throughput could lie: its cycles/s ± z·s/√k over the k whole measured seconds of its
  * timeline (s their standard deviation). With fewer than two whole seconds there is no spread to see.
  */
-export function throughputInterval(result: RunResult): Interval {
+export function throughputInterval(result: Pick<RunResult, 'throughput' | 'timeline'>): Interval {
   const value = result.throughput;
   const rates = result.timeline.filter((p) => !p.warmup && p.partial !== true).map((p) => p.cycles);
   if (rates.length < 2) return { value, low: value, high: value };
