@@ -1,6 +1,9 @@
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { threadId } from 'node:worker_threads';
+import { kWorkerPatches } from './renewal-worker.js';
 
 /**
  * Known bug shapes of lock clients, each planted by editing a copy of pipelock's src/ (never src/
@@ -12,6 +15,8 @@ export interface PlantedBug {
   /** What it reintroduces, and where it was seen. */
   readonly what: string;
   readonly patches: readonly { readonly file: string; readonly from: string; readonly to: string }[];
+  /** The scenarios that reach it (default mutex and handover). */
+  readonly scenarios?: readonly string[];
 }
 
 export const kBugs: readonly PlantedBug[] = [
@@ -83,6 +88,35 @@ export const kBugs: readonly PlantedBug[] = [
     what: 'a lock passed within the process is returned to the waiter after its validity ran out (a stall between the handover and the resumption)',
     patches: [{ file: 'src/lifecycle/acquire.ts', from: 'if (!masters.isClosed() && !isAborted(signal) && lock.validity > 0) {', to: 'if (!masters.isClosed() && !isAborted(signal)) {' }],
   },
+  {
+    name: 'election-pass-keeps-token',
+    what: "a campaigner of the holder's process is passed the election's lock as it stands, with its token: the old leader's records count again where the resign's erase did not land, and leader() shows a superseded term (review-r4 item 3)",
+    patches: [{
+      file: 'src/lifecycle/handover.ts',
+      from: 'lock.validUntil - performance.now() >= heir.terms!.least;',
+      // A campaign asks for validity Infinity (never passed as it stands): back to duration less two drift allowances.
+      to: 'lock.validUntil - performance.now() >= (heir.terms!.least === Infinity ? Number(heir.terms!.ttlArg) - 2 * (Math.round(Number(heir.terms!.ttlArg) * 0.01) + 2) : heir.terms!.least);',
+    }],
+    scenarios: ['election'],
+  },
+  {
+    name: 'term-from-clock',
+    what: "a won raise returns its target although a master answered a higher counter: after a quorum of masters restarted empty, a campaigner whose clock is behind gets a lower term (review-r4 item 4)",
+    patches: [{ file: 'src/lifecycle/fencing.ts', from: 'if (raise.won && (fromClock || round > 0 ? raise.value < fence : raise.value <= fence)) return fence;', to: 'if (raise.won) return fence;' }],
+    scenarios: ['election-restarts'],
+  },
+  {
+    name: 'worker-past-heartbeat',
+    what: "the renewal worker renews whatever the main thread's heartbeat says: a hung process holds its locks for ever (issue 44's heartbeat bound)",
+    patches: [...kWorkerPatches, { file: 'src/lifecycle/worker/thread.ts', from: 'const fresh = heartbeat.age < bound;', to: 'const fresh = true;' }],
+    scenarios: ['worker'],
+  },
+  {
+    name: 'reentrant-stale-signal',
+    what: "a reentrant holder's signal does not read the clock: after a blocked loop a nested using() enters the expired lock (review-r4 item 1)",
+    patches: [{ file: 'src/recipes/reentrant/holding.ts', from: 'readClockFirst(this.#controller.signal, () => this.#lock?.signal?.aborted);', to: 'this.#controller.signal;' }],
+    scenarios: ['reentrant'],
+  },
 ];
 
 const kRepo = join(fileURLToPath(import.meta.url), '..', '..', '..');
@@ -93,6 +127,51 @@ const kPlantRoot = join(kRepo, 'node_modules', '.cache', 'pipelock-sim-bugs');
 export function plant(bug: PlantedBug): string {
   const root = join(kPlantRoot, bug.name);
   rmSync(root, { recursive: true, force: true });
+  write(root, bug);
+  return root;
+}
+
+/** Every file of src/ and the patches, hashed: a copy made from other sources is not this one. */
+function stamp(bug: PlantedBug): string {
+  const hash = createHash('sha256').update(JSON.stringify(bug.patches));
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else hash.update(path).update(readFileSync(path));
+    }
+  };
+  walk(join(kRepo, 'src'));
+  return hash.digest('hex').slice(0, 12);
+}
+
+const shared = new Map<string, string>();
+
+/**
+ * A copy of src/ with `bug`'s patches that threads and processes running at once share (a
+ * scenario that always runs patched, 'worker'): made once per content, moved into place whole.
+ */
+export function plantShared(bug: PlantedBug): string {
+  let root = shared.get(bug.name);
+  if (root !== undefined) return root;
+  root = join(kPlantRoot, `${bug.name}-${stamp(bug)}`);
+  if (!existsSync(root)) {
+    const making = `${root}.${process.pid}.${threadId}`;
+    rmSync(making, { recursive: true, force: true });
+    write(making, bug);
+    try {
+      renameSync(making, root);
+    } catch (error) {
+      // Another thread moved its copy in first: the same content.
+      rmSync(making, { recursive: true, force: true });
+      if (!existsSync(root)) throw error;
+    }
+  }
+  shared.set(bug.name, root);
+  return root;
+}
+
+function write(root: string, bug: PlantedBug): void {
   mkdirSync(root, { recursive: true });
   cpSync(join(kRepo, 'src'), join(root, 'src'), { recursive: true });
   for (const patch of bug.patches) {
@@ -102,5 +181,4 @@ export function plant(bug: PlantedBug): string {
     if (at === -1 || text.indexOf(patch.from, at + 1) !== -1) throw new Error(`planting ${bug.name}: ${patch.file} must hold exactly one ${JSON.stringify(patch.from)}`);
     writeFileSync(file, text.replace(patch.from, patch.to));
   }
-  return root;
 }

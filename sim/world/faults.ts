@@ -10,6 +10,8 @@ export interface FaultMix {
   readonly unsafe: boolean;
   /** Weight of wall-clock jumps among the faults (1 unless a scenario aims at them). */
   readonly dateJumps?: number;
+  /** Only this fault (a scenario aimed at one). */
+  readonly only?: 'restart';
 }
 
 /**
@@ -24,7 +26,7 @@ export function scheduleFaults(random: Random, mix: FaultMix, end: number, maxTt
   const world = hosts[0]!.world;
   for (let i = 0; i < mix.count; i++) {
     const at = random.next() / 2 ** 32 * end;
-    const kind = random.weighted([
+    const kind = mix.only ?? random.weighted([
       [3, 'proc-pause'], [3, 'master-pause'], [2, 'restart'], [3, 'drop'], [2, 'partition'], [mix.dateJumps ?? 1, 'date-jump'],
       ...(mix.unsafe ? [[1, 'restart-now'], [1, 'clock-jump']] as const : []),
     ] as const);

@@ -20,6 +20,8 @@ export interface Claim {
    * process could abort meanwhile: an overlap is the lease's known limit (Kleppmann's pause), not a bug.
    */
   readonly stalled?: boolean;
+  /** A reentrant lock's owner (its outermost holder): holders of one owner share the lock. */
+  readonly owner?: string;
 }
 
 /** An operation a workload started: it must settle (liveness), and its outcome is traced. */

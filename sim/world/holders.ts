@@ -1,4 +1,5 @@
 import type { Lock } from '../../src/index.js';
+import type { Violation } from './check.js';
 import type { Claim, History } from './history.js';
 import type { Proc } from './process.js';
 
@@ -18,6 +19,8 @@ export class Holders {
    * process that was not paused meanwhile: the renewals must keep such a lock, extend() or not.
    */
   readonly lost: string[] = [];
+  /** Properties a workload judges where it acts (a reentrant holder entering an expired lock). */
+  readonly violations: Violation[] = [];
   #next = 0;
 
   constructor(readonly history: History) {}
@@ -42,10 +45,11 @@ export class Holders {
   /**
    * using()'s routine acts at this instant: it knows only that its signal has not aborted.
    * `stalled`: its process was paused since it last looked, so the signal may not have caught up.
+   * `owner`: a reentrant holder's outermost holder (holders of one owner share the lock).
    */
-  instant(proc: Proc, holder: string, resource: string, stalled: boolean): void {
+  instant(proc: Proc, holder: string, resource: string, stalled: boolean, owner?: string): void {
     const now = proc.world.now;
-    this.history.claims.push({ holder, proc: proc.id, resource, kind: 'x', permits: 1, fence: undefined, from: now, to: now + kInstant, stalled });
+    this.history.claims.push({ holder, proc: proc.id, resource, kind: 'x', permits: 1, fence: undefined, from: now, to: now + kInstant, stalled, owner });
     this.history.log(proc.id, `${holder} acts on ${resource} (using)${stalled ? ' after a pause' : ''}`);
   }
 

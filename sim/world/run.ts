@@ -1,15 +1,19 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { Redlock as RedlockClass } from '../../src/index.js';
+import type { Redlock as RedlockClass, ReentrantRedlock } from '../../src/index.js';
 import { Random } from '../diff/random.js';
 import { checkClaims, checkSettled, expected, type Violation } from './check.js';
+import { Terms } from './elections.js';
 import { scheduleFaults } from './faults.js';
 import { fills, install, kEpoch, realImmediate, uninstall } from './globals.js';
 import { History } from './history.js';
 import { Holders } from './holders.js';
 import { Host } from './host.js';
 import { Network } from './network.js';
-import { Proc } from './process.js';
+import { plantShared } from './bugs.js';
+import { currentProc, Proc } from './process.js';
+import { kWorkerPatches, workerFactory, type SimStart } from './renewal-worker.js';
 import { kScenarios, latencyOf, type Scenario } from './scenarios.js';
 import { Scheduler } from './scheduler.js';
 import type { Worker } from './workloads.js';
@@ -43,7 +47,10 @@ export interface RunResult {
 
 interface Pipelock {
   readonly Redlock: typeof RedlockClass;
+  readonly ReentrantRedlock: typeof ReentrantRedlock;
   readonly createToken: () => string;
+  /** thread.ts's body as a function, where the root was patched for renewal 'worker' (renewal-worker.ts). */
+  readonly simStart: SimStart | undefined;
 }
 
 const kRoot = join(fileURLToPath(import.meta.url), '..', '..', '..');
@@ -59,8 +66,14 @@ async function load(root: string): Promise<Pipelock> {
   if (p === undefined) {
     const url = (path: string): string => pathToFileURL(join(root, path)).href;
     install(new Scheduler(), new Random(0));
-    p = Promise.all([import(url('src/index.ts')), import(url('src/protocol/token.ts'))]).then(([index, token]) => ({
+    const thread = join(root, 'src/lifecycle/worker/thread.ts');
+    const patched = readFileSync(thread, 'utf8').includes('export function simStart(');
+    p = Promise.all([
+      import(url('src/index.ts')), import(url('src/protocol/token.ts')), patched ? import(url('src/lifecycle/worker/thread.ts')) : undefined,
+    ]).then(([index, token, worker]) => ({
+      simStart: (worker as { simStart?: SimStart } | undefined)?.simStart,
       Redlock: (index as { Redlock: typeof RedlockClass }).Redlock,
+      ReentrantRedlock: (index as { ReentrantRedlock: typeof ReentrantRedlock }).ReentrantRedlock,
       createToken: (token as { createToken: () => string }).createToken,
     }));
     loaded.set(root, p);
@@ -123,7 +136,9 @@ async function drive(world: Scheduler, meter: Meter, done: () => boolean, limit:
 export async function runSeed(options: RunOptions): Promise<RunResult> {
   const scenario: Scenario | undefined = kScenarios[options.scenario];
   if (scenario === undefined) throw new Error(`no scenario ${options.scenario} (${Object.keys(kScenarios).join(', ')})`);
-  const { Redlock, createToken } = await load(options.root ?? kRoot);
+  // Renewal 'worker' runs on a copy of src/ that lets the simulated clients in (renewal-worker.ts).
+  const root = options.root ?? (scenario.settings?.renewal === 'worker' ? plantShared({ name: 'worker-sim', what: '', patches: kWorkerPatches }) : kRoot);
+  const { Redlock, ReentrantRedlock: Reentrant, createToken, simStart } = await load(root);
   const world = new Scheduler();
   const random = new Random(options.seed);
   const history = new History(world, options.verbose === true);
@@ -149,14 +164,24 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
     for (const host of hosts) host.offset = kEpoch + random.between(-250, 250);
     const net = new Network(random, latencyOf(random), history);
     const procs = Array.from({ length: scenario.procs }, (_, i) => new Proc(world, i, drift(), random.between(1000, 1e6)));
+    // Campaigners' wall clocks far apart (an election's terms start from them where counters were lost).
+    if (scenario.clockSpreadMs !== undefined) for (const proc of procs) proc.dateOffset = random.between(-scenario.clockSpreadMs, scenario.clockSpreadMs);
+    if (scenario.latency !== undefined) net.latency = scenario.latency;
+    const terms = new Terms(hosts);
+    const spawned: Proc[] = [];
+    if (simStart !== undefined) (globalThis as { pipelockSimWorker?: unknown }).pipelockSimWorker = workerFactory(simStart, net, hosts, currentProc, history, spawned);
+    const settings = { ...kSettings, ...scenario.settings };
     const redlocks: RedlockClass[] = [];
+    // Built with the Redlock, from the same copy of pipelock (a planted bug's root: its Redlock class).
+    const reentrants: ReentrantRedlock[] = [];
     for (const proc of procs) {
       proc.run(() => {
         const clients = hosts.map((host) => net.client(proc, host, 2, false));
         for (const client of clients) client.connectNow();
-        const redlock = new Redlock(clients, kSettings);
+        const redlock = new Redlock(clients, settings);
         redlock.on('error', (error: Error) => { history.net(proc.id, -1, 'error', error); });
         redlocks.push(redlock);
+        reentrants.push(new Reentrant(redlock));
       });
     }
     const phaseEnd = scenario.phaseMs;
@@ -166,7 +191,7 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
     const phase = (names: readonly string[], until: number, mayAbandon: boolean): void => {
       procs.forEach((proc, i) => {
         for (let k = 0; k < scenario.workers; k++) {
-          const w: Worker = { proc, redlock: redlocks[i]!, random, history, holders, resources: names, mayAbandon };
+          const w: Worker = { proc, redlock: redlocks[i]!, random, history, holders, resources: names, mayAbandon, terms, reentrant: reentrants[i]! };
           running++;
           proc.run(() => {
             void scenario.workload(w, until).finally(() => { running--; });
@@ -195,6 +220,7 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
       violations.push(...checkClaims(history), ...checkSettled(history));
       for (const text of holders.expired) violations.push({ property: 'expired', resource: undefined, text });
       for (const text of holders.lost) violations.push({ property: 'lost', resource: undefined, text });
+      violations.push(...holders.violations, ...terms.violations);
       for (const host of hosts) {
         for (const key of host.master.dump()) {
           if (key.key.startsWith('final:') && typeof key.value === 'string' && !/^\d+$/.test(key.value)) {
@@ -210,7 +236,7 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
       const quitAt = world.now + 1000;
       world.at(quitAt, () => undefined);
       await drive(world, meter, () => world.now >= quitAt, kLimitMs);
-      for (const proc of procs) {
+      for (const proc of [...procs, ...spawned]) {
         if (proc.timers.size > 0) violations.push({ property: 'timers', resource: undefined, text: `p${proc.id} has ${proc.timers.size} timer(s) left after quit()` });
         for (const error of proc.thrown) violations.push({ property: 'thrown', resource: undefined, text: `p${proc.id}: a callback threw ${String(error)}` });
       }
@@ -227,6 +253,7 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
     const verdict = violations.length === 0 ? 'ok' : runaway === undefined && (unsafe.length > 0 || violations.every(expected)) ? 'expected' : 'violation';
     return { seed: options.seed, scenario: scenario.name, hash: history.digest(), violations, unsafe, verdict, history, virtualMs: world.now, events: meter.events };
   } finally {
+    delete (globalThis as { pipelockSimWorker?: unknown }).pipelockSimWorker;
     Error.stackTraceLimit = stackTraceLimit;
     uninstall();
     process.off('unhandledRejection', onUnhandled);

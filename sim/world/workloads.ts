@@ -1,8 +1,9 @@
-import type { Lock, Redlock } from '../../src/index.js';
+import type { Lock, Redlock, ReentrantRedlock } from '../../src/index.js';
 import type { Random } from '../diff/random.js';
 import type { History } from './history.js';
 import type { Holders } from './holders.js';
 import type { Proc } from './process.js';
+import type { Terms } from './elections.js';
 
 /** One simulated process's part of a scenario: its Redlock, its clock, the run's shared pieces. */
 export interface Worker {
@@ -15,6 +16,10 @@ export interface Worker {
   readonly resources: readonly string[];
   /** Whether a holder may walk away without releasing (a crashed holder; not in the quiet phase). */
   readonly mayAbandon: boolean;
+  /** The run's ledger of election terms (elections.ts). */
+  readonly terms?: Terms;
+  /** A ReentrantRedlock over `redlock` (reentrant.ts). */
+  readonly reentrant?: ReentrantRedlock;
 }
 
 export function sleep(ms: number): Promise<void> {
@@ -27,7 +32,7 @@ function stall(w: Worker, ms: number): void {
   w.history.log(w.proc.id, `stalls ${ms} ms`);
 }
 
-function outcome(error: unknown): string {
+export function outcome(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message.slice(0, 80)}` : String(error);
 }
 
@@ -62,7 +67,7 @@ async function hold(w: Worker, lock: Lock, resource: string, claimKind: 'x' | 'w
 }
 
 /** Releases unless this holder walks away (its keys left to expire). */
-async function letGo(w: Worker, lock: Lock, resource: string): Promise<void> {
+export async function letGo(w: Worker, lock: Lock, resource: string): Promise<void> {
   if (w.mayAbandon && w.random.chance(0.1)) {
     w.history.log(w.proc.id, `abandons ${resource}`);
     return;

@@ -26,6 +26,27 @@ for (const name of ['release-without-owner-check', 'expired-acquire'] as const) 
   });
 }
 
+// Bugs of the election, the reentrant recipe and renewal 'worker', each in the scenario that reaches
+// it: found at the seed `npm run simulate:bugs -- --bug NAME` reports (sim/README.md), as the
+// property named, and the real code passes that seed.
+const kFound = [
+  { name: 'election-pass-keeps-token', scenario: 'election', seed: 1, property: 'terms' },
+  { name: 'term-from-clock', scenario: 'election-restarts', seed: 2, property: 'terms' },
+  { name: 'reentrant-stale-signal', scenario: 'reentrant', seed: 1, property: 'reentrant' },
+  { name: 'worker-past-heartbeat', scenario: 'worker', seed: 1, property: 'heartbeat' },
+] as const;
+
+for (const { name, scenario, seed, property } of kFound) {
+  test(`${name} is found at seed ${seed} of ${scenario} (${property}); the real code passes it`, async () => {
+    const root = plant(kBugs.find((b) => b.name === name)!);
+    const planted = await runSeed({ seed, scenario, root });
+    assert.is(planted.verdict, 'violation', `${name} survived seed ${seed}`);
+    assert.ok(planted.violations.some((v) => v.property === property), planted.violations.map((v) => `${v.property}: ${v.text}`).join('; '));
+    const real = await runSeed({ seed, scenario });
+    assert.is(real.verdict, 'ok', real.violations.map((v) => `${v.property}: ${v.text}`).join('; '));
+  });
+}
+
 test('a patch whose text is gone fails the planting, loudly', () => {
   assert.throws(() => plant({ name: 'gone', what: 'nothing', patches: [{ file: 'src/lifecycle/validity.ts', from: 'no such text', to: '' }] }), /must hold exactly one/);
 });
