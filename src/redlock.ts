@@ -6,7 +6,7 @@ import { MasterSet, type Reports } from './engine/masters.js';
 import { InvalidArgumentError, RedlockClosedError } from './errors.js';
 import { Acquirer } from './lifecycle/acquire.js';
 import { plainCall, resolveCall, type ResolvedCall } from './lifecycle/call.js';
-import { traceAcquire, traceExtend, traceRelease } from './lifecycle/channels.js';
+import { acquireSpan, extendSpan, releaseSpan, traced } from './engine/channels.js';
 import { extend } from './lifecycle/extend.js';
 import { checkForceOptions, forceRelease, type ForceReleaseOptions, type ForceReleaseResult } from './lifecycle/force-release.js';
 import { Lock, type CallSettings, type LockOwner } from './lifecycle/lock.js';
@@ -130,7 +130,9 @@ export class Redlock extends EventEmitter implements LockOwner {
 
   /** Takes a lock on `resources` for `duration` ms once a quorum of masters granted it within its validity, retrying a refused attempt per the retry settings (woken early by a release). Rejects with a typed error: ResourceLockedError (held elsewhere), QuorumUnreachableError, LockExpiredError, LockAbortedError, OverloadedError, InvalidArgumentError. `settings` overrides the instance's for this call and adds `signal`, `autoExtend`, `onLockLost`, `fencing`. */
   acquire(resources: readonly string[], duration: number, settings?: CallSettings): Promise<Lock> {
-    return traceAcquire(this, this.#checkedAcquire, resources, duration, settings);
+    const span = acquireSpan(resources, duration);
+    if (span === undefined) return this.#checkedAcquire(resources, duration, settings);
+    return traced(span, () => this.#checkedAcquire(resources, duration, settings));
   }
 
   // Not async (docs/decisions/0002-acquire-memory.md): bad input still rejects, never throws.
@@ -165,7 +167,9 @@ export class Redlock extends EventEmitter implements LockOwner {
 
   /** Releases a lock: deletes its keys, owner-checked, on every master. Resolves at the quorum (`result.complete()` waits for all); an expired lock resolves with `expired: true`. */
   release(lock: Lock, settings?: CallSettings): Promise<ReleaseResult> {
-    return traceRelease(this, this.#release, lock, settings);
+    const span = releaseSpan(lock);
+    if (span === undefined) return this.#release(lock, settings);
+    return traced(span, () => this.#release(lock, settings));
   }
 
   /** Not async, so a release makes one promise (src/lifecycle/release.ts's). */
@@ -181,7 +185,9 @@ export class Redlock extends EventEmitter implements LockOwner {
 
   /** Extends a lock to `duration` ms from now on a quorum, owner-checked, and resolves with a new Lock (the old one stops being valid). Fails at once if another token holds it. */
   extend(lock: Lock, duration: number, settings?: CallSettings): Promise<Lock> {
-    return traceExtend(this, this.#extend, lock, duration, settings);
+    const span = extendSpan(lock, duration);
+    if (span === undefined) return this.#extend(lock, duration, settings);
+    return traced(span, () => this.#extend(lock, duration, settings));
   }
 
   async #extend(lock: Lock, duration: number, settings?: CallSettings): Promise<Lock> {
