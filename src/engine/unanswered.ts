@@ -18,7 +18,7 @@ export class Stalls {
     readonly quorum: number,
   ) {}
 
-  /** The stalled masters are a minority: they may be written off (src/quorum.ts mayWriteOff). */
+  /** The stalled masters are a minority: they may be written off (src/engine/quorum.ts mayWriteOff). */
   get writeOff(): boolean {
     return mayWriteOff(this.count, this.size, this.quorum);
   }

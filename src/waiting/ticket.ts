@@ -54,7 +54,7 @@ export class Ticket {
   terms: HandoverTerms | undefined;
   /** A holder of this process is handing it the lock: wake-ups wait for the outcome (see receive). */
   reserved = false;
-  /** The handover that won, or the lock passed as it stands, for its acquire call to turn into a Lock (Pacer.handed). */
+  /** The handover that won, or the lock passed as it stands, for its acquire call to turn into a Lock (Wait.handed). */
   handed: Attempt | Passed | undefined;
   /** When the chain of handovers it is reserved in began (its first handover; set with `reserved`). */
   chain = 0;

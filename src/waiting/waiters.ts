@@ -166,7 +166,7 @@ export class Waiters implements Line, WatchListener {
         freeIn = Math.max(freeIn, remaining[needed - 1] ?? Infinity);
       }
       // Free, but its turn is another's: that one's SET is the change to wake for (see changed);
-      // if it does not come within the bypass, the lock is anyone's (src/waiting/turns.ts).
+      // if it does not come within the bypass, the lock is anyone's (src/waiting/gate.ts).
       if (freeIn === 0 && ticket.yielded) ticket.wakeAt(performance.now() + kBypassMs + 1);
       else if (freeIn === 0) ticket.wake();
       else {
