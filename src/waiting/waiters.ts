@@ -42,8 +42,8 @@ export class Waiters implements Line, WatchListener {
   /** The keys the masters see for a line's resources (its tickets' keys, which the watches read). */
   readonly #keys: KeyNames;
 
-  /** `names`: the masters' addresses, which order the gates alike in every process. */
   /**
+   * `names`: the masters' addresses, which order the gates alike in every process.
    * `scripting`: whether every master runs scripts now. The gate's turns and the handover are scripts;
    * where a member runs none (an ACL without @scripting), waiting keeps to what needs none: wake-ups
    * and the local line.
