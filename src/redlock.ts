@@ -20,7 +20,7 @@ import { ReadWriteLock } from './kinds/rwlock.js';
 import { Semaphore } from './kinds/semaphore.js';
 import { Election } from './kinds/election/election.js';
 import type { ElectionOptions } from './kinds/election/options.js';
-import { resolveSettings, validateDuration, validateResources, type ResolvedSettings, type Settings } from './settings.js';
+import { resolveRedlockOptions, validateDuration, validateResources, type ResolvedSettings, type Settings } from './settings.js';
 import { checkClients } from './transport/members.js';
 import { memberCapabilities, type MemberCapabilities } from './lifecycle/capabilities.js';
 import { asError, isObject } from './util/checks.js';
@@ -71,18 +71,11 @@ export class Redlock extends EventEmitter implements LockOwner {
     internalsOf = (redlock) => ({ masters: redlock.#masters, report: redlock.#reports.report });
   }
 
-  /**
-   * @param scripts node-redlock v5's third argument, replacement Lua scripts: refused, because
-   * pipelock's scripts are fixed and a changed script would no longer exclude the unchanged ones.
-   */
+  /** @param scripts node-redlock v5's third argument, replacement Lua scripts: refused (src/settings.ts resolveRedlockOptions). */
   constructor(clients: Iterable<MemberEntry>, options?: RedlockOptions, ...scripts: readonly never[]) {
     super();
-    if (scripts.length > 0) throw new InvalidArgumentError('scripts', 'is not supported: pipelock\'s scripts are fixed (docs/migrating-from-node-redlock.md#typescript)', scripts[0]);
-    // JavaScript callers are not held to the types: a non-object would otherwise be spread away.
-    if (options !== undefined && !isObject(options)) throw new InvalidArgumentError('settings', 'must be an object', options);
-    const { clientOptions, ...settings } = (options ?? {});
-    this.settings = resolveSettings(options === undefined ? undefined : settings);
-    if (clientOptions !== undefined && !isObject(clientOptions)) throw new InvalidArgumentError('settings.clientOptions', 'must be an object of @redis/client options', clientOptions);
+    const { settings, clientOptions } = resolveRedlockOptions(options, scripts);
+    this.settings = settings;
     const entries = checkClients(clients);
     const urls = this.settings.renewal === 'worker' ? checkWorkerMembers(entries, clientOptions) : undefined;
     const masters = this.#masters = new MasterSet(entries, this.settings, clientOptions, this.#reports);
