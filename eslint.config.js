@@ -39,6 +39,15 @@ export default tseslint.config(
     },
   },
   {
+    // Time has one home: src/util/time.ts (and the Alarm beside it) makes every timer, so each sleep,
+    // deadline and race is found by name there.
+    files: ['src/**/*.ts'],
+    ignores: ['src/util/**'],
+    rules: {
+      'no-restricted-globals': ['error', { name: 'setTimeout', message: 'make timers in src/util/ (time.ts: later, after, sleep, within; alarm.ts: Alarm), not with setTimeout' }],
+    },
+  },
+  {
     // The CommonJS entry points are `import x = require()` by design: they load the ESM build.
     files: ['src/*.cts', 'artillery-engine-pipelock/src/*.cts'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },

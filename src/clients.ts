@@ -109,7 +109,6 @@ export interface RedisClusterClient {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   off(event: string, listener: (...args: any[]) => void): unknown;
   /** Connects to the cluster. */
-  /** Opens the connection of a client made with `lazyConnect` (pipelock's duplicates are). */
   connect(): Promise<unknown>;
   /** Closes every connection after pending replies. */
   close(): Promise<void>;

@@ -6,7 +6,7 @@ import { MasterSet, type Reports } from './engine/masters.js';
 import { InvalidArgumentError, RedlockClosedError } from './errors.js';
 import { Acquirer } from './lifecycle/acquire.js';
 import { plainCall, resolveCall, type ResolvedCall } from './lifecycle/call.js';
-import { traceAcquire, traceExtend, traceRelease } from './lifecycle/channels.js';
+import { acquireSpan, extendSpan, releaseSpan, traced } from './engine/channels.js';
 import { extend } from './lifecycle/extend.js';
 import { checkForceOptions, forceRelease, type ForceReleaseOptions, type ForceReleaseResult } from './lifecycle/force-release.js';
 import { Lock, type CallSettings, type LockOwner } from './lifecycle/lock.js';
@@ -20,7 +20,7 @@ import { ReadWriteLock } from './kinds/rwlock.js';
 import { Semaphore } from './kinds/semaphore.js';
 import { Election } from './kinds/election/election.js';
 import type { ElectionOptions } from './kinds/election/options.js';
-import { resolveSettings, validateDuration, validateResources, type ResolvedSettings, type Settings } from './settings.js';
+import { resolveRedlockOptions, validateDuration, validateResources, type ResolvedSettings, type Settings } from './settings.js';
 import { checkClients } from './transport/members.js';
 import { memberCapabilities, type MemberCapabilities } from './lifecycle/capabilities.js';
 import { asError, isObject } from './util/checks.js';
@@ -71,18 +71,11 @@ export class Redlock extends EventEmitter implements LockOwner {
     internalsOf = (redlock) => ({ masters: redlock.#masters, report: redlock.#reports.report });
   }
 
-  /**
-   * @param scripts node-redlock v5's third argument, replacement Lua scripts: refused, because
-   * pipelock's scripts are fixed and a changed script would no longer exclude the unchanged ones.
-   */
+  /** @param scripts node-redlock v5's third argument, replacement Lua scripts: refused (src/settings.ts resolveRedlockOptions). */
   constructor(clients: Iterable<MemberEntry>, options?: RedlockOptions, ...scripts: readonly never[]) {
     super();
-    if (scripts.length > 0) throw new InvalidArgumentError('scripts', 'is not supported: pipelock\'s scripts are fixed (docs/migrating-from-node-redlock.md#typescript)', scripts[0]);
-    // JavaScript callers are not held to the types: a non-object would otherwise be spread away.
-    if (options !== undefined && !isObject(options)) throw new InvalidArgumentError('settings', 'must be an object', options);
-    const { clientOptions, ...settings } = (options ?? {});
-    this.settings = resolveSettings(options === undefined ? undefined : settings);
-    if (clientOptions !== undefined && !isObject(clientOptions)) throw new InvalidArgumentError('settings.clientOptions', 'must be an object of @redis/client options', clientOptions);
+    const { settings, clientOptions } = resolveRedlockOptions(options, scripts);
+    this.settings = settings;
     const entries = checkClients(clients);
     const urls = this.settings.renewal === 'worker' ? checkWorkerMembers(entries, clientOptions) : undefined;
     const masters = this.#masters = new MasterSet(entries, this.settings, clientOptions, this.#reports);
@@ -130,7 +123,9 @@ export class Redlock extends EventEmitter implements LockOwner {
 
   /** Takes a lock on `resources` for `duration` ms once a quorum of masters granted it within its validity, retrying a refused attempt per the retry settings (woken early by a release). Rejects with a typed error: ResourceLockedError (held elsewhere), QuorumUnreachableError, LockExpiredError, LockAbortedError, OverloadedError, InvalidArgumentError. `settings` overrides the instance's for this call and adds `signal`, `autoExtend`, `onLockLost`, `fencing`. */
   acquire(resources: readonly string[], duration: number, settings?: CallSettings): Promise<Lock> {
-    return traceAcquire(this, this.#checkedAcquire, resources, duration, settings);
+    const span = acquireSpan(resources, duration);
+    if (span === undefined) return this.#checkedAcquire(resources, duration, settings);
+    return traced(span, () => this.#checkedAcquire(resources, duration, settings));
   }
 
   // Not async (docs/decisions/0002-acquire-memory.md): bad input still rejects, never throws.
@@ -165,7 +160,9 @@ export class Redlock extends EventEmitter implements LockOwner {
 
   /** Releases a lock: deletes its keys, owner-checked, on every master. Resolves at the quorum (`result.complete()` waits for all); an expired lock resolves with `expired: true`. */
   release(lock: Lock, settings?: CallSettings): Promise<ReleaseResult> {
-    return traceRelease(this, this.#release, lock, settings);
+    const span = releaseSpan(lock);
+    if (span === undefined) return this.#release(lock, settings);
+    return traced(span, () => this.#release(lock, settings));
   }
 
   /** Not async, so a release makes one promise (src/lifecycle/release.ts's). */
@@ -181,7 +178,9 @@ export class Redlock extends EventEmitter implements LockOwner {
 
   /** Extends a lock to `duration` ms from now on a quorum, owner-checked, and resolves with a new Lock (the old one stops being valid). Fails at once if another token holds it. */
   extend(lock: Lock, duration: number, settings?: CallSettings): Promise<Lock> {
-    return traceExtend(this, this.#extend, lock, duration, settings);
+    const span = extendSpan(lock, duration);
+    if (span === undefined) return this.#extend(lock, duration, settings);
+    return traced(span, () => this.#extend(lock, duration, settings));
   }
 
   async #extend(lock: Lock, duration: number, settings?: CallSettings): Promise<Lock> {

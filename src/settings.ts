@@ -1,3 +1,4 @@
+import type { RedisClientOptions } from '@redis/client';
 import { kMaxTimerMs } from './util/alarm.js';
 import { InvalidArgumentError } from './errors.js';
 import { isObject } from './util/checks.js';
@@ -238,6 +239,23 @@ export function resolveSettings(settings: unknown): ResolvedSettings {
   if (settings === undefined) return kDefaults;
   if (!isObject(settings)) throw new InvalidArgumentError('settings', 'must be an object', settings);
   return mergeSettings(kDefaults, settings, 'settings');
+}
+
+/**
+ * The Redlock constructor's arguments after the members, checked in this order: node-redlock v5's
+ * third argument (replacement scripts) refused, since a changed script would no longer exclude the
+ * unchanged ones; the settings resolved; `clientOptions` for the connections pipelock opens.
+ */
+export function resolveRedlockOptions(options: unknown, scripts: readonly unknown[]): { settings: ResolvedSettings; clientOptions?: RedisClientOptions } {
+  const why = 'is not supported: pipelock\'s scripts are fixed (docs/migrating-from-node-redlock.md#typescript)';
+  if (scripts.length > 0) throw new InvalidArgumentError('scripts', why, scripts[0]);
+  // JavaScript callers are not held to the types: a non-object would otherwise be spread away.
+  if (options !== undefined && !isObject(options)) throw new InvalidArgumentError('settings', 'must be an object', options);
+  const { clientOptions, ...settings } = options ?? {};
+  const resolved = resolveSettings(options === undefined ? undefined : settings);
+  if (clientOptions === undefined) return { settings: resolved };
+  if (!isObject(clientOptions)) throw new InvalidArgumentError('settings.clientOptions', 'must be an object of @redis/client options', clientOptions);
+  return { settings: resolved, clientOptions };
 }
 
 export function validateResources(resources: unknown): asserts resources is readonly string[] {

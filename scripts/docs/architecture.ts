@@ -56,9 +56,16 @@ only through its public entry points, as a user would.
 - **call**: what one master is sent in one flush: a script call carrying many attempts' operations, or
   one native command.
 - **window**: the admission window (\`admission/\`): how much may be out on the masters at once.
+  Nothing else is a window.
+- **queue**: the window's queue, and only it: operations waiting for room in the window
+  (\`admission/window.ts\`; an acquisition waiting there is a \`QueuedAcquisition\`). Callers waiting
+  for a lock stand in a line, not a queue (the gate's key keeps its old name, \`pipelock:queue:\`, as
+  a key format).
 - **line**: the waiters of one resource in this process (\`waiting/waiters.ts\`); **the gate's line**:
-  the waiting heads of every process, kept on one master (\`waiting/gate.ts\`). A waiter's **turn** is
-  its place in a line.
+  the waiting heads of every process, kept on one master (\`waiting/gate.ts\`).
+- **turn**: a waiter's place in a line, local or the gate's, and only that. An election's campaign
+  waits *in turn* from its first refusal (\`InTurn\`: the gate keeps the lock for the first in line,
+  with no bypass); it is still a place in the gate's line.
 - **validity**: what is left of a lock's time on the monotonic clock, with drift and the round trip
   subtracted (\`lifecycle/validity.ts\`).
 

@@ -1,11 +1,8 @@
 import { isRelease, voteOf, VOTE_BELOW_TARGET, VOTE_ONE, VOTE_POSITIVE, VOTE_TARGET, type OpArgs, type OpCode } from '../protocol/opcodes.js';
 import { decide, decideComplete, decideRelease, UNDECIDED, WON, type Decision, type Tally } from './quorum.js';
 
-export const PENDING = 0;
-export const FOR = 1;
-export const AGAINST = 2;
-export const FAILED = 3;
-export const TIMEOUT = 4;
+/** A master's vote on an attempt: numbers, so that an attempt's votes are one small-integer array. */
+export const PENDING = 0, FOR = 1, AGAINST = 2, FAILED = 3, TIMEOUT = 4;
 export type Vote = typeof PENDING | typeof FOR | typeof AGAINST | typeof FAILED | typeof TIMEOUT;
 
 /**

@@ -1,12 +1,11 @@
 import { isScriptingDenied, nativeByVersion, PROBES, probeVerdict, SCRIPTS_ONLY, type Capabilities, type DeleteCommand } from '../protocol/native.js';
-import { later } from '../util/later.js';
+import { later, msUntil, within } from '../util/time.js';
 
 export type { CommandsMode } from '../protocol/native.js';
 import type { Transport } from '../transport/transport.js';
 import { asError } from '../util/checks.js';
 import { loadScripts } from './script-replay.js';
 import { MisconfigurationError } from '../errors.js';
-import { kMaxTimerMs } from '../util/alarm.js';
 import { CLUSTER_ENABLED, explainMoved } from './master-errors.js';
 
 
@@ -240,10 +239,7 @@ function lockable(caps: Capabilities): boolean {
  */
 export async function capable(nodes: readonly ProbedMember[], quorum: number, deadline: number): Promise<void> {
   const ready = nodes.filter((node) => node.transport.isReady);
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise((resolve) => (timer = setTimeout(resolve, Math.max(0, Math.min(deadline - performance.now(), kMaxTimerMs)))));
-  await Promise.race([Promise.all(ready.map((node) => node.probing())), late]);
-  clearTimeout(timer);
+  await within(Promise.all(ready.map((node) => node.probing())), msUntil(deadline), true);
   const misplaced = nodes.filter((node) => node.clusterNode !== undefined);
   if (misplaced.length > nodes.length - quorum) throw misplaced[0]!.clusterNode!;
   const stuck = nodes.filter((node) => node.probed && !lockable(node.capabilities));

@@ -1,4 +1,4 @@
-import { channel } from 'node:diagnostics_channel';
+import { channel, tracingChannel, type TracingChannel } from 'node:diagnostics_channel';
 import type { CapabilityChange } from './capability.js';
 
 /**
@@ -7,6 +7,10 @@ import type { CapabilityChange } from './capability.js';
  * checks `hasSubscribers` first and builds no message otherwise, so an application that listens
  * to nothing pays one property read per event site. Messages carry the caller's own objects
  * (resources array, Lock, Error) by reference: listeners must treat them as read-only.
+ *
+ * Every channel is declared here, the master-level ones and the lock lifecycle's alike. The engine
+ * publishes some, so this file sits in its layer and names the Lock and ReleaseResult of the
+ * lifecycle's messages as type parameters (pipelock/metrics exports them filled in).
  */
 
 /** Published for every master-level failure: `{ node, name, error }`. Costs nothing without subscribers. */
@@ -23,6 +27,48 @@ export const NODE_CALL_CHANNEL = 'pipelock:node-call';
  * fell back to scripts (a CapabilityChange: `{ node, name, capabilities, previous, reason, error? }`).
  */
 export const CAPABILITY_CHANNEL = 'pipelock:capability';
+
+/**
+ * TracingChannel of `acquire` (channels `tracing:pipelock:acquire:start`, `…:asyncEnd`, `…:error`):
+ * context `OperationContext`; on success `result` is the Lock, on failure `error` the typed error.
+ */
+export const ACQUIRE_CHANNEL = 'pipelock:acquire';
+/** TracingChannel of `extend`: context `OperationContext` with `lock` the lock being extended; `result` the extended Lock. */
+export const EXTEND_CHANNEL = 'pipelock:extend';
+/** TracingChannel of `release`: context `OperationContext` with `lock`; `result` the ReleaseResult. */
+export const RELEASE_CHANNEL = 'pipelock:release';
+/** One renewal of an auto-extended lock was decided: `{ lock, renewed }`; a failed renewal is retried until the lock is lost. */
+export const RENEWAL_CHANNEL = 'pipelock:renewal';
+
+/** A `pipelock:renewal` message: one renewal of an auto-extended lock, `renewed` or not (a failed one is retried until the lock is lost). */
+export interface RenewalMessage<L = unknown> {
+  /** The auto-extended lock. */
+  readonly lock: L;
+  /** Whether a quorum renewed it. */
+  readonly renewed: boolean;
+}
+
+/**
+ * The context object of the acquire, extend and release TracingChannels. `start` is
+ * performance.now() when the call began, so a listener to `asyncEnd` alone can time it.
+ * `result` and `error` are set by TracingChannel before `asyncEnd` / `error` are published.
+ */
+export interface OperationContext<L = unknown, R = unknown> {
+  /** Which operation the span is. */
+  readonly operation: 'acquire' | 'extend' | 'release';
+  /** The lock's resources. */
+  readonly resources: readonly string[];
+  /** The requested duration in ms (acquire, extend); 0 for release. */
+  readonly duration: number;
+  /** The lock operated on (extend, release). */
+  readonly lock?: L;
+  /** When the call began, `performance.now()` ms. */
+  readonly start: number;
+  /** What the call resolved with: the Lock (acquire, extend) or the ReleaseResult. */
+  result?: L | R;
+  /** What the call rejected with. */
+  error?: unknown;
+}
 
 /** A `pipelock:node-error` message: one master's failure. */
 export interface NodeErrorMessage {
@@ -66,6 +112,12 @@ const lockLost = channel(LOCK_LOST_CHANNEL);
 const acquireRetry = channel(ACQUIRE_RETRY_CHANNEL);
 const nodeCall = channel(NODE_CALL_CHANNEL);
 const capability = channel(CAPABILITY_CHANNEL);
+const renewal = channel(RENEWAL_CHANNEL);
+const traces: Readonly<Record<OperationContext['operation'], TracingChannel<unknown, OperationContext>>> = {
+  acquire: tracingChannel(ACQUIRE_CHANNEL),
+  extend: tracingChannel(EXTEND_CHANNEL),
+  release: tracingChannel(RELEASE_CHANNEL),
+};
 
 /** Published at each probe that changes what a member accepts, and at each fallback. */
 export function publishCapability(change: CapabilityChange): void {
@@ -97,4 +149,40 @@ export function publishNodeCallError(node: number, name: string, start: number, 
   if (start === 0 || !nodeCall.hasSubscribers) return;
   const cause = error instanceof Error ? error : new Error(String(error));
   nodeCall.publish({ node, name, durationMs: performance.now() - start, operations, error: cause } satisfies NodeCallMessage);
+}
+
+export function publishRenewal(lock: unknown, renewed: boolean): void {
+  if (renewal.hasSubscribers) renewal.publish({ lock, renewed } satisfies RenewalMessage);
+}
+
+/*
+ * Tracing an operation: `…Span()` is undefined when nobody listens to its TracingChannel, and the
+ * caller then makes the plain call (no context, no closure, no extra promise); else the caller
+ * makes the same call inside `traced(span, () => …)`. The traced call is written at the call site.
+ */
+
+/** The context of an acquire's span, or undefined when nobody listens. */
+export function acquireSpan(resources: readonly string[], duration: number): OperationContext | undefined {
+  return traces.acquire.hasSubscribers ? { operation: 'acquire', resources, duration, start: performance.now() } : undefined;
+}
+
+/** The context of an extend's span (`lock` as the caller passed it), or undefined when nobody listens. */
+export function extendSpan(lock: unknown, duration: number): OperationContext | undefined {
+  return traces.extend.hasSubscribers ? { operation: 'extend', resources: resourcesOf(lock), duration, lock, start: performance.now() } : undefined;
+}
+
+/** The context of a release's span (`lock` as the caller passed it), or undefined when nobody listens. */
+export function releaseSpan(lock: unknown): OperationContext | undefined {
+  return traces.release.hasSubscribers ? { operation: 'release', resources: resourcesOf(lock), duration: 0, lock, start: performance.now() } : undefined;
+}
+
+/** Runs `call` under `span`'s TracingChannel: start, end, and asyncEnd (or error) with its result. */
+export function traced<T>(span: OperationContext, call: () => Promise<T>): Promise<T> {
+  return traces[span.operation].tracePromise(call, span);
+}
+
+/** A caller may pass anything as the lock (the method rejects it with a typed error); the context must not throw first. */
+function resourcesOf(lock: unknown): readonly string[] {
+  const resources: unknown = (lock as { resources?: unknown } | null | undefined)?.resources;
+  return Array.isArray(resources) ? resources as readonly string[] : [];
 }

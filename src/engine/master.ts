@@ -54,8 +54,7 @@ export class Master implements Outlet, ReplayTarget, Sink<Batch> {
   readonly #unsubscribeDrops: () => void;
   /** Whether the connection was ready once: before that, commands wait in the client's offline queue. */
   #everReady: boolean;
-  /** Counts the connection's errors (a dropped socket is one): a batch handed over before one and
-   * answered after it was written on a later connection. See Leftovers.late. */
+  /** Counts the connection's errors (a dropped socket is one): a batch answered on a later connection is late (Leftovers.late). */
   #connection = 0;
   /** The transport splits batches itself (a Redis Cluster member, src/transport/cluster/transport.ts): its calls can
    * be resent after a redirection, so a cleanup may overtake the acquisition it undoes; every reply is then checked
@@ -129,6 +128,9 @@ export class Master implements Outlet, ReplayTarget, Sink<Batch> {
     return this.#coalescer.empty && !this.#unanswered.waiting;
   }
 
+  /** Operations wait to be sent: they go within this turn of the event loop (src/engine/flusher.ts). */
+  get flushing(): boolean { return !this.#coalescer.empty; }
+
   enqueue(op: Attempt): void {
     const unanswered = this.#unanswered;
     if (unanswered.stalled) {
@@ -167,11 +169,7 @@ export class Master implements Outlet, ReplayTarget, Sink<Batch> {
     for (const op of this.#leftovers.takeAfterReady()) this.enqueue(op);
   };
 
-  /**
-   * At connect and at every reconnect: which commands the member has and whether it runs scripts
-   * (src/engine/capability.ts), and the SCRIPT LOAD of every script with it, so EVALSHA rarely
-   * meets NOSCRIPT.
-   */
+  /** At every (re)connect: the member's commands and scripting (src/engine/capability.ts), and SCRIPT LOAD of every script. */
   #preload(): void {
     void this.#capability.probe();
   }

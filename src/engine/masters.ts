@@ -5,6 +5,7 @@ import { OP_RELEASE, type OpCode } from '../protocol/opcodes.js';
 import { ClusterTransport } from '../transport/cluster/transport.js';
 import { keyPrefixOf, memberKind, openTransport, type ConnectionMode } from '../transport/members.js';
 import { kMaxTimerMs } from '../util/alarm.js';
+import { msUntil, within } from '../util/time.js';
 import { AGAINST, Attempt, FOR, PENDING } from './attempt.js';
 import { publishCapability, publishNodeError } from './channels.js';
 import { Deadlines } from './deadlines.js';
@@ -12,15 +13,12 @@ import { Flusher } from './flusher.js';
 import { KeyNames } from './keys.js';
 import { capable, type CapabilityChange } from './capability.js';
 import { Master, type MasterOptions } from './master.js';
-import { Opening } from './opening.js';
+import { connectionEvent, Opening } from './opening.js';
 import { Read, type Ballot } from './read.js';
 import { Retry } from './retry.js';
 import { Stalls } from './unanswered.js';
 import { quorumSize } from './quorum.js';
 import { describeOutcomes, mayHold, outcomesOf, statsOf, type Voted } from './records.js';
-
-/** How often quit() looks whether the masters answered what was sent (a rare, bounded wait). */
-const kDrainPollMs = 2;
 
 /**
  * Where the engine's failures go: the facade's node-redlock 'error' event. Nothing is built
@@ -59,6 +57,9 @@ export class MasterSet {
   readonly #reports: Reports;
   readonly #deadlines: Deadlines;
   readonly #opening: Opening;
+  readonly #stalls: Stalls;
+  /** Aborted by shut(), which a ready() waiting for connections wakes to. */
+  readonly #closing = new AbortController();
   #closed = false;
 
   /** `reports` hears every master-level failure (node-redlock's 'error' event). */
@@ -67,7 +68,8 @@ export class MasterSet {
     this.#reports = reports;
     const nodes: Master[] = [];
     this.#deadlines = new Deadlines(nodes);
-    const shared = { deadlines: this.#deadlines, stalls: new Stalls(entries.length, quorumSize(entries.length)), flusher: new Flusher() };
+    this.#stalls = new Stalls(entries.length, quorumSize(entries.length));
+    const shared = { deadlines: this.#deadlines, stalls: this.#stalls, flusher: new Flusher() };
     for (const [index, entry] of entries.entries()) {
       const transport = openTransport(entry, index, clientOptions, (error) => {
         this.#onNodeError(nodes[index]!, error);
@@ -131,7 +133,7 @@ export class MasterSet {
         const outcomes = nodes.map((n): NodeOutcome => ({ node: n.index, name: n.name, vote: n.transport.isReady ? 'for' : 'error', ...(n.lastError ? { error: n.lastError } : {}) }));
         throw new QuorumUnreachableError(`only ${ready} of ${nodes.length} masters connected within ${timeoutMs} ms: ${describeOutcomes(outcomes)}`, [], outcomes);
       }
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      await connectionEvent(nodes.map((node) => node.transport), this.#closing.signal, deadline);
     }
   }
 
@@ -258,6 +260,7 @@ export class MasterSet {
   shut(): boolean {
     if (this.#closed) return false;
     this.#closed = true;
+    this.#closing.abort();
     return true;
   }
 
@@ -269,14 +272,13 @@ export class MasterSet {
   async drain(): Promise<void> {
     const until = performance.now() + this.#graceMs;
     while (!this.nodes.every((node) => node.idle) && performance.now() < until) {
-      await new Promise((resolve) => setTimeout(resolve, kDrainPollMs));
+      // What waits to be flushed goes within this turn of the event loop; calls out wake it as they leave.
+      if (this.nodes.some((node) => node.flushing)) await new Promise(setImmediate);
+      else await within(this.#stalls.nextLeave(), msUntil(until), true);
     }
   }
 
-  /**
-   * After shut(): stops the deadline timer and every master; closes the connections pipelock opened
-   * and, unless `keepClients`, the clients it was given (node-redlock v5's quit() quits them all).
-   */
+  /** After shut(): stops the deadline timer and the masters; closes what pipelock opened and, unless `keepClients`, the clients given. */
   async close(keepClients: boolean): Promise<void> {
     this.#deadlines.clear();
     const closing: Promise<unknown>[] = [];

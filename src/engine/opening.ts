@@ -1,5 +1,6 @@
 import type { Transport } from '../transport/transport.js';
-import { kMaxTimerMs } from '../util/alarm.js';
+import { onAbort } from '../util/on-abort.js';
+import { msUntil, within } from '../util/time.js';
 
 /**
  * The connections still opening when a Redlock was made (pipelock's own `duplicate()`s beside ioredis
@@ -31,11 +32,7 @@ export class Opening {
     const pending = this.#pending;
     if (pending === undefined) return undefined;
     const until = Math.min(deadline, performance.now() + budget);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, Math.min(kMaxTimerMs, Math.max(0, Math.ceil(until - performance.now()))));
-    });
-    return Promise.race([pending, timeout]).finally(() => { clearTimeout(timer); });
+    return within(pending, Math.ceil(msUntil(until)), true);
   }
 }
 
@@ -50,4 +47,14 @@ function settled(transport: Transport): Promise<void> {
       resolve();
     }
   });
+}
+
+/** The next 'ready' or error of any of `transports`, `closing`'s abort, or `deadline`, whichever is first. */
+export async function connectionEvent(transports: readonly Transport[], closing: AbortSignal, deadline: number): Promise<void> {
+  const offs: (() => void)[] = [];
+  await within(new Promise<void>((resolve) => {
+    for (const transport of transports) offs.push(transport.onReady(resolve), transport.onError(() => { resolve(); }));
+    offs.push(onAbort(closing, resolve));
+  }), msUntil(deadline), true);
+  for (const off of offs) off();
 }

@@ -26,7 +26,7 @@ export interface Tally {
 
 /**
  * Whether `stalled` masters of `size` may be written off (not waited for, and not sent to: see
- * src/unanswered.ts): only while they are a minority. When more are flagged (one stall of the whole
+ * src/engine/unanswered.ts): only while they are a minority. When more are flagged (one stall of the whole
  * client machine flags every master at once), writing them off lost every attempt before any master
  * could answer, and none answered in time to clear the flags; then they are sent to and waited for,
  * within the budget, as if unflagged.

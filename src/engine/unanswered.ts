@@ -4,17 +4,35 @@ import type { Deadlines, Expiring } from './deadlines.js';
 import { mayWriteOff } from './quorum.js';
 import { isRelease } from '../protocol/opcodes.js';
 
-/** How many masters of one set are stalled now: each master's Unanswered keeps the count. */
+/**
+ * How many masters of one set are stalled now: each master's Unanswered keeps the count. It also
+ * tells quit()'s drain when a call leaves (answered, failed or timed out), so the drain waits on a
+ * promise instead of looking every few ms.
+ */
 export class Stalls {
   count = 0;
+  #wake: (() => void) | undefined;
+  #next: Promise<void> | undefined;
   constructor(
     readonly size: number,
     readonly quorum: number,
   ) {}
 
-  /** The stalled masters are a minority: they may be written off (src/quorum.ts mayWriteOff). */
+  /** The stalled masters are a minority: they may be written off (src/engine/quorum.ts mayWriteOff). */
   get writeOff(): boolean {
     return mayWriteOff(this.count, this.size, this.quorum);
+  }
+
+  /** Resolves when the next call of any master leaves. */
+  nextLeave(): Promise<void> {
+    return (this.#next ??= new Promise((resolve) => { this.#wake = resolve; }));
+  }
+
+  left(): void {
+    const wake = this.#wake;
+    if (wake === undefined) return;
+    this.#wake = this.#next = undefined;
+    wake();
   }
 }
 
@@ -143,6 +161,7 @@ export class Unanswered implements Expiring {
     if (slot < 0) return;
     batch.slot = -1;
     if (this.#tokens !== undefined) count(this.#tokens, batch, -1);
+    this.#stalls.left();
     const last = this.#open.pop()!;
     if (last === batch) return;
     this.#open[slot] = last;
@@ -208,6 +227,7 @@ export class Unanswered implements Expiring {
       batch.deadline = later;
       if (later < next) next = later;
     }
+    this.#stalls.left();
     return next;
   }
 }

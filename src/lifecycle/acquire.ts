@@ -10,7 +10,7 @@ import { Passed, type HandoverTerms } from '../waiting/ticket.js';
 import { Wait } from '../waiting/wait.js';
 import type { Waiters } from '../waiting/waiters.js';
 import { resolveCall, type ResolvedCall } from './call.js';
-import { traceAcquire } from './channels.js';
+import { acquireSpan, traced } from '../engine/channels.js';
 import { acquireError, describeResources } from './failure.js';
 import { counterKeys, raiseFence } from './fencing.js';
 import type { Kind, KindHost } from './kind.js';
@@ -64,16 +64,18 @@ export class Acquirer implements KindHost {
     } catch (error) {
       return Promise.reject(asError(error));
     }
-    return traceAcquire(this, this.#kind, [kind.resource], duration, { call, kind });
+    const span = acquireSpan([kind.resource], duration);
+    return span === undefined ? this.#kind(duration, call, kind) : traced(span, () => this.#kind(duration, call, kind));
   }
 
-  #kind(_resources: readonly string[], duration: number, how: { call: ResolvedCall; kind: Kind }): Promise<Lock> {
-    return this.acquire(how.kind.lockKeys, duration, how.call, how.kind);
+  #kind(duration: number, call: ResolvedCall, kind: Kind): Promise<Lock> {
+    return this.acquire(kind.lockKeys, duration, call, kind);
   }
 
   /** acquire() under the acquire TracingChannel (using() takes its lock through here). */
   traced(resources: readonly string[], duration: number, call: ResolvedCall): Promise<Lock> {
-    return traceAcquire(this, this.#mutex, resources, duration, call);
+    const span = acquireSpan(resources, duration);
+    return span === undefined ? this.#mutex(resources, duration, call) : traced(span, () => this.#mutex(resources, duration, call));
   }
 
   #mutex(resources: readonly string[], duration: number, call: ResolvedCall): Promise<Lock> {

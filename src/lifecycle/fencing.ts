@@ -1,4 +1,4 @@
-import { within } from '../util/within.js';
+import { within } from '../util/time.js';
 import { clusterCounterKey } from '../transport/cluster/slots.js';
 import type { Attempt } from '../engine/attempt.js';
 import type { MasterSet } from '../engine/masters.js';

@@ -1,5 +1,5 @@
 import type { Attempt } from '../engine/attempt.js';
-import { publishLockLost } from '../engine/channels.js';
+import { publishLockLost, publishRenewal } from '../engine/channels.js';
 import { ExtensionLimitError, LockLostError, LockRevokedError, type PipelockError } from '../errors.js';
 import { Alarm } from '../util/alarm.js';
 import { Heap } from '../util/heap.js';
@@ -11,7 +11,6 @@ import { retryWait } from '../waiting/schedule.js';
 import { misconfigured } from './misconfigured.js';
 import { validUntil } from './validity.js';
 import { EXTENDED, extensionOf, NO_LONGER_HELD, UNCONFIRMED } from './extend.js';
-import { publishRenewal } from './channels.js';
 import { Guard } from '../watch/guard.js';
 import type { WatchHub } from '../watch/hub.js';
 import type { HoldSettings, MayRenew, Scheduler } from './scheduler.js';

@@ -2,12 +2,32 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { CapabilityChange } from '../engine/capability.js';
 import { memberCapabilities } from '../lifecycle/capabilities.js';
 import {
-  ACQUIRE_RETRY_CHANNEL, CAPABILITY_CHANNEL, LOCK_LOST_CHANNEL, NODE_CALL_CHANNEL, NODE_ERROR_CHANNEL,
-  type AcquireRetryMessage, type LockLostMessage, type NodeCallMessage, type NodeErrorMessage,
+  ACQUIRE_CHANNEL, ACQUIRE_RETRY_CHANNEL, CAPABILITY_CHANNEL, EXTEND_CHANNEL, LOCK_LOST_CHANNEL, NODE_CALL_CHANNEL, NODE_ERROR_CHANNEL,
+  RELEASE_CHANNEL, RENEWAL_CHANNEL, type AcquireRetryMessage, type LockLostMessage, type NodeCallMessage, type NodeErrorMessage,
 } from '../engine/channels.js';
-import { ACQUIRE_CHANNEL, EXTEND_CHANNEL, RELEASE_CHANNEL, RENEWAL_CHANNEL, type OperationContext, type RenewalMessage } from '../lifecycle/channels.js';
+import type * as Channels from '../engine/channels.js';
 import { Lock } from '../lifecycle/lock.js';
+import type { ReleaseResult } from '../lifecycle/release-result.js';
 import type { ResourceLabel } from './labels.js';
+
+/**
+ * The context object of the acquire, extend and release TracingChannels (src/engine/channels.ts,
+ * with their Lock and ReleaseResult). `start` is performance.now() when the call began, so a
+ * listener to `asyncEnd` alone can time it; `result` and `error` are set before `asyncEnd` / `error`.
+ */
+export interface OperationContext extends Channels.OperationContext<Lock, ReleaseResult> {
+  /** Which operation the span is. */
+  readonly operation: 'acquire' | 'extend' | 'release';
+  /** The lock operated on (extend, release). */
+  readonly lock?: Lock;
+  /** What the call resolved with: the Lock (acquire, extend) or the ReleaseResult. */
+  result?: Lock | ReleaseResult;
+}
+/** A `pipelock:renewal` message: one renewal of an auto-extended lock, `renewed` or not (a failed one is retried until the lock is lost). */
+export interface RenewalMessage extends Channels.RenewalMessage<Lock> {
+  /** The auto-extended lock. */
+  readonly lock: Lock;
+}
 
 /** The label value of a successful operation in `code`. */
 export const OK = 'OK';

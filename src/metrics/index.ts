@@ -4,7 +4,7 @@ export { openTelemetryMetrics, OPENTELEMETRY_METRICS, type OpenTelemetryMetricsO
 export { WAIT_BUCKETS, CALL_BUCKETS } from './buckets.js';
 export { kMaxResourceLabels, OTHER_RESOURCE, type ResourceLabel } from './labels.js';
 export {
-  ACQUIRE_RETRY_CHANNEL, NODE_CALL_CHANNEL, NODE_ERROR_CHANNEL, LOCK_LOST_CHANNEL,
+  ACQUIRE_RETRY_CHANNEL, NODE_CALL_CHANNEL, NODE_ERROR_CHANNEL, LOCK_LOST_CHANNEL, ACQUIRE_CHANNEL, EXTEND_CHANNEL, RELEASE_CHANNEL, RENEWAL_CHANNEL,
   type AcquireRetryMessage, type NodeCallMessage, type NodeErrorMessage, type LockLostMessage,
 } from '../engine/channels.js';
-export { ACQUIRE_CHANNEL, EXTEND_CHANNEL, RELEASE_CHANNEL, RENEWAL_CHANNEL, type OperationContext, type RenewalMessage } from '../lifecycle/channels.js';
+export type { OperationContext, RenewalMessage } from './collector.js';

@@ -5,19 +5,14 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { MasterStartError, RedisServerNotFoundError } from './errors.js';
+import type { ResolvedMastersOptions } from './options.js';
 import { trackProcess, untrackProcess } from './reaper.js';
 import { serverArgs } from './server-args.js';
 
-export interface LaunchOptions {
-  readonly redisServer: string;
-  readonly host: string;
+/** One server's launch: the masters' resolved options (`env` is added to the inherited environment), its port and folder. */
+export interface LaunchOptions extends Omit<ResolvedMastersOptions, 'count'> {
   readonly port: number;
   readonly dir: string;
-  readonly extraArgs: readonly string[];
-  /** Added to the inherited environment. */
-  readonly env: Readonly<Record<string, string>>;
-  readonly startTimeoutMs: number;
-  readonly handleSignals: boolean;
 }
 
 export interface ServerExit {

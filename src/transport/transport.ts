@@ -1,11 +1,6 @@
 import type { OpArgs } from '../protocol/opcodes.js';
 import type { MasterClient } from '../clients.js';
 
-/**
- * How a master's code talks to its connection: the one seam between pipelock's per-master logic
- * (coalescing, script replay, deadlines) and a client library. Every client kind (@redis/client,
- * ioredis) implements it once; nothing else in the data path touches a client directly.
- */
 /** A coalesced call as a routing transport sees it (the engine's Batch fits): its operations and its words. */
 export interface Call {
   readonly ops: readonly OpArgs[];
@@ -22,6 +17,11 @@ export interface Sink<T = unknown> {
   failed(token: T, error: Error): void;
 }
 
+/**
+ * How a master's code talks to its connection: the one seam between pipelock's per-master logic
+ * (coalescing, script replay, deadlines) and a client library. Every client kind (@redis/client,
+ * ioredis) implements it once; nothing else in the data path touches a client directly.
+ */
 export interface Transport {
   /** The client as the caller gave it (or as pipelock opened it from a URL), for stats and `clients`. */
   readonly client: MasterClient;

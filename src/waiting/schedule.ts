@@ -1,4 +1,4 @@
-import { onAbort } from '../util/on-abort.js';
+import { sleep as pause } from '../util/time.js';
 import { kMaxTimerMs } from '../util/alarm.js';
 import { LockAbortedError, type ExecutionStats } from '../errors.js';
 
@@ -13,19 +13,8 @@ export function mayRetry(made: number, retryCount: number): boolean {
 }
 
 /** Waits `ms`, or rejects with LockAbortedError as soon as `signal` aborts. */
-export function sleep(ms: number, signal: AbortSignal | undefined, attempts: () => ReadonlyArray<Promise<ExecutionStats>>): Promise<void> {
-  if (signal === undefined) return new Promise((resolve) => setTimeout(resolve, ms));
-  if (signal.aborted) return Promise.reject(new LockAbortedError(signal.reason, attempts));
-  return new Promise((resolve, reject) => {
-    const forget = onAbort(signal, () => {
-      clearTimeout(timer);
-      reject(new LockAbortedError(signal.reason, attempts));
-    });
-    const timer = setTimeout(() => {
-      forget();
-      resolve();
-    }, ms);
-  });
+export async function sleep(ms: number, signal: AbortSignal | undefined, attempts: () => ReadonlyArray<Promise<ExecutionStats>>): Promise<void> {
+  if (!await pause(ms, signal)) throw new LockAbortedError(signal!.reason, attempts);
 }
 
 export function isAborted(signal: AbortSignal | undefined): boolean {

@@ -1,6 +1,6 @@
 import { LockAbortedError, type ExecutionStats } from '../errors.js';
 import type { Attempt } from '../engine/attempt.js';
-import { kMaxTimerMs } from '../util/alarm.js';
+import { after, msUntil } from '../util/time.js';
 import { onAbort } from '../util/on-abort.js';
 
 /** The line a ticket stands in (src/waiting/waiters.ts's Waiters): who is head, and who listens for releases. */
@@ -54,7 +54,7 @@ export class Ticket {
   terms: HandoverTerms | undefined;
   /** A holder of this process is handing it the lock: wake-ups wait for the outcome (see receive). */
   reserved = false;
-  /** The handover that won, or the lock passed as it stands, for its acquire call to turn into a Lock (Pacer.handed). */
+  /** The handover that won, or the lock passed as it stands, for its acquire call to turn into a Lock (Wait.handed). */
   handed: Attempt | Passed | undefined;
   /** When the chain of handovers it is reserved in began (its first handover; set with `reserved`). */
   chain = 0;
@@ -85,7 +85,7 @@ export class Ticket {
     if (signal?.aborted === true) return Promise.reject(new LockAbortedError(signal.reason, attempts));
     this.sleeps++;
     return new Promise<boolean>((resolve, reject) => {
-      this.#timer = setTimeout(() => { this.#end(false); }, Math.min(kMaxTimerMs, Math.max(0, until - performance.now())));
+      this.#timer = after(msUntil(until), () => { this.#end(false); });
       this.#resolve = resolve;
       if (signal !== undefined) {
         this.#cleanup = onAbort(signal, () => {
@@ -106,7 +106,7 @@ export class Ticket {
   wakeAt(at: number): void {
     if (!this.sleeping) return;
     clearTimeout(this.#hint);
-    this.#hint = setTimeout(() => { this.#end(true); }, Math.min(kMaxTimerMs, Math.max(0, at - performance.now())));
+    this.#hint = after(msUntil(at), () => { this.#end(true); });
   }
 
   /** Became head while asleep. */

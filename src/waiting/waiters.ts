@@ -42,8 +42,8 @@ export class Waiters implements Line, WatchListener {
   /** The keys the masters see for a line's resources (its tickets' keys, which the watches read). */
   readonly #keys: KeyNames;
 
-  /** `names`: the masters' addresses, which order the gates alike in every process. */
   /**
+   * `names`: the masters' addresses, which order the gates alike in every process.
    * `scripting`: whether every master runs scripts now. The gate's turns and the handover are scripts;
    * where a member runs none (an ACL without @scripting), waiting keeps to what needs none: wake-ups
    * and the local line.
@@ -166,7 +166,7 @@ export class Waiters implements Line, WatchListener {
         freeIn = Math.max(freeIn, remaining[needed - 1] ?? Infinity);
       }
       // Free, but its turn is another's: that one's SET is the change to wake for (see changed);
-      // if it does not come within the bypass, the lock is anyone's (src/waiting/turns.ts).
+      // if it does not come within the bypass, the lock is anyone's (src/waiting/gate.ts).
       if (freeIn === 0 && ticket.yielded) ticket.wakeAt(performance.now() + kBypassMs + 1);
       else if (freeIn === 0) ticket.wake();
       else {

@@ -102,12 +102,12 @@ export class Guard<T extends Guarded> implements WatchListener {
     if (this.#byKey.has(key)) this.#read(index, [key]);
   }
 
-  /** A watch (re)connected: nothing is tracked there; read every watched key again. */
   /** A watch dropped: its master's reads are unknown until it is ready again (then read again). */
   lost(): void {
     // Nothing to do: a master whose watch is down is unknown, not lost (see above).
   }
 
+  /** A watch (re)connected: nothing is tracked there; read every watched key again. */
   ready(index: number): void {
     if (this.#watches[index] !== undefined) this.#read(index, [...this.#byKey.keys()]);
   }

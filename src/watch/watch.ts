@@ -48,7 +48,7 @@ export interface MemberWatch {
   read(key: string, own: string | undefined): Promise<number>;
   /** Per key its value, null where absent, undefined where unknown; undefined: nothing could be read. */
   owners(keys: readonly string[]): Promise<readonly (string | null | undefined)[] | undefined>;
-  /** Best effort: `member` leaves the sorted set `key` (a waiter leaving a gate's queue, src/waiting/turns.ts). */
+  /** Best effort: `member` leaves the sorted set `key` (a waiter leaving the gate's line, src/waiting/gate.ts). */
   forget(key: string, member: string): void;
   close(): void;
 }

@@ -5,7 +5,7 @@ import { eventually } from '../helpers/redis.js';
 import { rejection, throwsInvalid } from '../helpers/reject.js';
 import { timed } from '../helpers/timeout.js';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { ACQUIRE_CHANNEL } from '../../src/lifecycle/channels.js';
+import { ACQUIRE_CHANNEL } from '../../src/engine/channels.js';
 import { LockAbortedError, LockLostError, QuorumUnreachableError, Redlock, RedlockClosedError, ResignedError, Term, type Leader } from '../../src/index.js';
 
 // Leader election on three real masters: three Redlock instances (three clients each) campaign.

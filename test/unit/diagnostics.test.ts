@@ -2,8 +2,8 @@ import '../helpers/setup.js';
 import { subscribe, tracingChannel, unsubscribe } from 'node:diagnostics_channel';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { NODE_CALL_CHANNEL, nodeCallStart, publishNodeCall } from '../../src/engine/channels.js';
-import { ACQUIRE_CHANNEL, RELEASE_CHANNEL, traceAcquire, traceRelease, type OperationContext } from '../../src/lifecycle/channels.js';
+import { ACQUIRE_CHANNEL, NODE_CALL_CHANNEL, RELEASE_CHANNEL, acquireSpan, nodeCallStart, publishNodeCall, releaseSpan, traced } from '../../src/engine/channels.js';
+import type { OperationContext } from '../../src/metrics/collector.js';
 import { InvalidArgumentError } from '../../src/errors.js';
 import { codeOf } from '../../src/metrics/collector.js';
 import { loadPeer } from '../../src/metrics/peer.js';
@@ -16,16 +16,9 @@ function acquireWork(this: { calls: number }, resources: readonly string[], dura
   return Promise.resolve(`${resources.join()} ${duration} ${String(settings)}`);
 }
 
-test('without subscribers a traced operation is the plain call: the very promise the method returned', () => {
-  let returned: Promise<string> | undefined;
-  const self = { calls: 0 };
-  const fn = function (this: typeof self, r: readonly string[], d: number, s: undefined): Promise<string> {
-    returned = acquireWork.call(this, r, d, s);
-    return returned;
-  };
-  const traced = traceAcquire(self, fn, ['k'], 10, undefined);
-  assert.is(traced, returned, 'no wrapping promise');
-  assert.is(self.calls, 1, 'called on self');
+test('without subscribers an operation has no span (the caller makes the plain call): no context, no clock read', () => {
+  assert.is(acquireSpan(['k'], 10), undefined);
+  assert.is(releaseSpan({ resources: ['k'] }), undefined);
   assert.is(nodeCallStart(), 0, 'no clock read for master calls');
 });
 
@@ -42,7 +35,9 @@ test('with a subscriber: start and asyncEnd see one context with the start time 
   trace.subscribe(handlers);
   try {
     const before = performance.now();
-    const result = await traceAcquire({ calls: 0 }, acquireWork, ['a', 'b'], 5, undefined);
+    const self = { calls: 0 };
+    const result = await traced(acquireSpan(['a', 'b'], 5)!, () => acquireWork.call(self, ['a', 'b'], 5, undefined));
+    assert.is(self.calls, 1);
     assert.is(result, 'a,b 5 undefined');
     assert.equal(seen.map(([event]) => event), ['start', 'asyncEnd']);
     const context = seen[0]![1];
@@ -63,14 +58,14 @@ test('a failed operation is published on error and asyncEnd with the error, and 
   try {
     const failure = new Error('no quorum');
     const lock = { resources: ['r'] } as unknown as Lock;
-    const rejected = await traceRelease({}, () => Promise.reject(failure), lock, undefined).catch((e: unknown) => e);
+    const rejected = await traced(releaseSpan(lock)!, () => Promise.reject(failure)).catch((e: unknown) => e);
     assert.is(rejected, failure);
     assert.is(ends.length, 1);
     assert.is(ends[0]!.error, failure);
     assert.is(ends[0]!.lock, lock);
     assert.equal(ends[0]!.resources, ['r']);
     // Not a Lock at all (the method rejects it with a typed error): the context must not throw first.
-    const odd = await traceRelease({}, () => Promise.reject(failure), null as unknown as Lock, undefined).catch((e: unknown) => e);
+    const odd = await traced(releaseSpan(null)!, () => Promise.reject(failure)).catch((e: unknown) => e);
     assert.is(odd, failure);
     assert.equal(ends[1]!.resources, []);
   } finally {

@@ -7,6 +7,7 @@ import { misconfigured } from '../../lifecycle/misconfigured.js';
 import type { Attempt } from '../../engine/attempt.js';
 import type { MasterSet } from '../../engine/masters.js';
 import { isObject } from '../../util/checks.js';
+import { sleep } from '../../util/time.js';
 import { resolveElectionOptions, type ResolvedElectionOptions } from './options.js';
 import { putRecord, readHistory, readRecord, type HistoryEntry, type RecordKeys } from './record.js';
 import { Term } from './term.js';
@@ -153,18 +154,12 @@ export class Election {
     }
   }
 
-  #sleep(signal: AbortSignal | undefined): Promise<void> {
-    return new Promise((resolve) => {
-      const wake = (): void => {
-        clearTimeout(timer);
-        this.#sleepers.delete(wake);
-        signal?.removeEventListener('abort', wake);
-        resolve();
-      };
-      const timer = setTimeout(wake, this.options.retryPeriod);
-      this.#sleepers.add(wake);
-      signal?.addEventListener('abort', wake, { once: true });
-    });
+  async #sleep(signal: AbortSignal | undefined): Promise<void> {
+    const woken = new AbortController();
+    const wake = (): void => { woken.abort(); };
+    this.#sleepers.add(wake);
+    await sleep(this.options.retryPeriod, signal === undefined ? woken.signal : AbortSignal.any([signal, woken.signal]));
+    this.#sleepers.delete(wake);
   }
 
   /**

@@ -9,6 +9,7 @@ import { kLost, kOps, kRenewal, type Lock, type LockLostHandler, type RedlockAbo
 import type { HoldSettings, Scheduler } from '../scheduler.js';
 import { Cells, Heartbeat, HELD, kPageSlots, toShared } from './cells.js';
 import { WorkerHeld, type HeldOwner } from './held.js';
+import { after } from '../../util/time.js';
 import type { Order, Report, WorkerData } from './messages.js';
 
 /** How long close() waits for the worker to close its connections before it is terminated. */
@@ -162,7 +163,7 @@ export class WorkerRenewals implements Scheduler, HeldOwner {
     this.#order({ t: 'quit' });
     const worker = this.#worker;
     this.#closed = new Promise<void>((resolve) => {
-      const timer = setTimeout(() => { void worker.terminate().then(() => { resolve(); }); }, kCloseGraceMs);
+      const timer = after(kCloseGraceMs, () => { void worker.terminate().then(() => { resolve(); }); });
       worker.once('exit', () => { clearTimeout(timer); resolve(); });
       worker.on('message', (report: Report) => { if (report.closed === true) void worker.terminate(); });
     });

@@ -1,5 +1,5 @@
 import type { RedisClientOptions } from '@redis/client';
-import { kMaxTimerMs } from '../../util/alarm.js';
+import { msUntil, within } from '../../util/time.js';
 import { loadRedisClient, NO_COMMAND_TIMEOUT } from '../open.js';
 import { closeWithin } from '../close.js';
 import { clusterName, shardName, urlName } from '../names.js';
@@ -80,13 +80,10 @@ export class RedisClusterTransport extends ClusterTransport {
     const cluster = this.#cluster;
     if (cluster.isOpen) {
       let listener: (() => void) | undefined;
-      let timer: NodeJS.Timeout | undefined;
-      await new Promise<void>((resolve) => {
+      await within(new Promise<void>((resolve) => {
         listener = resolve;
         cluster.on('connect', resolve);
-        timer = setTimeout(resolve, Math.max(0, Math.min(deadline - performance.now(), kMaxTimerMs)));
-      });
-      clearTimeout(timer);
+      }), msUntil(deadline), true);
       cluster.off('connect', listener!);
     }
     if (!cluster.isReady) throw new NodeUnavailableError(this.name);

@@ -7,6 +7,7 @@ import { handshake, type LeanOptions } from './options.js';
 import type { Sink } from '../transport.js';
 import { Pending, promiseSink, type Settle } from './pending.js';
 import { leanStats } from './stats.js';
+import { after } from '../../util/time.js';
 
 interface Parser {
   execute(chunk: Buffer): void;
@@ -77,7 +78,7 @@ export class LeanConnection extends EventEmitter implements Sink<Socket> {
     this.#socket = socket;
     this.#cause = undefined;
     if (connectTimeout > 0) {
-      this.#timer = setTimeout(() => { socket.destroy(new Error(`Connection timeout (${connectTimeout} ms)`)); }, connectTimeout);
+      this.#timer = after(connectTimeout, () => { socket.destroy(new Error(`Connection timeout (${connectTimeout} ms)`)); });
     }
     socket.once(tls ? 'secureConnect' : 'connect', () => {
       clearTimeout(this.#timer);
@@ -227,6 +228,6 @@ export class LeanConnection extends EventEmitter implements Sink<Socket> {
       this.destroy();
       return;
     }
-    this.#timer = setTimeout(() => { if (this.#open) this.connect(); }, delay);
+    this.#timer = after(delay, () => { if (this.#open) this.connect(); });
   }
 }

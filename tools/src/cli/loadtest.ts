@@ -33,7 +33,7 @@ export async function loadtest(args: readonly string[]): Promise<number> {
   }
 
   // This command owns SIGINT/SIGTERM: the first stops the run (what was measured is still printed);
-  // a second one exits at once, the masters killed by the exit hook of src/local.
+  // a second one exits at once, the masters killed by the exit hook of src/testing/reaper.ts.
   const stop = new AbortController();
   let signalled: (typeof kSignals)[number] | undefined;
   const onSignal = (signal: (typeof kSignals)[number]): void => {
