@@ -49,7 +49,7 @@ export const kBugs: readonly PlantedBug[] = [
   {
     name: 'no-undo',
     what: 'the keys a lost attempt won on some masters are not undone before a retry (node-redlock v5 self-blocking retries)',
-    patches: [{ file: 'src/lifecycle/acquire.ts', from: 'const undone = masters.cleanup(attempt, lockKeys, a.kind?.ops.release);', to: 'const undone = Promise.resolve();' }],
+    patches: [{ file: 'src/lifecycle/acquire.ts', from: 'const undone = masters.cleanup(attempt, lockKeys, a.kind.ops.release);', to: 'const undone = Promise.resolve();' }],
   },
   {
     name: 'handover-without-owner-check',

@@ -2,7 +2,6 @@ import type { AdmissionWindow } from '../admission/window.js';
 import type { Attempt } from '../engine/attempt.js';
 import type { MasterSet } from '../engine/masters.js';
 import { InvalidArgumentError, LockAbortedError, RedlockClosedError, type ExecutionStats } from '../errors.js';
-import { OP_ACQUIRE, OP_FENCED_ACQUIRE } from '../protocol/opcodes.js';
 import { createToken } from '../protocol/token.js';
 import { checkOneSlot } from '../transport/cluster/slots.js';
 import { isAborted } from '../waiting/schedule.js';
@@ -12,8 +11,7 @@ import type { Waiters } from '../waiting/waiters.js';
 import { resolveCall, type ResolvedCall } from './call.js';
 import { traceAcquire } from './channels.js';
 import { acquisitionError } from './failure.js';
-import { counterKeys, raiseFence } from './fencing.js';
-import type { Kind, KindHost } from './kind.js';
+import { mutexOf, type Kind, type KindHost } from './kind.js';
 import { kChain, kOps, Lock, passedTo, type CallSettings, type LockOwner } from './lock.js';
 import { misconfigured } from './misconfigured.js';
 import { Acquisition } from './acquisition.js';
@@ -68,7 +66,7 @@ export class Acquirer implements KindHost {
   }
 
   #kind(_resources: readonly string[], duration: number, how: { call: ResolvedCall; kind: Kind }): Promise<Lock> {
-    return this.acquire(how.kind.lockKeys, duration, how.call, how.kind);
+    return this.#start(how.kind, duration, how.call);
   }
 
   /** acquire() under the acquire TracingChannel (using() takes its lock through here). */
@@ -80,15 +78,20 @@ export class Acquirer implements KindHost {
     return this.acquire(resources, duration, call);
   }
 
+  /** A mutex, fenced or not (src/lifecycle/kind.ts). */
+  acquire(resources: readonly string[], duration: number, call: ResolvedCall): Promise<Lock> {
+    return this.#start(mutexOf(resources, call.fencing, this.masters.clustered), duration, call);
+  }
+
   /**
    * Starts an acquisition. One that must wait for its first turn in the window (src/admission/
    * window.ts) waits there as its Acquisition (src/lifecycle/acquisition.ts), with no frame of its own.
    */
-  acquire(resources: readonly string[], duration: number, call: ResolvedCall, kind?: Kind): Promise<Lock> {
+  #start(kind: Kind, duration: number, call: ResolvedCall): Promise<Lock> {
     const signal = call.signal;
     if (isAborted(signal)) return Promise.reject(new LockAbortedError(signal?.reason, []));
-    const counters = call.fencing ? counterKeys(resources, this.masters.clustered) : undefined;
-    const keys = keysOf(resources, counters, kind);
+    const resources = kind.lockKeys;
+    const keys = kind.keys;
     // A cluster member runs one operation's keys in one script call, so they must share a slot
     // (a semaphore's or read/write lock's keys do when its name carries a hash tag: '{jobs}').
     if (this.masters.clustered) {
@@ -98,10 +101,10 @@ export class Acquirer implements KindHost {
         return Promise.reject(asError(error));
       }
     }
-    const a = new Acquisition(resources, duration, call, kind, counters, keys, performance.now() + call.settings.acquireTimeout, this.#run);
+    const a = new Acquisition(resources, duration, call, kind, performance.now() + call.settings.acquireTimeout, this.#run);
     // One in line behind callers of this process waiting for the same resources enters the window
     // after that wait (#attempts).
-    if (Wait.behind(this.waiters, kind?.waitKeys ?? resources, call.settings, kind?.waiting ?? 'line')) return this.#attempts(a);
+    if (Wait.behind(this.waiters, kind.waitKeys, call.settings, kind.waiting)) return this.#attempts(a);
     if (this.window.tryEnter(keys.length)) {
       a.admitted = true;
       return this.#attempts(a);
@@ -133,7 +136,7 @@ export class Acquirer implements KindHost {
         // (src/engine/attempt.ts sent()): no master can set a key before it is sent.
         const attempt = handed ?? this.#send(a);
         // The keys the lock holds if this attempt wins (a semaphore's one slot of its keys); its undo's keys.
-        const lockKeys = a.kind === undefined ? a.resources : a.kind.lockKeys;
+        const lockKeys = a.kind.lockKeys;
         a.attempts.push(attempt);
         a.expired = false;
         await attempt.done;
@@ -145,8 +148,9 @@ export class Acquirer implements KindHost {
         if (attempt.won && handed === undefined) window.decided(attempt, a.keys, latency);
         // Won after quit() began: nothing is handed out of a closed Redlock; it is undone below.
         const won = attempt.won && !masters.isClosed();
-        const fence = won && a.counters !== undefined ? await raiseFence(masters, a.counters, attempt.value, a.call.settings.nodeTimeout) : undefined;
-        if (won && !masters.isClosed() && (a.counters === undefined || fence !== undefined)) {
+        const fencing = won ? a.kind.fence(masters, attempt, a.call.settings.nodeTimeout) : undefined;
+        const fence = fencing === undefined ? undefined : await fencing;
+        if (won && !masters.isClosed() && (fencing === undefined || fence !== undefined)) {
           const lock = this.#grant(a, attempt, lockKeys, fence, handed !== undefined);
           if (lock !== undefined) return lock;
         }
@@ -171,11 +175,10 @@ export class Acquirer implements KindHost {
       await opening;
       masters.assertOpen();
     }
-    const waitKeys = a.kind?.waitKeys ?? a.resources;
-    const mode = a.kind?.waiting ?? 'line';
+    const { waitKeys, waiting } = a.kind;
     // A call in turn (an election's campaign) is in line from its arrival: its first attempt goes to the gate too.
-    if (!Wait.early(this.waiters, waitKeys, s, mode, a.call.inTurn)) return;
-    const wait = a.wait = new Wait(this.waiters, waitKeys, s, a.deadline, mode, a.terms(), true, a.call.inTurn);
+    if (!Wait.early(this.waiters, waitKeys, s, waiting, a.call.inTurn)) return;
+    const wait = a.wait = new Wait(this.waiters, waitKeys, s, a.deadline, waiting, a.terms(), true, a.call.inTurn);
     if (!wait.queued) return;
     // Admitted from the window's queue after others of this process began waiting for the same
     // resources: it waits behind them, and gives its room to someone who can use it.
@@ -199,13 +202,12 @@ export class Acquirer implements KindHost {
     }
   }
 
-  /** The next attempt: the kind's, or a mutex's (to its gate first when a release woke it: src/waiting/gate.ts). */
+  /** The next attempt: to its gate first when a release woke a call that may be handed the lock (src/waiting/gate.ts), or to every master. */
   #send(a: Acquisition): Attempt {
     const { masters } = this;
-    const { kind, sent, ttlArg } = a;
+    const { kind, ttlArg } = a;
     const budget = a.call.settings.nodeTimeout;
-    if (kind !== undefined) return masters.execute(kind.opcode, sent, createToken(), ttlArg, budget, kind.target, kind.extra);
-    return a.wait?.send(masters, sent, ttlArg, budget) ?? masters.execute(a.counters === undefined ? OP_ACQUIRE : OP_FENCED_ACQUIRE, sent, createToken(), ttlArg, budget);
+    return a.wait?.send(masters, kind.keys, ttlArg, budget) ?? masters.execute(kind.opcode, kind.keys, createToken(), ttlArg, budget, kind.target, kind.extra);
   }
 
   /** A lock passed to this call as it stands: its Lock, or undefined when the call gave it up as it came. */
@@ -237,8 +239,8 @@ export class Acquirer implements KindHost {
       const lock = new Lock(this.owner, this.masters, lockKeys, attempt.token, a.attempts, until, 0, now, fence);
       // A late grant of this attempt is then not undone while the lock is held (src/engine/leftovers.ts).
       attempt.context = lock;
-      if (a.kind !== undefined) lock[kOps] = a.kind.ops;
-      else if (handed) lock[kChain] = a.wait!.chain;
+      lock[kOps] = a.kind.ops;
+      if (handed) lock[kChain] = a.wait!.chain;
       if (a.call.autoExtend) this.renewals.hold(lock, a.duration, s, a.call.onLockLost);
       return lock;
     }
@@ -257,13 +259,13 @@ export class Acquirer implements KindHost {
     const stats = a.stats(masters);
     let wait = a.wait;
     if (wait === undefined) {
-      wait = a.wait = new Wait(this.waiters, a.kind?.waitKeys ?? a.resources, a.call.settings, a.deadline, a.kind?.waiting ?? 'line', a.terms(), false, a.call.inTurn);
+      wait = a.wait = new Wait(this.waiters, a.kind.waitKeys, a.call.settings, a.deadline, a.kind.waiting, a.terms(), false, a.call.inTurn);
       wait.decided(attempt);
     }
     // Undo this attempt wherever it may have written (timed-out masters too). The undo is queued
     // on every master now, ahead of anything sent later, so a retry does not wait for the slowest
     // master to confirm it; an error reaches the caller only once the undo is done.
-    const undone = masters.cleanup(attempt, lockKeys, a.kind?.ops.release);
+    const undone = masters.cleanup(attempt, lockKeys, a.kind.ops.release);
     if (masters.isClosed()) {
       await undone;
       throw new RedlockClosedError();
@@ -278,7 +280,7 @@ export class Acquirer implements KindHost {
       void undone.then(() => { window.decided(attempt, n, latency); });
     }
     // A semaphore refused for its slot while a quorum offered another tries that one at once.
-    if (a.kind?.refused(attempt) === true && !isAborted(signal) && performance.now() < a.deadline) return true;
+    if (a.kind.refused(attempt) && !isAborted(signal) && performance.now() < a.deadline) return true;
     // A retry goes through the window like any attempt, so retries add no load faster than the
     // masters drain it; none starts past the deadline. The pause ends early on a release.
     const retry = await wait.pause(signal, stats).catch(async (error: unknown) => {
@@ -289,9 +291,4 @@ export class Acquirer implements KindHost {
     if (!retry) await undone;
     return retry;
   }
-}
-
-/** What one acquisition attempt sends: the kind's keys, or the resources and their fencing counters. */
-function keysOf(resources: readonly string[], counters: readonly string[] | undefined, kind: Kind | undefined): readonly string[] {
-  return kind !== undefined ? kind.keys : counters === undefined ? resources : [...resources, ...counters];
 }

@@ -7,7 +7,6 @@ import type { Wait } from '../waiting/wait.js';
 import type { ResolvedCall } from './call.js';
 import type { Kind } from './kind.js';
 import type { Lock } from './lock.js';
-import { drift } from './validity.js';
 
 /** node-redlock's stats of a call's attempts, for what waits and for errors. */
 export type Stats = () => ReadonlyArray<Promise<ExecutionStats>>;
@@ -42,16 +41,12 @@ export class Acquisition extends Queued {
     readonly resources: readonly string[],
     readonly duration: number,
     readonly call: ResolvedCall,
-    readonly kind: Kind | undefined,
-    /** A fenced mutex's counters (src/lifecycle/fencing.ts). */
-    readonly counters: readonly string[] | undefined,
-    /** What each attempt sends: the kind's keys, or the resources and their counters. */
-    readonly sent: readonly string[],
+    readonly kind: Kind,
     deadline: number,
     /** Runs the call (Redlock's attempt loop) once its first turn came. */
     readonly start: (acquisition: Acquisition) => Promise<Lock>,
   ) {
-    super(sent.length, deadline);
+    super(kind.keys.length, deadline);
   }
 
   /** The duration as the PX argument. */
@@ -60,16 +55,14 @@ export class Acquisition extends Queued {
   }
 
   /**
-   * What a lock handed over to it must be (src/lifecycle/handover.ts): plain mutexes only. A campaign
+   * What a lock handed over to it must be (src/lifecycle/handover.ts): its kind's terms. A campaign
    * (in turn) is never passed its predecessor's lock as it stands: an election's records are believed
    * where the lock key holds the token they name, so a passed token would make the old leader's
    * records count again wherever its resign's erase did not land; it gets a new token (H).
    */
   terms(): HandoverTerms | undefined {
-    if (this.kind !== undefined || this.counters !== undefined) return undefined;
-    const s = this.call.settings;
-    const least = this.call.inTurn !== undefined ? Infinity : this.duration - 2 * drift(this.duration, s.driftFactor);
-    return { ttlArg: this.ttlArg, budget: s.nodeTimeout, least };
+    const terms = this.kind.terms(this.duration, this.ttlArg, this.call.settings);
+    return terms === undefined || this.call.inTurn === undefined ? terms : { ...terms, least: Infinity };
   }
 
   /**

@@ -41,5 +41,5 @@ export function acquisitionError(masters: MasterSet, a: Acquisition, attempt: At
   if (signal?.aborted === true) return new LockAbortedError(signal.reason, stats);
   if (a.expired) return new LockExpiredError(`the quorum answered after the lock's validity ran out (${a.duration} ms, driftFactor ${s.driftFactor})`, stats, masters.outcomes(attempt));
   const message = `could not acquire ${describeResources(a.resources)} after ${a.attempts.length} attempt(s)`;
-  return acquireError(masters, message, attempt, a.resources, a.kind === undefined ? foreign : undefined, s.nodeTimeout, stats);
+  return acquireError(masters, message, attempt, a.resources, a.kind.foreign ? foreign : undefined, s.nodeTimeout, stats);
 }
