@@ -104,7 +104,7 @@ export class Acquirer implements KindHost {
     const a = new Acquisition(resources, duration, call, kind, performance.now() + call.settings.acquireTimeout, this.#run);
     // One in line behind callers of this process waiting for the same resources enters the window
     // after that wait (#attempts).
-    if (Wait.behind(this.waiters, kind.waitKeys, call.settings, kind.waiting)) return this.#attempts(a);
+    if (Wait.behind(this.waiters, kind, call.settings)) return this.#attempts(a);
     if (this.window.tryEnter(keys.length)) {
       a.admitted = true;
       return this.#attempts(a);
@@ -175,10 +175,9 @@ export class Acquirer implements KindHost {
       await opening;
       masters.assertOpen();
     }
-    const { waitKeys, waiting } = a.kind;
     // A call in turn (an election's campaign) is in line from its arrival: its first attempt goes to the gate too.
-    if (!Wait.early(this.waiters, waitKeys, s, waiting, a.call.inTurn)) return;
-    const wait = a.wait = new Wait(this.waiters, waitKeys, s, a.deadline, waiting, a.terms(), true, a.call.inTurn);
+    if (!Wait.early(this.waiters, a.kind, s)) return;
+    const wait = a.wait = new Wait(this.waiters, a.kind, s, a.deadline, a.terms(), true);
     if (!wait.queued) return;
     // Admitted from the window's queue after others of this process began waiting for the same
     // resources: it waits behind them, and gives its room to someone who can use it.
@@ -259,7 +258,7 @@ export class Acquirer implements KindHost {
     const stats = a.stats(masters);
     let wait = a.wait;
     if (wait === undefined) {
-      wait = a.wait = new Wait(this.waiters, a.kind.waitKeys, a.call.settings, a.deadline, a.kind.waiting, a.terms(), false, a.call.inTurn);
+      wait = a.wait = new Wait(this.waiters, a.kind, a.call.settings, a.deadline, a.terms(), false);
       wait.decided(attempt);
     }
     // Undo this attempt wherever it may have written (timed-out masters too). The undo is queued

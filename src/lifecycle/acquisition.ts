@@ -54,15 +54,9 @@ export class Acquisition extends Queued {
     return this.#ttl ??= String(this.duration);
   }
 
-  /**
-   * What a lock handed over to it must be (src/lifecycle/handover.ts): its kind's terms. A campaign
-   * (in turn) is never passed its predecessor's lock as it stands: an election's records are believed
-   * where the lock key holds the token they name, so a passed token would make the old leader's
-   * records count again wherever its resign's erase did not land; it gets a new token (H).
-   */
+  /** What a lock handed over to it must be (src/lifecycle/handover.ts): its kind's terms. */
   terms(): HandoverTerms | undefined {
-    const terms = this.kind.terms(this.duration, this.ttlArg, this.call.settings);
-    return terms === undefined || this.call.inTurn === undefined ? terms : { ...terms, least: Infinity };
+    return this.kind.terms(this.duration, this.ttlArg, this.call.settings);
   }
 
   /**

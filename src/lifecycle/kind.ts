@@ -5,7 +5,7 @@ import type { ResolvedSettings } from '../settings.js';
 import type { CallSettings } from './lock.js';
 import { OP_ACQUIRE, OP_FENCED_ACQUIRE, type OpCode } from '../protocol/opcodes.js';
 import type { HandoverTerms } from '../waiting/ticket.js';
-import type { WaitMode } from '../waiting/waiters.js';
+import type { Waiting, WaitMode } from '../waiting/waiters.js';
 import { counterKeys, raiseFence } from './fencing.js';
 import { drift } from './validity.js';
 
@@ -16,7 +16,7 @@ import { drift } from './validity.js';
  * kind; only the script operation, its keys, what the won lock holds, how it waits and what it
  * does once won differ. Made per acquire() call: a semaphore's slot choice changes from attempt to attempt.
  */
-export interface Kind {
+export interface Kind extends Waiting {
   /** 'mutex', 'semaphore', 'read lock', 'write lock' (messages). */
   readonly name: string;
   /** The name the caller gave (traces). */
@@ -35,6 +35,8 @@ export interface Kind {
   readonly waitKeys: readonly string[];
   /** How a refused caller waits beside the other callers of its process (src/waiting/waiters.ts). */
   readonly waiting: WaitMode;
+  /** In turn (`waiting: 'turn'`): how long the first in line keeps a free lock to itself at the gate, ms. */
+  readonly graceMs?: number;
   /** Whether a refused call may read what holds its keys (plain strings: src/lifecycle/foreign.ts). */
   readonly foreign: boolean;
   /** An attempt was refused: true to try again at once (a quorum offered something else to take). */
@@ -56,6 +58,8 @@ export function isCount(value: unknown): value is number {
 /** What the kinds (src/kinds/) acquire through: the acquire loop below them, not the facade above. */
 export interface KindHost {
   readonly settings: ResolvedSettings;
+  /** The masters, for what a kind reads and writes beside its lock (an election's term and record). */
+  readonly masters: MasterSet;
   /** node-redlock's 'error' event, for a failure with no caller to throw to. */
   report(error: unknown): void;
   acquireKind(kind: Kind, duration: number, settings?: CallSettings): Promise<Lock>;
