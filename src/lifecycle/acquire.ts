@@ -121,7 +121,16 @@ export class Acquirer implements KindHost {
   async #attempts(a: Acquisition): Promise<Lock> {
     const { masters, window } = this;
     try {
-      await this.#arrive(a);
+      // The first acquisitions after construction wait (one attempt's budget at most) for the
+      // connections still opening, so that their writes reach every master at once (src/engine/opening.ts).
+      const opening = masters.opened(a.deadline, a.call.settings.nodeTimeout);
+      if (opening !== undefined) {
+        await opening;
+        masters.assertOpen();
+      }
+      // Not async: most calls wait neither in line nor for room (an await each cost a frame per acquisition).
+      const behind = this.#arrive(a);
+      if (behind !== undefined) await behind;
       for (;;) {
         // A holder of this process handed its lock to this call while it slept (src/lifecycle/
         // handover.ts): that handover was admitted and sent as the holder's release.
@@ -131,7 +140,8 @@ export class Acquirer implements KindHost {
           if (lock !== undefined) return lock;
           continue;
         }
-        if (handed === undefined) await this.#enter(a);
+        const entering = handed === undefined ? this.#enter(a) : undefined;
+        if (entering !== undefined) await entering;
         // The attempt's clock (its budget and its validity) starts when the coalescer sends it
         // (src/engine/attempt.ts sent()): no master can set a key before it is sent.
         const attempt = handed ?? this.#send(a);
@@ -162,43 +172,39 @@ export class Acquirer implements KindHost {
   }
 
   /**
-   * Before the first attempt: the connections still opening, and the line of this process's callers
-   * waiting for the same resources, which a call in turn (an election's campaign) joins at once.
+   * Before the first attempt: the line of this process's callers waiting for the same resources,
+   * which a call in turn (an election's campaign) joins at once; its wait there, if any.
    */
-  async #arrive(a: Acquisition): Promise<void> {
-    const { masters } = this;
+  #arrive(a: Acquisition): Promise<boolean> | undefined {
     const s = a.call.settings;
-    // The first acquisitions after construction wait (one attempt's budget at most) for the
-    // connections still opening, so that their writes reach every master at once (src/engine/opening.ts).
-    const opening = masters.opened(a.deadline, s.nodeTimeout);
-    if (opening !== undefined) {
-      await opening;
-      masters.assertOpen();
-    }
     // A call in turn (an election's campaign) is in line from its arrival: its first attempt goes to the gate too.
-    if (!Wait.early(this.waiters, a.kind, s)) return;
+    if (!Wait.early(this.waiters, a.kind, s)) return undefined;
     const wait = a.wait = new Wait(this.waiters, a.kind, s, a.deadline, a.terms(), true);
-    if (!wait.queued) return;
+    if (!wait.queued) return undefined;
     // Admitted from the window's queue after others of this process began waiting for the same
     // resources: it waits behind them, and gives its room to someone who can use it.
     if (a.admitted) {
       a.admitted = false;
       this.window.cancel(a.keys);
     }
-    await wait.pause(a.call.signal, a.stats(masters));
+    return wait.pause(a.call.signal, a.stats(this.masters));
   }
 
   /**
    * Each attempt waits for its turn in the client (src/admission/window.ts) and fails there, with
    * nothing sent, when its turn would come after the deadline or its signal aborts first.
    */
-  async #enter(a: Acquisition): Promise<void> {
+  #enter(a: Acquisition): Promise<void> | undefined {
     if (a.admitted) {
       a.admitted = false;
-    } else if (!this.window.tryEnter(a.keys)) {
-      await this.window.enter(a.keys, a.deadline, a.call.signal, a.stats(this.masters));
-      this.masters.assertOpen();
+      return undefined;
     }
+    return this.window.tryEnter(a.keys) ? undefined : this.#room(a);
+  }
+
+  async #room(a: Acquisition): Promise<void> {
+    await this.window.enter(a.keys, a.deadline, a.call.signal, a.stats(this.masters));
+    this.masters.assertOpen();
   }
 
   /** The next attempt: to its gate first when a release woke a call that may be handed the lock (src/waiting/gate.ts), or to every master. */
