@@ -52,19 +52,21 @@ export function parseSummary(output: string): { total: number; passed: number; s
  * What a finished job adds to the totals. Every way a job can go wrong counts as at least one
  * failure, so the last line and the exit status always agree.
  */
-export function judge(job: Job, output: string, code: number | null, signal: string | null, timedOut: string | undefined): { tally: Tally; problem: string | undefined } {
+export function judge(job: Job, output: string, code: number | null, signal: string | null, timedOut: string | undefined, stdout = output): { tally: Tally; problem: string | undefined } {
   const exit = signal ?? `code ${String(code)}`;
   if (job.check) {
     const problem = timedOut ?? (code === 0 ? undefined : `exited (${exit})`);
     return { tally: { passed: 0, failed: problem === undefined ? 0 : 1, skipped: 0 }, problem };
   }
-  const summary = parseSummary(output);
+  // From stdout alone: the two pipes are read apart, so a warning written to stderr before the
+  // summary can land between its lines in the merged output (a loaded machine's reads split it).
+  const summary = parseSummary(stdout);
   const tally: Tally = summary
     ? { passed: summary.passed, failed: summary.total - summary.passed, skipped: summary.skipped }
     : { passed: 0, failed: 0, skipped: 0 };
   const problem = timedOut ??
     (summary === undefined
-      ? `exited (${exit}) without uvu's summary`
+      ? `exited (${exit}) without uvu's summary; ${describeOutput(stdout, output)}`
       : code !== 0 && tally.failed === 0
         ? `exited (${exit}) although its tests passed: an unhandled error or an early exit, see its output`
         : summary.total === 0
@@ -72,6 +74,18 @@ export function judge(job: Job, output: string, code: number | null, signal: str
           : undefined);
   if (problem !== undefined) tally.failed = Math.max(tally.failed, 1);
   return { tally, problem };
+}
+
+/** The lines of the output kept in a problem's description: the end of a run says how it ended. */
+const kLastLines = 5;
+
+/** What a job without a summary printed: bytes of each stream and its last lines (quoted; the whole output is printed above). */
+export function describeOutput(stdout: string, output: string): string {
+  const bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
+  const last = output.trimEnd().split('\n').slice(-kLastLines).map((line) => line.trimEnd()).filter((line) => line !== '');
+  const stderr = bytes(output) - bytes(stdout);
+  return `it printed ${bytes(stdout)} bytes on stdout and ${stderr} on stderr` +
+    (last.length === 0 ? ', nothing at all' : `; its last line${last.length === 1 ? '' : 's'}: ${last.map((line) => JSON.stringify(line)).join(' ⏎ ')}`);
 }
 
 /** The children running now, so that a signal to the runner reaches every one of them. */
@@ -86,7 +100,11 @@ export async function runJob(job: Job, root: string, timeoutMs: number): Promise
   const child = spawn(job.command, job.args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   const chunks: Buffer[] = [];
-  child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const stdoutChunks: Buffer[] = [];
+  child.stdout.on('data', (chunk: Buffer) => {
+    chunks.push(chunk);
+    stdoutChunks.push(chunk);
+  });
   child.stderr.on('data', (chunk: Buffer) => chunks.push(chunk));
 
   let timedOut: string | undefined;
@@ -110,7 +128,8 @@ export async function runJob(job: Job, root: string, timeoutMs: number): Promise
   clearTimeout(killer);
   running.delete(child);
   const output = Buffer.concat(chunks).toString('utf8');
-  return { job, ...judge(job, output, code, signal, timedOut), output, startedMs, endedMs: performance.now() };
+  const stdout = Buffer.concat(stdoutChunks).toString('utf8');
+  return { job, ...judge(job, output, code, signal, timedOut, stdout), output, startedMs, endedMs: performance.now() };
 }
 
 /** How many jobs run at once: `total` in all, of which at most `cpu` are CPU-bound (a check, a unit file). */

@@ -1,0 +1,134 @@
+/**
+ * `npm run bench:ci:instr`: the CPU-model-independent half of the CI regression gate. It counts
+ * the client's instructions per acquire → release cycle at 1, 64 and 512 locks in flight against 5
+ * local masters (callgrind; bench/ci/instructions.ts) and fails when one is above what
+ * bench/baseline.json's `instructions` allow. A count of instructions reads the same on any CPU
+ * model and beside any neighbour, where client CPU time (bench:ci's cpuRatio) does not
+ * (docs/decisions/0011-instruction-gate.md: the method, the spread of clean runs, the threshold).
+ *
+ *   node --import tsx bench/ci-instructions.ts                  judge against the baseline
+ *   node --import tsx bench/ci-instructions.ts --runs 10        10 measurements in a row, each judged (the spread)
+ *   node --import tsx bench/ci-instructions.ts --write-baseline 3 measurements; the highest of each becomes the baseline
+ *   node --import tsx bench/ci-instructions.ts --plant 5        adds work of 5 % of the baseline's instructions
+ *                                                              per cycle to every cycle: the gate must fail
+ *   --concurrency 1,64,512   which of them (default all three)
+ */
+import { spawnSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startMasters } from '../src/testing/masters.js';
+import { compareToBaseline, formatVerdict, type Baseline, type BaselineFigure, type BaselineFigures, type Run } from './lib/baseline.js';
+import { hostInfo, hostLine, ROOT } from './lib/host.js';
+import { instructionsPerCycle, kCycles, kPlantStepInstructions, type CountOptions } from './ci/instructions.js';
+
+/**
+ * Above the baseline (the highest of the runs it was made from) by more than this fails. Ten clean
+ * runs spread over less than a third of it; a planted 5 % lands well past it
+ * (docs/decisions/0011-instruction-gate.md).
+ */
+const kTolerance = 0.025;
+const kBaselineRuns = 3;
+const kMasters = 5;
+const baselinePath = join(ROOT, 'bench', 'baseline.json');
+
+function usage(message: string): never {
+  console.error(`bench:ci:instr: ${message}`);
+  process.exit(2);
+}
+
+const { values } = parseArgs({
+  options: {
+    'write-baseline': { type: 'boolean', default: false },
+    runs: { type: 'string', default: '1' },
+    plant: { type: 'string', default: '0' },
+    concurrency: { type: 'string', default: '1,64,512' },
+  },
+});
+const runs = Number(values.runs);
+if (!Number.isSafeInteger(runs) || runs < 1) usage(`--runs must be a whole number ≥ 1, got ${JSON.stringify(values.runs)}`);
+const plantPercent = Number(values.plant);
+if (!(plantPercent >= 0 && plantPercent <= 100)) usage(`--plant must be a percentage from 0 to 100, got ${JSON.stringify(values.plant)}`);
+const concurrencies = values.concurrency.split(',').map(Number);
+for (const c of concurrencies) if (kCycles[c] === undefined) usage(`--concurrency takes some of ${Object.keys(kCycles).join(', ')}, got ${JSON.stringify(values.concurrency)}`);
+const valgrind = process.env.PIPELOCK_VALGRIND ?? 'valgrind';
+
+interface Section {
+  readonly figures: BaselineFigures;
+  readonly measured?: string;
+  readonly refresh?: string;
+}
+const file = JSON.parse(await readFile(baselinePath, 'utf8')) as Baseline & { instructions?: Section };
+const section = file.instructions;
+if (section === undefined && !values['write-baseline']) usage(`${baselinePath} has no "instructions" section: record one with --write-baseline`);
+
+/** The planted steps per cycle at `config`: `plantPercent` of its baseline's instructions. */
+function plantSteps(config: string): number {
+  if (plantPercent === 0) return 0;
+  const baseline = section?.figures[config]?.instructionsPerCycle?.baseline;
+  if (baseline === undefined) usage(`--plant needs a baseline for ${config}`);
+  return Math.round((baseline * plantPercent) / 100 / kPlantStepInstructions);
+}
+
+/** dist/ older than a file of src/: build it, since the cycles run the built package (bench/ci/cycles.js). */
+async function ensureBuilt(): Promise<void> {
+  const built = await stat(join(ROOT, 'dist', 'index.js')).then((s) => s.mtimeMs, () => -Infinity);
+  const sources = await readdir(join(ROOT, 'src'), { recursive: true, withFileTypes: true });
+  const newest = Math.max(...await Promise.all(sources.filter((e) => e.isFile()).map(async (e) => (await stat(join(e.parentPath, e.name))).mtimeMs)));
+  if (newest <= built) return;
+  console.log('bench:ci:instr: dist/ is older than src/: npm run build');
+  const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
+  if (build.status !== 0) throw new Error(`bench:ci:instr: npm run build exited with code ${String(build.status)}`);
+}
+
+await ensureBuilt();
+const host = hostInfo(['@redis/client'], 'npm run bench:ci:instr');
+console.log(`host: ${hostLine(host)}`);
+const masters = await startMasters({ count: kMasters });
+const measured: Run[] = [];
+let failed = false;
+const started = performance.now();
+try {
+  const urls = masters.urls.join(',');
+  const total = values['write-baseline'] ? kBaselineRuns : runs;
+  for (let r = 0; r < total; r++) {
+    const run: Record<string, Record<string, number>> = {};
+    for (const concurrency of concurrencies) {
+      const o: CountOptions = { valgrind, urls, concurrency, plant: plantSteps(`c${concurrency}`) };
+      // The long and the short run are independent processes: both at once on two cores or more.
+      const figure = Math.round(await instructionsPerCycle(o, availableParallelism() >= 2));
+      run[`c${concurrency}`] = { instructionsPerCycle: figure };
+      const plant = o.plant > 0 ? ` (planted ${o.plant} steps ≈ ${Math.round(o.plant * kPlantStepInstructions)} instructions per cycle)` : '';
+      console.log(`run ${r + 1}: c${concurrency} ${figure} instructions per cycle${plant}`);
+    }
+    measured.push(run);
+    if (section !== undefined && !values['write-baseline']) {
+      for (const config of Object.keys(run)) if (section.figures[config] === undefined) console.log(`bench:ci:instr: ${config} has no baseline: printed, not judged (record one with --write-baseline --concurrency ${config.slice(1)})`);
+      const verdict = compareToBaseline(run, { figures: Object.fromEntries(Object.entries(section.figures).filter(([config]) => config in run)) });
+      console.log(formatVerdict(verdict));
+      if (!verdict.ok) failed = true;
+    }
+  }
+} finally {
+  await masters.close();
+}
+const seconds = `${((performance.now() - started) / 1000).toFixed(0)} s`;
+if (values['write-baseline']) {
+  const figures: Record<string, Readonly<Record<string, BaselineFigure>>> = { ...section?.figures };
+  for (const config of concurrencies.map((c) => `c${c}`)) {
+    const highest = Math.max(...measured.map((run) => run[config]!.instructionsPerCycle!));
+    figures[config] = { instructionsPerCycle: { baseline: highest, bound: 'max', tolerance: kTolerance } };
+  }
+  const each = concurrencies.map((c) => `c${c} ${measured.map((run) => run[`c${c}`]!.instructionsPerCycle).join(', ')}`).join('; ');
+  file.instructions = {
+    figures,
+    measured: `the highest of ${kBaselineRuns} runs (${each}); ${hostLine(host)}`,
+    refresh: 'npm run bench:ci:instr -- --write-baseline (3 runs; rewrites the concurrencies measured; commit the file)',
+  };
+  await writeFile(baselinePath, `${JSON.stringify(file, null, 2)}\n`);
+  console.log(`bench:ci:instr: wrote ${baselinePath} (${seconds})`);
+} else {
+  console.log(`bench:ci:instr: ${failed ? 'FAIL: instructions per cycle above what bench/baseline.json allows' : 'ok'} (${measured.length} run${measured.length === 1 ? '' : 's'}, ${seconds})`);
+  if (failed) process.exitCode = 1;
+}
