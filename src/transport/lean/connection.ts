@@ -37,6 +37,8 @@ export class LeanConnection extends EventEmitter implements Sink<Socket> {
   /** Commands of this tick not yet written. */
   #out = '';
   #scheduled = false;
+  /** Between cork() and uncork(): posted commands wait for uncork() instead of a microtask. */
+  #corked = false;
   #ready = false;
   #open = true;
   #retries = 0;
@@ -107,9 +109,20 @@ export class LeanConnection extends EventEmitter implements Sink<Socket> {
     this.#out = encode(this.#out, args);
     this.#pending.push(sink, token);
     leanStats.commands++;
-    if (this.#scheduled) return;
+    if (this.#scheduled || this.#corked) return;
     this.#scheduled = true;
     queueMicrotask(this.#flush);
+  }
+
+  /** Posts until uncork() are written by it: the engine's flush of this master, one write, no microtask. */
+  cork(): void {
+    this.#corked = true;
+  }
+
+  uncork(): void {
+    this.#corked = false;
+    // A microtask already scheduled (a send before cork) finds nothing left to write.
+    this.#flush();
   }
 
   sendCommand(args: readonly string[]): Promise<unknown> {
