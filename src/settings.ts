@@ -97,13 +97,12 @@ export interface Settings {
    */
   readonly strict?: boolean;
   /**
-   * The connection pipelock sends lock commands on. 'auto': node-redis's client for masters given as
-   * URLs, the clients you give as they are. 'lean': pipelock's own lean connection (each flush one
-   * socket write, replies parsed in bulk, no promise per command) for URLs and for every standalone
-   * client you give, opened from its options (one more connection per master; your client stays
-   * yours). 'client': as 'auto'. The lean connection is opt-in until it has been through the fault
-   * suites and the simulation. Cluster members always use their cluster client.
-   * See docs/settings.md, "What each connection costs". @default 'auto'
+   * The connection pipelock sends lock commands on. 'auto': pipelock's own lean connection (each
+   * flush one socket write, replies parsed in bulk, no promise per command) for masters given as
+   * URLs, the clients you give as they are. 'lean': the lean connection for every standalone client
+   * you give too, opened from its options (one more connection per master; your client stays
+   * yours). 'client': node-redis's client for URLs, the clients you give as they are. Cluster
+   * members always use their cluster client. See docs/settings.md, "What each connection costs". @default 'auto'
    */
   readonly connection?: 'auto' | 'lean' | 'client';
 }

@@ -15,7 +15,7 @@ import type { RedisClient } from '../../src/clients.js';
 export async function openPipelock(urls: readonly string[]): Promise<DrainableContender & { readonly clients: readonly RedisClient[] }> {
   const { Redlock } = await import('../../src/index.js');
   const redlock = new Redlock(urls, { retryCount: 0, nodeTimeout: 5_000 });
-  // The clients pipelock opened from the URLs: @redis/client, so sendCommand is there.
+  // The connections pipelock opened from the URLs (lean ones by default, @redis/client under connection: 'client'): both have sendCommand.
   const clients = [...redlock.clients].filter((client): client is RedisClient => 'sendCommand' in client && !('masters' in client));
   return {
     ...await pipelockContender(redlock),

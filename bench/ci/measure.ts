@@ -127,14 +127,15 @@ export interface AloneFigures {
 type Scheduler = 'setTimeout' | 'setImmediate' | 'queueMicrotask';
 
 /**
- * Cycles at concurrency 1 with the process's schedulers and the clients' `sendCommand` counted.
+ * Cycles at concurrency 1 with the process's schedulers and the clients' `sendCommand` (a lean connection's `post`) counted.
  * The counters wrap the globals for the run only; the timings of this run are not used.
  */
 export async function measureAlone(contender: DrainableContender, clients: readonly { sendCommand: (...args: never[]) => unknown }[], cycles: number): Promise<AloneFigures> {
   const counts = { scheduled: 0, immediates: 0, calls: 0 };
   const globals = globalThis as unknown as Record<Scheduler, (...args: unknown[]) => unknown>;
   const originals = (['setTimeout', 'setImmediate', 'queueMicrotask'] as const).map((name) => [name, globals[name]] as const);
-  const sends = clients.map((client) => [client, client.sendCommand] as const);
+  // A lean connection's sendCommand goes through its post: only post is counted there.
+  const sends = clients.filter((client) => typeof (client as { post?: unknown }).post !== 'function').map((client) => [client, client.sendCommand] as const);
   for (const [name, original] of originals) {
     globals[name] = (...args: unknown[]) => {
       if (name === 'setImmediate') counts.immediates++;
@@ -142,10 +143,21 @@ export async function measureAlone(contender: DrainableContender, clients: reado
       return original(...args);
     };
   }
+  // A lean connection (pipelock's own, the default for URLs) takes the engine's calls through post(), not sendCommand().
+  const posts = clients.flatMap((client) => {
+    const post = (client as { post?: unknown }).post;
+    return typeof post === 'function' ? [[client, post] as const] : [];
+  });
   for (const [client, send] of sends) {
     (client as { sendCommand: (...args: unknown[]) => unknown }).sendCommand = function (this: unknown, ...args: unknown[]) {
       counts.calls++;
       return (send as (...a: unknown[]) => unknown).apply(this, args);
+    };
+  }
+  for (const [client, post] of posts) {
+    (client as unknown as { post: (...args: unknown[]) => unknown }).post = function (this: unknown, ...args: unknown[]) {
+      counts.calls++;
+      return (post as (...a: unknown[]) => unknown).apply(this, args);
     };
   }
   try {
@@ -153,6 +165,7 @@ export async function measureAlone(contender: DrainableContender, clients: reado
   } finally {
     for (const [name, original] of originals) globals[name] = original;
     for (const [client, send] of sends) (client as { sendCommand: unknown }).sendCommand = send;
+    for (const [client] of posts) delete (client as { post?: unknown }).post;
   }
   // The drain's PINGs (one per master) are not the cycles'.
   return { callsPerCycle: (counts.calls - clients.length) / cycles, scheduledPerCycle: counts.scheduled / cycles, immediatesPerCycle: counts.immediates / cycles };

@@ -186,6 +186,8 @@ export class Master implements Outlet, ReplayTarget, Sink<Batch> {
     }
     const scripting = this.#capability.current.scripting;
     const clusterNode = this.#capability.clusterNode;
+    // A lean connection writes this flush's calls at uncork(), not in a microtask per connection.
+    this.transport.cork?.();
     for (const batch of batches) {
       // Sent nothing, failed here and named: anything to a cluster node given as a master, a script to a member without scripting.
       if (clusterNode !== undefined || (!batch.native && !scripting)) {
@@ -196,6 +198,7 @@ export class Master implements Outlet, ReplayTarget, Sink<Batch> {
       this.#unanswered.add(batch);
       if (!this.#replay.hold(batch)) this.dispatch(batch);
     }
+    this.transport.uncork?.();
   }
 
   #refuse(batch: Batch, clusterNode: Error | undefined): void {
@@ -291,7 +294,5 @@ export class Master implements Outlet, ReplayTarget, Sink<Batch> {
     settleReply(batch, reply, this.index, this.name, this.#report);
   }
 
-  readonly #report = (error: Error): void => {
-    this.report(error);
-  };
+  readonly #report = (error: Error): void => { this.report(error); };
 }

@@ -126,9 +126,7 @@ export function openTransport(
   switch (memberKind(entry)) {
     case 'url': {
       const url = entry as string;
-      // 'auto' stays on @redis/client until the lean connection has been through the fault suites
-      // and the simulation (it is opt-in: 'lean').
-      if (mode !== 'lean') return RedisTransport.open(url, index, clientOptions, onError);
+      if (mode === 'client') return RedisTransport.open(url, index, clientOptions, onError);
       return LeanTransport.open(url, urlName(url), leanOptions(url, clientOptions), clientOptions, onError);
     }
     case 'seeds':

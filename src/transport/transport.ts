@@ -47,6 +47,12 @@ export interface Transport {
    * but its reply or error goes to `sink` with `token`, exactly once and in the order posted.
    */
   post?(args: readonly string[], sink: Sink, token: unknown): void;
+  /**
+   * Present with `post`: between cork() and uncork() posted commands are gathered and written at
+   * uncork() in one write, instead of in a microtask of their own (the engine corks each flush).
+   */
+  cork?(): void;
+  uncork?(): void;
   /** Called at every (re)connect once the connection is ready; returns the unsubscribe. */
   onReady(fn: () => void): () => void;
   /** Called on every connection error; returns the unsubscribe. */

@@ -4,6 +4,7 @@ import { mastersSuite, probesEach } from '../helpers/masters.js';
 import { CutProxy } from '../helpers/cut-proxy.js';
 import { eventually } from '../helpers/redis.js';
 import { timed } from '../helpers/timeout.js';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { Redis } from 'ioredis';
 import { createClient } from '@redis/client';
 import { Redlock } from '../../src/index.js';
@@ -68,6 +69,26 @@ test('a reply cut mid-buffer, then a reset: the replies before the cut settle wi
   } finally {
     await transport.close(100);
     await proxy.close();
+  }
+}));
+
+test('ready means the server answered: a listener that accepts and never replies leaves the connection not ready (its PING unanswered)', timed(10000, async () => {
+  const accepted: Socket[] = [];
+  const silent = createServer((socket) => { accepted.push(socket); });
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  const url = `redis://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+  const transport = open(url);
+  try {
+    await eventually(() => accepted.length === 1, 5000, 'the connection accepted');
+    const heard = await new Promise<string>((resolve) => accepted[0]!.once('data', (chunk: Buffer) => { resolve(chunk.toString()); }));
+    assert.is(heard, '*1\r\n$4\r\nPING\r\n');
+    assert.is(transport.isReady, false);
+    accepted[0]!.write('+PONG\r\n');
+    await ready(transport);
+  } finally {
+    await transport.close(100);
+    for (const socket of accepted) socket.destroy();
+    await new Promise((resolve) => silent.close(resolve));
   }
 }));
 

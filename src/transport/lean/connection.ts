@@ -21,7 +21,7 @@ const RedisParser = createRequire(import.meta.url)('redis-parser') as ParserClas
  * pipelock's own connection to one master: each flush's commands go out as one string in one
  * `socket.write`, and every chunk read is parsed in bulk, each reply settling the oldest command
  * through its sink (src/transport/lean/pending.ts), with no promise or command object per command.
- * Emits 'ready' after each handshake (AUTH, CLIENT SETNAME, SELECT) and 'error' once per failure of
+ * Emits 'ready' after each handshake (AUTH, CLIENT SETNAME, SELECT, or a PING) and 'error' once per failure of
  * a connection, before failing the commands it awaited; reconnects with the configured backoff.
  * Shaped as an @redis/client client (isOpen, isReady, sendCommand, on/off, close, destroy) so that
  * `Redlock.clients` holds something usable.
@@ -38,6 +38,8 @@ export class LeanConnection extends EventEmitter implements Sink<Socket> {
   /** Commands of this tick not yet written. */
   #out = '';
   #scheduled = false;
+  /** Between cork() and uncork(): posted commands wait for uncork() instead of a microtask. */
+  #corked = false;
   #ready = false;
   #open = true;
   #retries = 0;
@@ -108,9 +110,20 @@ export class LeanConnection extends EventEmitter implements Sink<Socket> {
     this.#out = encode(this.#out, args);
     this.#pending.push(sink, token);
     leanStats.commands++;
-    if (this.#scheduled) return;
+    if (this.#scheduled || this.#corked) return;
     this.#scheduled = true;
     queueMicrotask(this.#flush);
+  }
+
+  /** Posts until uncork() are written by it: the engine's flush of this master, one write, no microtask. */
+  cork(): void {
+    this.#corked = true;
+  }
+
+  uncork(): void {
+    this.#corked = false;
+    // A microtask already scheduled (a send before cork) finds nothing left to write.
+    this.#flush();
   }
 
   sendCommand(args: readonly string[]): Promise<unknown> {
@@ -157,14 +170,9 @@ export class LeanConnection extends EventEmitter implements Sink<Socket> {
     if (!this.#pending.settle(reply, failed)) this.#drop(new Error('a reply came with no command awaiting it'));
   }
 
-  /** The handshake of a new socket; without one it is ready at once. */
+  /** The handshake of a new socket (never empty: at least a PING): ready once the server answered all of it. */
   #greet(socket: Socket): void {
     const commands = handshake(this.options);
-    if (commands.length === 0) {
-      this.#ready = true;
-      this.#resume(socket);
-      return;
-    }
     let out = '';
     for (const command of commands) {
       out = encode(out, command);

@@ -54,7 +54,12 @@ export function leanOptions(url: string, extra?: RedisClientOptions): LeanOption
   };
 }
 
-/** The commands of a connection's handshake, in order: AUTH, CLIENT SETNAME, SELECT (each when set). */
+/**
+ * The commands of a connection's handshake, in order: AUTH, CLIENT SETNAME, SELECT (each when set),
+ * else PING. Never none: 'ready' must mean the server accepted the connection and answered on it,
+ * not only that the kernel completed TCP's handshake (a master slow to accept ran the first lock's
+ * write after a read sent later on another connection: test/integration/first-lock.test.ts).
+ */
 export function handshake(options: LeanOptions): string[][] {
   const commands: string[][] = [];
   if (options.password !== undefined) {
@@ -62,5 +67,6 @@ export function handshake(options: LeanOptions): string[][] {
   }
   if (options.name !== undefined) commands.push(['CLIENT', 'SETNAME', options.name]);
   if (options.database !== undefined && options.database !== 0) commands.push(['SELECT', String(options.database)]);
+  if (commands.length === 0) commands.push(['PING']);
   return commands;
 }

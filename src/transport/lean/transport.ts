@@ -78,6 +78,14 @@ export class LeanTransport implements Transport {
     this.connection.post(args, sink, token);
   }
 
+  cork(): void {
+    this.connection.cork();
+  }
+
+  uncork(): void {
+    this.connection.uncork();
+  }
+
   onReady(fn: () => void): () => void {
     this.connection.on('ready', fn);
     return () => this.connection.off('ready', fn);
