@@ -55,6 +55,30 @@ for (const renewal of ['main', 'worker'] as const) {
   }));
 }
 
+for (const renewal of ['main', 'worker'] as const) {
+  test(`renewal '${renewal}', no watchHeld: the holder hears LockRevokedError with the reason at its next renewal, not a plain LockLostError`, timed(20_000, async ({ masters }) => {
+    const holder = new Redlock(masters.urls, { renewal, retryCount: 0 });
+    const operator = new Redlock(masters.urls, { retryCount: 0 });
+    try {
+      await Promise.all([holder.ready(), operator.ready()]);
+      // 600 ms: renewed every ~400 ms, so its next renewal comes soon after the force-release.
+      const lock = await holder.acquire(['stuck-job'], 600, { autoExtend: true });
+      const signal = lock.signal!;
+      const aborted = abortedAt(signal);
+      const start = performance.now();
+      await operator.forceRelease(['stuck-job'], { reason: 'job 43 stuck' });
+      const at = await aborted;
+      assert.instance(signal.reason, LockRevokedError, String(signal.reason));
+      assert.is((signal.reason as LockRevokedError).reason, 'job 43 stuck');
+      assert.is(signal.error, signal.reason);
+      assert.ok(at - start < 600, `aborted ${(at - start).toFixed(1)} ms after the call: at its next renewal`);
+    } finally {
+      await holder.quit();
+      await operator.quit();
+    }
+  }));
+}
+
 test('forceRelease of keys nobody holds runs on every master and says so; bad options are refused by name', timed(10_000, async ({ masters }) => {
   const redlock = new Redlock(masters.urls, { retryCount: 0 });
   try {
