@@ -179,8 +179,8 @@ function electionProblems(terms: TermFigures): string[] {
   return problems;
 }
 
-function judge(scenario: Scenario, figures: SafetyFigures, keys: { left: number; withoutTtl: number }, overflow: number, phases: readonly Phase[], terms: TermFigures | undefined): string[] {
-  const problems: string[] = terms === undefined ? [] : electionProblems(terms);
+function judge(scenario: Scenario, figures: SafetyFigures, keys: { left: number; withoutTtl: number }, overflow: number, phases: readonly Phase[], terms: TermFigures | undefined, own: readonly string[]): string[] {
+  const problems: string[] = terms === undefined ? [...own] : [...own, ...electionProblems(terms)];
   if (scenario.maxCommandsFactor !== undefined) problems.push(...stormProblems(phases, scenario.maxCommandsFactor));
   if (figures.acquisitions === 0) problems.push('no acquisition at all');
   if (scenario.expect === 'safe' && figures.violations > 0) problems.push(`${figures.violations} safety violation(s)`);
@@ -202,6 +202,7 @@ const kSections: Readonly<Record<NonNullable<Scenario['section']>, string>> = {
   mutex: './safety/critical-section.ts',
   reentrant: './safety/reentrant-section.ts',
   election: './safety/election-section.ts',
+  renewed: './safety/renewed-section.ts',
 };
 
 async function runScenario(scenario: Scenario, scale: number): Promise<ScenarioResult> {
@@ -235,7 +236,10 @@ async function runScenario(scenario: Scenario, scale: number): Promise<ScenarioR
       onStart,
       onSecond: () => undefined,
       signal: stop.signal,
-      custom: { module: new URL(kSections[scenario.section ?? 'mutex'], import.meta.url).href, data: { ledger: ledger.buffer, logUrl: logServer.urls[0]! } satisfies SafetyData },
+      custom: {
+        module: new URL(kSections[scenario.section ?? 'mutex'], import.meta.url).href,
+        data: { ledger: ledger.buffer, logUrl: logServer.urls[0]!, ...(scenario.section === 'renewed' ? { urls, heartbeatBound: scenario.heartbeatBound } : {}) } satisfies SafetyData,
+      },
     });
     // A run that fails before it starts (an unreachable master) rejects here instead of hanging.
     await Promise.race([started, running]);
@@ -246,7 +250,7 @@ async function runScenario(scenario: Scenario, scale: number): Promise<ScenarioR
     await scenario.inject(context);
     const faultEnd = sharedNow();
     if (marks.length > 0) await mark('end');
-    await delay(kSettings.afterMs * scale);
+    await delay(scenario.afterMs ?? kSettings.afterMs * scale);
     const end = sharedNow();
     stop.abort();
     const output = await running;
@@ -281,7 +285,7 @@ async function runScenario(scenario: Scenario, scale: number): Promise<ScenarioR
       ledgerOverflow: ledger.overflow,
       ...(terms === undefined ? {} : { election: terms }),
       ...(phases.length === 0 ? {} : { phases }),
-      problems: judge(scenario, figures, keys, ledger.overflow, phases, terms),
+      problems: judge(scenario, figures, keys, ledger.overflow, phases, terms, scenario.problems?.(rows, failures) ?? []),
     };
   } finally {
     for (const resource of opened.reverse()) await resource.close();

@@ -4,7 +4,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type { LocalMasters } from '../../src/testing/masters.js';
-import type { Ledger } from './safety/ledger.js';
+import type { Ledger, LedgerRow } from './safety/ledger.js';
 import { withClient } from '../../tools/src/shared/admin.js';
 import type { FaultProxy } from '../../test/helpers/proxy.js';
 import type { ClockControl } from './clock.js';
@@ -47,7 +47,13 @@ export interface Scenario {
    * What each contender's section is: a fenced mutex section (default), a reentrant nest
    * (safety/reentrant-section.ts) or a leadership of an election (safety/election-section.ts).
    */
-  readonly section?: 'mutex' | 'reentrant' | 'election';
+  readonly section?: 'mutex' | 'reentrant' | 'election' | 'renewed';
+  /** Contention after the fault ends, ms, when not the suite's (unscaled): sections longer than the suite's window need more to recover in. */
+  readonly afterMs?: number;
+  /** Section 'renewed': the holders' Redlock renews on a worker thread with this heartbeatBound, ms. */
+  readonly heartbeatBound?: number;
+  /** What else the scenario must meet, read from the ledger's rows and the failed cycles by error code. */
+  readonly problems?: (rows: readonly LedgerRow[], failures: Readonly<Record<string, number>>) => string[];
   /** Worker threads, contenders per worker and resources, when not the suite's. */
   readonly load?: { readonly workers: number; readonly contenders: number; readonly resources: number };
   /** Start a spare server (FaultContext.spare). */
@@ -59,6 +65,26 @@ export interface Scenario {
    */
   readonly maxCommandsFactor?: number;
   readonly inject: (context: FaultContext) => Promise<void>;
+}
+
+/** The worker-renewal scenario's heartbeatBound, ms: a stall of 2× the lock duration stays under it, one of kPastBoundMs does not. */
+const kBoundMs = 3_000;
+const kPastBoundMs = 5_000;
+
+/**
+ * Worker renewal (issue 44): every holder stalled under the bound kept its lock (not lost, its
+ * commit accepted); every holder stalled past bound + duration lost it with the blocked-loop error
+ * and got no write accepted after its stall.
+ */
+function renewedProblems(rows: readonly LedgerRow[], failures: Readonly<Record<string, number>>): string[] {
+  const problems: string[] = [];
+  const under = rows.filter((row) => row.stalledMs > 0 && row.stalledMs < kBoundMs);
+  const past = rows.filter((row) => row.stalledMs >= kPastBoundMs);
+  if (under.length === 0 || past.length === 0) problems.push(`stalls taken: ${under.length} under the bound, ${past.length} past it (1 of each expected)`);
+  for (const row of under) if (row.lost === 1 || row.commit !== 1) problems.push(`a holder stalled ${row.stalledMs} ms (under heartbeatBound ${kBoundMs} ms) lost its lock (commit ${row.commit})`);
+  for (const row of past) if (row.lost !== 1) problems.push(`a holder stalled ${row.stalledMs} ms (past heartbeatBound + duration) was not told its lock was lost`);
+  if (past.length > 0 && (failures.ERR_PIPELOCK_LOOP_BLOCKED ?? 0) < past.length) problems.push(`${failures.ERR_PIPELOCK_LOOP_BLOCKED ?? 0} cycle(s) failed with ERR_PIPELOCK_LOOP_BLOCKED, ${past.length} expected`);
+  return problems;
 }
 
 function rounds(scale: number, full: number): number {
@@ -188,6 +214,31 @@ export const SCENARIOS: readonly Scenario[] = [
         ledger.requestStall(2 * lockMs);
         while (ledger.stallPending) await delay(5);
         await delay(2 * lockMs + 300);
+      }
+    },
+  },
+  {
+    name: 'worker-renewal',
+    fault: `renewal 'worker', sections of 1.2× the lock duration kept by renewals: a master SIGKILLed and restarted after 1.5× the duration, another SIGSTOPped for 2× it, a holder's loop blocked for 2× it (under heartbeatBound ${kBoundMs} ms: kept), then one blocked ${kPastBoundMs} ms (past it: let go, told)`,
+    expect: 'safe',
+    section: 'renewed',
+    holdMs: 1_200,
+    afterMs: 4_000,
+    load: { workers: 2, contenders: 4, resources: 4 },
+    heartbeatBound: kBoundMs,
+    problems: renewedProblems,
+    inject: async ({ masters, ledger, lockMs }) => {
+      await masters.masters[0]!.restart({ delayMs: 1.5 * lockMs });
+      await delay(300);
+      const paused = masters.masters[3]!;
+      paused.pause();
+      await delay(2 * lockMs);
+      paused.resume();
+      await delay(300);
+      for (const ms of [2 * lockMs, kPastBoundMs]) {
+        ledger.requestStall(ms);
+        while (ledger.stallPending) await delay(5);
+        await delay(ms + lockMs + 300);
       }
     },
   },

@@ -2,6 +2,7 @@
  * One renewal measurement in a fresh process (run with --expose-gc): hold N locks for a window
  * and count what keeping them alive costs. Prints one JSON line.
  *   --contender pipelock|pipelock-watch|pipelock-worker|node-redlock --locks N --duration MS --window MS --urls a,b,…
+ *   [--prefix P]: key prefix (default renew:), to run two contenders side by side on the same masters.
  *   [--block MS]: instead, block the event loop for MS once the locks are held and count the locks lost.
  */
 import { parseArgs } from 'node:util';
@@ -18,8 +19,11 @@ const { values } = parseArgs({
     window: { type: 'string' },
     urls: { type: 'string' },
     block: { type: 'string' },
+    prefix: { type: 'string' },
   },
 });
+/** Key prefix: two contenders can run side by side on the same masters (paired runs under the same load). */
+const prefix = values.prefix ?? 'renew:';
 const blockMs = Number(values.block ?? 0);
 const contender = values.contender ?? '';
 const count = Number(values.locks);
@@ -78,7 +82,7 @@ if (contender.startsWith('pipelock')) {
   await redlock.ready();
   const locks: Lock[] = [];
   for (let i = 0; i < count; i += 1000) {
-    const batch = Array.from({ length: Math.min(1000, count - i) }, (_, j) => redlock.acquire([`renew:${i + j}`], duration, { autoExtend: true, onLockLost: (_l, e) => { if (lost++ === 0) console.error(`first loss at ${(performance.now() - acquireStart).toFixed(0)} ms: ${e.message.slice(0, 300)}`); } }));
+    const batch = Array.from({ length: Math.min(1000, count - i) }, (_, j) => redlock.acquire([`${prefix}${i + j}`], duration, { autoExtend: true, onLockLost: (_l, e) => { if (lost++ === 0) console.error(`first loss at ${(performance.now() - acquireStart).toFixed(0)} ms: ${e.message.slice(0, 300)}`); } }));
     locks.push(...(await Promise.all(batch)));
   }
   release = async () => {
@@ -101,7 +105,7 @@ if (contender.startsWith('pipelock')) {
     for (let j = i; j < Math.min(count, i + 1000); j++) {
       let held!: () => void;
       acquired.push(new Promise<void>((resolve) => (held = resolve)));
-      running.push(redlock.using([`renew:${j}`], duration, async (signal) => {
+      running.push(redlock.using([`${prefix}${j}`], duration, async (signal) => {
         held();
         signal.addEventListener('abort', () => lost++, { once: true });
         await stopped;

@@ -16,6 +16,18 @@ export interface RenewalRow {
   readonly heapBytesPerLock: number;
   readonly lost: number;
   readonly acquireSeconds: number;
+  /** Kept from an earlier run by a run of other contenders or sizes: that run's date, version and command. */
+  readonly from?: string;
+}
+
+/** The blocked-loop scenario's row: locks lost by one contender. */
+export interface BlockedRow {
+  readonly contender: string;
+  readonly locks: number;
+  readonly duration: number;
+  readonly blockMs: number;
+  readonly lost: number;
+  readonly from?: string;
 }
 
 export interface RenewalResult {
@@ -24,7 +36,24 @@ export interface RenewalResult {
   readonly windowMs: number;
   readonly rows: readonly RenewalRow[];
   /** The blocked-loop scenario: locks lost per contender (absent in results before issue 44). */
-  readonly blocked?: readonly { readonly contender: string; readonly locks: number; readonly duration: number; readonly blockMs: number; readonly lost: number }[];
+  readonly blocked?: readonly BlockedRow[];
+}
+
+/**
+ * This run's rows over `previous`'s: a row of a contender and size this run measured replaces the
+ * old one; the others are kept, each marked with the run it came from. The blocked rows likewise,
+ * by contender. Rows keep the order of sizes, then of contenders, as the full run writes them.
+ */
+export function mergeRenewal(run: RenewalResult, previous: RenewalResult | undefined): RenewalResult {
+  if (previous === undefined) return run;
+  const origin = (r: { readonly from?: string }): string => r.from ?? `${previous.host.date} (pipelock ${previous.host.pipelock}, ${previous.host.command})`;
+  const measured = new Set(run.rows.map((r) => `${r.contender}@${r.locks}`));
+  const kept = previous.rows.filter((r) => !measured.has(`${r.contender}@${r.locks}`)).map((r) => ({ ...r, from: origin(r) }));
+  const contenders = [...new Set([...previous.rows, ...run.rows].map((r) => r.contender))];
+  const rows = [...kept, ...run.rows].sort((a, b) => a.locks - b.locks || contenders.indexOf(a.contender) - contenders.indexOf(b.contender));
+  const ran = new Set((run.blocked ?? []).map((b) => b.contender));
+  const blocked = [...(previous.blocked ?? []).filter((b) => !ran.has(b.contender)).map((b) => ({ ...b, from: origin(b) })), ...(run.blocked ?? [])];
+  return { ...run, rows, blocked };
 }
 
 const int = (n: number): string => Math.round(n).toLocaleString('en-US');
@@ -51,7 +80,7 @@ export function renderRenewal(result: RenewalResult): string {
   for (const locks of sizes) {
     const rows = result.rows.filter((r) => r.locks === locks);
     for (const r of rows) {
-      out.push(`| ${int(locks)} | ${r.contender} | ${int(r.commandsPerDuration)} | ${r.commandsPerLockPerDuration.toFixed(3)} | ${int(r.executedPerDuration)} | ${r.redisCpuMsPerDuration.toFixed(1)} | ${r.clientCpuMsPerDuration.toFixed(1)} | ${int(r.heapBytesPerLock)} | ${int(r.lost)} |`);
+      out.push(`| ${int(locks)} | ${r.contender}${r.from === undefined ? '' : ' †'} | ${int(r.commandsPerDuration)} | ${r.commandsPerLockPerDuration.toFixed(3)} | ${int(r.executedPerDuration)} | ${r.redisCpuMsPerDuration.toFixed(1)} | ${r.clientCpuMsPerDuration.toFixed(1)} | ${int(r.heapBytesPerLock)} | ${int(r.lost)} |`);
     }
     const p = rows.find((r) => r.contender === 'pipelock');
     const n = rows.find((r) => r.contender === 'node-redlock');
@@ -68,6 +97,8 @@ export function renderRenewal(result: RenewalResult): string {
       out.push(`| | *worker ÷ in-thread* | client CPU ${(w.clientCpuMsPerDuration / p.clientCpuMsPerDuration).toFixed(2)}×; main loop busy ${busy(w)} ms vs ${busy(p)} ms per duration | | | | | | |`);
     }
   }
+  const from = [...new Set([...result.rows, ...(result.blocked ?? [])].flatMap((r) => (r.from === undefined ? [] : [r.from])))];
+  if (from.length > 0) out.push('', `† kept from an earlier run (same duration and window): ${from.join('; ')}. The other rows: ${result.host.date} (\`${result.host.command}\`).`);
   out.push('', ...renderBlocked(result));
   return out.join('\n');
 }
@@ -76,7 +107,7 @@ export function renderRenewal(result: RenewalResult): string {
 function renderBlocked(result: RenewalResult): string[] {
   if (result.blocked === undefined || result.blocked.length === 0) return [];
   const out = ['Event loop blocked synchronously once the locks are held (renewal `main` against `worker`):', '', '| contender | locks | duration ms | blocked ms | lost |', '|---|---:|---:|---:|---:|'];
-  for (const b of result.blocked) out.push(`| ${b.contender} | ${int(b.locks)} | ${int(b.duration)} | ${int(b.blockMs)} | ${int(b.lost)} |`);
+  for (const b of result.blocked) out.push(`| ${b.contender}${b.from === undefined ? '' : ' †'} | ${int(b.locks)} | ${int(b.duration)} | ${int(b.blockMs)} | ${int(b.lost)} |`);
   out.push('');
   return out;
 }

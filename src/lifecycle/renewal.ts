@@ -6,6 +6,8 @@ import { Heap } from '../util/heap.js';
 import { kLost, kOps, kRenewal, type Lock, type LockLostHandler, type RedlockAbortSignal } from './lock.js';
 import { Renewal, type RenewalHost } from './hold.js';
 import type { MasterSet } from '../engine/masters.js';
+import { OP_LEADER_READ } from '../protocol/opcodes.js';
+import { revokedKey } from '../watch/revoked.js';
 import { describeOutcomes } from '../engine/records.js';
 import { retryWait } from '../waiting/schedule.js';
 import { misconfigured } from './misconfigured.js';
@@ -199,7 +201,9 @@ export class Renewals implements Scheduler, RenewalHost {
     if (outcome !== UNCONFIRMED) {
       const nodes = this.#masters.outcomes(attempt);
       const why = outcome === NO_LONGER_HELD ? 'no longer held under its token on a quorum' : 'validity ran out before a renewal succeeded';
-      this.#lose(held, new LockLostError(`${lock.resources.join(', ')}: ${why}: ${describeOutcomes(nodes)}`, [], nodes));
+      const error = new LockLostError(`${lock.resources.join(', ')}: ${why}: ${describeOutcomes(nodes)}`, [], nodes);
+      if (outcome === NO_LONGER_HELD && lock[kOps].watchable) this.#refused(held, error);
+      else this.#lose(held, error);
       return;
     }
     const misconfiguration = misconfigured(attempt, this.#masters.nodes, () => []);
@@ -212,6 +216,20 @@ export class Renewals implements Scheduler, RenewalHost {
     this.#heap.push(held);
     this.#alarm.before(held.dueAt);
   };
+
+  /**
+   * Refused on a quorum: lost with the reason of a force-release if a revoked-marker stands beside
+   * one of its keys (read once, within nodeTimeout), else with `error`. Its expiry stays due meanwhile.
+   */
+  #refused(held: Renewal, error: LockLostError): void {
+    held.renewing = true;
+    held.dueAt = held.lock.validUntil;
+    this.#heap.push(held);
+    this.#alarm.before(held.dueAt);
+    void revokedReason(this.#masters, held.lock.resources, held.settings.nodeTimeout).then((reason) => {
+      if (held.active) this.#lose(held, reason === undefined ? error : new LockRevokedError(held.lock.resources.join(', '), reason));
+    });
+  }
 
   /**
    * A lock whose validity ran out (or whose bound was reached) is lost, its keys discarded. One lost
@@ -245,6 +263,29 @@ export class Renewals implements Scheduler, RenewalHost {
   }
 }
 
+
+/**
+ * The reason of a force-release of `resources`, read where a master holds a revoked-marker beside a
+ * key (forceRelease() sets both in one script); undefined if none does or nothing could be read.
+ */
+async function revokedReason(masters: MasterSet, resources: readonly string[], budget: number): Promise<string | undefined> {
+  if (masters.isClosed()) return undefined;
+  // One read per resource: a lock key and its marker share a cluster slot, two resources may not.
+  let reads;
+  try {
+    reads = await Promise.all(resources.map((resource) => masters.read(OP_LEADER_READ, [resource, revokedKey(resource)], budget).done));
+  } catch {
+    return undefined; // closed meanwhile: the refusal's own error stands
+  }
+  for (const read of reads) {
+    for (const answer of read.answers) {
+      const marker: unknown = Array.isArray(answer) ? answer[1] : undefined;
+      if (typeof marker === 'string') return marker;
+      if (Buffer.isBuffer(marker)) return marker.toString();
+    }
+  }
+  return undefined;
+}
 
 /** Stops renewing an auto-extended lock without releasing it (release, and run-once keeping its key as a marker). */
 export function stopRenewing(lock: Lock): void {

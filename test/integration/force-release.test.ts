@@ -55,6 +55,50 @@ for (const renewal of ['main', 'worker'] as const) {
   }));
 }
 
+for (const renewal of ['main', 'worker'] as const) {
+  test(`renewal '${renewal}', no watchHeld: the holder hears LockRevokedError with the reason at its next renewal, not a plain LockLostError`, timed(20_000, async ({ masters }) => {
+    const holder = new Redlock(masters.urls, { renewal, retryCount: 0 });
+    const operator = new Redlock(masters.urls, { retryCount: 0 });
+    try {
+      await Promise.all([holder.ready(), operator.ready()]);
+      // 600 ms: renewed every ~400 ms, so its next renewal comes soon after the force-release.
+      const lock = await holder.acquire(['stuck-job'], 600, { autoExtend: true });
+      const signal = lock.signal!;
+      const aborted = abortedAt(signal);
+      const start = performance.now();
+      await operator.forceRelease(['stuck-job'], { reason: 'job 43 stuck' });
+      const at = await aborted;
+      assert.instance(signal.reason, LockRevokedError, String(signal.reason));
+      assert.is((signal.reason as LockRevokedError).reason, 'job 43 stuck');
+      assert.is(signal.error, signal.reason);
+      assert.ok(at - start < 600, `aborted ${(at - start).toFixed(1)} ms after the call: at its next renewal`);
+    } finally {
+      await holder.quit();
+      await operator.quit();
+    }
+  }));
+}
+
+test("renewal 'worker': a holder that reads its signal before the worker's report arrived still gets the reason (the report is drained from its port at once)", timed(20_000, async ({ masters }) => {
+  const holder = new Redlock(masters.urls, { renewal: 'worker', retryCount: 0 });
+  const operator = new Redlock(masters.urls, { retryCount: 0 });
+  try {
+    await Promise.all([holder.ready(), operator.ready()]);
+    const lock = await holder.acquire(['stuck-job'], 600, { autoExtend: true });
+    await operator.forceRelease(['stuck-job'], { reason: 'job 44 stuck' });
+    // The loop blocked past the worker's next renewal: its cell says REVOKED, its report is still unread.
+    const until = performance.now() + 1500;
+    while (performance.now() < until) { /* a synchronous stretch */ }
+    const signal = lock.signal!;
+    assert.is(signal.aborted, true);
+    assert.instance(signal.reason, LockRevokedError, String(signal.reason));
+    assert.is((signal.reason as LockRevokedError).reason, 'job 44 stuck');
+  } finally {
+    await holder.quit();
+    await operator.quit();
+  }
+}));
+
 test('forceRelease of keys nobody holds runs on every master and says so; bad options are refused by name', timed(10_000, async ({ masters }) => {
   const redlock = new Redlock(masters.urls, { retryCount: 0 });
   try {

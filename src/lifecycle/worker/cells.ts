@@ -34,7 +34,12 @@ export const BLOCKED = 3;
 export const REVOKED = 4;
 /** maxExtensions or maxHoldTime was reached. */
 export const LIMIT = 5;
-export type CellState = typeof HELD | typeof LOST | typeof BLOCKED | typeof REVOKED | typeof LIMIT;
+/**
+ * Still held, but its last renewal was skipped: the main thread's heartbeat was older than the
+ * bound. Lost by its validity running out in this state, it is lost to a blocked loop.
+ */
+export const SKIPPED = 6;
+export type CellState = typeof HELD | typeof LOST | typeof BLOCKED | typeof REVOKED | typeof LIMIT | typeof SKIPPED;
 
 /** Cells per page: a page is one SharedArrayBuffer, sent once to the worker when first used. */
 export const kPageSlots = 1024;

@@ -1,13 +1,15 @@
 import { EventLoopBlockedError, ExtensionLimitError, LockLostError, LockRevokedError, type PipelockError } from '../../errors.js';
 import { readClockFirst } from '../../util/fresh-signal.js';
 import type { Lock, LockLostHandler, RedlockAbortSignal, Renewing } from '../lock.js';
-import { BLOCKED, HELD, LIMIT, REVOKED, toLocal, type Cells } from './cells.js';
+import { BLOCKED, HELD, LIMIT, REVOKED, SKIPPED, toLocal, type Cells } from './cells.js';
 
 /** What a WorkerHeld reports to its scheduler (src/lifecycle/worker/renewer.ts). */
 export interface HeldOwner {
   readonly cells: Cells;
   readonly boundMs: number;
   readonly maxExtensions: number;
+  /** Reads the worker's reports sent so far, at once (a loss it reported comes with its message and reason); whether `held` is still held. */
+  drain(held: WorkerHeld): boolean;
   /** The lock is lost with `error`; `discard`: the worker is told to delete its keys. */
   lose(held: WorkerHeld, error: PipelockError, discard: boolean): void;
   remove(held: WorkerHeld): void;
@@ -24,6 +26,8 @@ export class WorkerHeld implements Renewing {
   #controller: AbortController | undefined = undefined;
   #epoch = 0;
   active = true;
+  /** The Lock's expiration was set to 0 (lost, released, replaced): it reads 0 from then on. */
+  gone = false;
 
   constructor(
     readonly owner: HeldOwner,
@@ -43,12 +47,18 @@ export class WorkerHeld implements Renewing {
     return readClockFirst((this.#controller = new AbortController()).signal, () => { this.check(); });
   }
 
-  /** Lost at once if the cell says so or its validity ran out. */
+  /**
+   * Lost at once if the cell says so or its validity ran out; the worker's report of it is read
+   * first, so the error carries its message and a force-release's reason.
+   */
   check(): void {
     if (!this.active) return;
     const state = this.owner.cells.state(this.slot);
-    if (state !== HELD) this.owner.lose(this, this.errorOf(state, '', ''), false);
-    else if (performance.now() >= this.validUntil) this.owner.lose(this, this.errorOf(state, '', ''), true);
+    const held = state === HELD || state === SKIPPED;
+    if (held && performance.now() < this.validUntil) return;
+    if (!this.owner.drain(this)) return;
+    if (!held) this.owner.lose(this, this.errorOf(state, '', ''), false);
+    else this.owner.lose(this, this.errorOf(state === SKIPPED ? BLOCKED : HELD, '', ''), true);
   }
 
   /** The error a cell's state stands for; `message` and `reason` from the worker's report, when read. */

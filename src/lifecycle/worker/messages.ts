@@ -1,4 +1,5 @@
 import type { RedisClientOptions } from '@redis/client';
+import type { MessagePort } from 'node:worker_threads';
 import type { OpCode } from '../../protocol/opcodes.js';
 import type { ResolvedSettings } from '../../settings.js';
 import type { HoldSettings } from '../scheduler.js';
@@ -12,6 +13,8 @@ export interface WorkerData {
   readonly clientOptions: RedisClientOptions | undefined;
   /** The main thread's heartbeat (src/lifecycle/worker/cells.ts). */
   readonly heartbeat: SharedArrayBuffer;
+  /** Where the worker posts its Reports: a port of its own, which the main thread can also drain synchronously. */
+  readonly reports: MessagePort;
 }
 
 /** A held lock the worker renews from now on; its cell already holds its validity. */
@@ -25,12 +28,15 @@ export interface HoldOrder {
   readonly extend: OpCode;
   readonly release: OpCode;
   readonly watchable: boolean;
-  readonly settings: HoldSettings;
+  /** The id of a 'settings' order sent before: locks held with the same settings share one copy. */
+  readonly settings: number;
 }
 
 /** Main thread → worker, in batches (one message per tick). */
 export type Order =
   | { readonly t: 'page'; readonly buffer: SharedArrayBuffer }
+  /** The renewal settings that hold orders name by `id` from now on. */
+  | { readonly t: 'settings'; readonly id: number; readonly settings: HoldSettings }
   | HoldOrder
   /** Stop renewing the lock in `slot` (released or lost); `discard`: delete its keys, owner-checked. */
   | { readonly t: 'drop'; readonly slot: number; readonly discard: boolean }

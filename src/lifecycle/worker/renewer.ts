@@ -1,5 +1,5 @@
 import type { RedisClientOptions } from '@redis/client';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import type { MemberEntry } from '../../clients.js';
 import { publishLockLost } from '../../engine/channels.js';
 import { InvalidArgumentError, LockLostError, type PipelockError } from '../../errors.js';
@@ -32,11 +32,27 @@ export function checkWorkerMembers(entries: readonly MemberEntry[], clientOption
 function spawn(workerData: WorkerData): Worker {
   const source = import.meta.url.endsWith('.ts');
   const entry = new URL(source ? './thread.ts' : './thread.js', import.meta.url);
-  if (!source) return new Worker(entry, { workerData });
+  const transferList = [workerData.reports];
+  if (!source) return new Worker(entry, { workerData, transferList });
   // On Node 20 a loader registered with --import does not reach worker threads: the worker registers tsx itself.
   const boot = `import('tsx/esm/api').then((tsx) => tsx.register()).then(() => import(${JSON.stringify(entry.href)}))`;
-  return new Worker(boot, { eval: true, workerData });
+  return new Worker(boot, { eval: true, workerData, transferList });
 }
+
+// A worker-renewed Lock reads its validity from its cell: own accessors over the Lock's, the same
+// functions for every lock (a closure per lock cost ~260 bytes of heap each).
+function validUntilOf(this: Lock): number {
+  return (this[kRenewal] as WorkerHeld).validUntil;
+}
+function expirationOf(this: Lock): number {
+  const held = this[kRenewal] as WorkerHeld;
+  return held.gone ? 0 : Date.now() + (held.validUntil - performance.now());
+}
+function setExpiration(this: Lock, value: number): void {
+  (this[kRenewal] as WorkerHeld).gone = value === 0;
+}
+const kValidUntil: PropertyDescriptor = { get: validUntilOf, configurable: true };
+const kExpiration: PropertyDescriptor = { get: expirationOf, set: setExpiration, enumerable: true, configurable: true };
 
 /**
  * The renewal scheduler of setting renewal 'worker', on the main thread: it hands each held lock to
@@ -48,10 +64,16 @@ export class WorkerRenewals implements Scheduler, HeldOwner {
   readonly boundMs: number;
   readonly maxExtensions: number;
   readonly #worker: Worker;
+  readonly #reports: MessagePort;
   readonly #heartbeat = new Heartbeat();
   readonly #beat: NodeJS.Timeout;
-  readonly #held = new Map<number, WorkerHeld>();
+  /** By slot; an array rather than a Map: one word per held lock. */
+  readonly #held: (WorkerHeld | undefined)[] = [];
+  #size = 0;
   readonly #free: number[] = [];
+  /** The id each settings object was sent to the worker under ('settings' orders). */
+  readonly #settings = new WeakMap<HoldSettings, number>();
+  #settingsSent = 0;
   readonly #report: (error: unknown) => void;
   #orders: Order[] = [];
   #next = 0;
@@ -67,14 +89,17 @@ export class WorkerRenewals implements Scheduler, HeldOwner {
     this.maxExtensions = settings.maxExtensions;
     this.#report = report;
     this.#heartbeat.beat();
-    const data: WorkerData = { urls, settings, clientOptions, heartbeat: this.#heartbeat.buffer };
+    const { port1, port2 } = new MessageChannel();
+    this.#reports = port1;
+    const data: WorkerData = { urls, settings, clientOptions, heartbeat: this.#heartbeat.buffer, reports: port2 };
     this.#worker = spawn(data);
     // The masters' own connections keep the process alive while locks are held; the worker must not.
     this.#worker.unref();
     this.#ready = new Promise((resolve, reject) => { this.#onReady = resolve; this.#onFail = reject; });
     // Read by ready() callers; a failure before anyone asked must not be an unhandled rejection.
     this.#ready.catch(() => undefined);
-    this.#worker.on('message', (report: Report) => { this.#read(report); });
+    port1.on('message', (report: Report) => { this.#read(report); });
+    port1.unref();
     this.#worker.on('error', (error) => { this.#fail(error); });
     this.#worker.on('exit', (code) => { if (this.#closed === undefined) this.#fail(new Error(`exited with code ${code}`)); });
     // A cheap unref'd beat: the loop turned. Often enough that a healthy loop is never near the bound.
@@ -83,7 +108,7 @@ export class WorkerRenewals implements Scheduler, HeldOwner {
   }
 
   get size(): number {
-    return this.#held.size;
+    return this.#size;
   }
 
   hold(lock: Lock, duration: number, s: HoldSettings, onLockLost: LockLostHandler | undefined): void {
@@ -91,23 +116,28 @@ export class WorkerRenewals implements Scheduler, HeldOwner {
     this.cells.setUntil(slot, toShared(lock.validUntil));
     this.cells.setState(slot, HELD);
     const held = new WorkerHeld(this, lock, slot, onLockLost);
-    this.#held.set(slot, held);
+    this.#held[slot] = held;
+    this.#size++;
     lock[kRenewal] = held;
     if (this.#failed !== undefined) {
       this.lose(held, this.#failed, true);
       return;
     }
-    let gone = false;
-    // The Lock reads its validity from the cell: own properties over the Lock's accessors and field.
-    Object.defineProperty(lock, 'validUntil', { get: () => held.validUntil, configurable: true });
-    Object.defineProperty(lock, 'expiration', {
-      get: () => (gone ? 0 : Date.now() + (held.validUntil - performance.now())),
-      set: (value: number) => { gone = value === 0; },
-      enumerable: true,
-      configurable: true,
-    });
+    Object.defineProperty(lock, 'validUntil', kValidUntil);
+    Object.defineProperty(lock, 'expiration', kExpiration);
     const ops = lock[kOps];
-    this.#order({ t: 'hold', slot, resources: lock.resources, token: lock.value, duration, extensions: lock.extensions, extend: ops.extend, release: ops.release, watchable: ops.watchable, settings: s });
+    this.#order({ t: 'hold', slot, resources: lock.resources, token: lock.value, duration, extensions: lock.extensions, extend: ops.extend, release: ops.release, watchable: ops.watchable, settings: this.#settingsId(s) });
+  }
+
+  /** The id `s` was sent under; sent now (before the order that names it) the first time. */
+  #settingsId(s: HoldSettings): number {
+    let id = this.#settings.get(s);
+    if (id !== undefined) return id;
+    id = this.#settingsSent++;
+    this.#settings.set(s, id);
+    const { driftFactor, nodeTimeout, retryDelay, retryJitter, automaticExtensionThreshold, maxExtensions, maxHoldTime, watchHeld } = s;
+    this.#order({ t: 'settings', id, settings: { driftFactor, nodeTimeout, retryDelay, retryJitter, automaticExtensionThreshold, maxExtensions, maxHoldTime, watchHeld } });
+    return id;
   }
 
   /** A free slot, in a new page when every page is full (the worker is sent the page first). */
@@ -133,7 +163,8 @@ export class WorkerRenewals implements Scheduler, HeldOwner {
   #drop(held: WorkerHeld, discard: boolean): void {
     if (!held.active) return;
     held.active = false;
-    this.#held.delete(held.slot);
+    this.#held[held.slot] = undefined;
+    this.#size--;
     // The slot is free once the worker says so: a renewal of its still in flight writes the cell.
     this.#order({ t: 'drop', slot: held.slot, discard });
   }
@@ -155,7 +186,7 @@ export class WorkerRenewals implements Scheduler, HeldOwner {
 
   stop(reason: PipelockError): void {
     clearInterval(this.#beat);
-    for (const held of [...this.#held.values()]) this.lose(held, reason, false);
+    for (const held of this.#held) if (held !== undefined) this.lose(held, reason, false);
   }
 
   close(): Promise<void> {
@@ -164,8 +195,8 @@ export class WorkerRenewals implements Scheduler, HeldOwner {
     const worker = this.#worker;
     this.#closed = new Promise<void>((resolve) => {
       const timer = after(kCloseGraceMs, () => { void worker.terminate().then(() => { resolve(); }); });
-      worker.once('exit', () => { clearTimeout(timer); resolve(); });
-      worker.on('message', (report: Report) => { if (report.closed === true) void worker.terminate(); });
+      worker.once('exit', () => { clearTimeout(timer); this.#reports.close(); resolve(); });
+      this.#reports.on('message', (report: Report) => { if (report.closed === true) void worker.terminate(); });
     });
     return this.#closed;
   }
@@ -184,11 +215,16 @@ export class WorkerRenewals implements Scheduler, HeldOwner {
     return this.#ready;
   }
 
+  drain(held: WorkerHeld): boolean {
+    for (let next = receiveMessageOnPort(this.#reports); next !== undefined; next = receiveMessageOnPort(this.#reports)) this.#read(next.message as Report);
+    return held.active;
+  }
+
   #read(report: Report): void {
     if (report.ready === true) this.#onReady();
     for (const slot of report.freed) this.#free.push(slot);
     for (const [slot, state, message, reason] of report.lost) {
-      const held = this.#held.get(slot);
+      const held = this.#held[slot];
       if (held !== undefined) this.lose(held, held.errorOf(state, message, reason), false);
     }
   }
@@ -198,6 +234,6 @@ export class WorkerRenewals implements Scheduler, HeldOwner {
     this.#report(cause);
     this.#onFail(new Error(`the renewal worker stopped before it was ready: ${(cause as Error).message}`, { cause }));
     const error = this.#failed = new LockLostError(`the renewal worker stopped (${(cause as Error).message}): nothing renews this lock any more`, [], [], { cause });
-    for (const held of [...this.#held.values()]) this.lose(held, error, false);
+    for (const held of this.#held) if (held !== undefined) this.lose(held, error, false);
   }
 }

@@ -11,7 +11,8 @@ import { checkClients } from '../../transport/members.js';
 import { WatchHub } from '../../watch/hub.js';
 import { Lock, kOps, kRenewal, kRenewed, type LockOwner, type Renewing } from '../lock.js';
 import { Renewals, stopRenewing } from '../renewal.js';
-import { BLOCKED, Cells, Heartbeat, HELD, LIMIT, LOST, REVOKED, toLocal, toShared, type CellState } from './cells.js';
+import type { HoldSettings } from '../scheduler.js';
+import { BLOCKED, Cells, Heartbeat, HELD, LIMIT, LOST, REVOKED, SKIPPED, toLocal, toShared, type CellState } from './cells.js';
 import type { HoldOrder, Order, Report, WorkerData } from './messages.js';
 
 /** The worker's locks are never released or extended by a caller: only renewed. */
@@ -35,10 +36,11 @@ class CellLock extends Lock {
 
 /** How long the worker waits for its connections before it says it is ready anyway (its renewals retry). */
 const kReadyMs = 5000;
-/** Locks whose last renewal was skipped: the main thread's heartbeat was older than the bound. */
-const blocked = new WeakSet<Lock>();
 const data = workerData as WorkerData;
 const port = parentPort!;
+const reports = data.reports;
+/** The renewal settings hold orders name, by id. */
+const settings = new Map<number, HoldSettings>();
 const cells = new Cells();
 const heartbeat = new Heartbeat(data.heartbeat);
 const bound = data.settings.heartbeatBound;
@@ -49,11 +51,16 @@ let lost: [number, CellState, string, string][] = [];
 let freed: number[] = [];
 let flushing = false;
 
+/** A renewal skipped for the heartbeat is marked in the lock's cell (SKIPPED), where both threads read it. */
 function mayRenew(lock: Lock): boolean {
-  const fresh = heartbeat.age < bound;
-  if (fresh) blocked.delete(lock);
-  else blocked.add(lock);
-  return fresh;
+  if (!(lock instanceof CellLock)) return true;
+  const slot = lock.slot;
+  if (heartbeat.age < bound) {
+    if (cells.state(slot) === SKIPPED) cells.setState(slot, HELD);
+    return true;
+  }
+  cells.setState(slot, SKIPPED);
+  return false;
 }
 
 const renewals = new Renewals(masters, data.settings.renewalWindow, hub, mayRenew);
@@ -67,12 +74,12 @@ function flush(): void {
     const report: Report = { lost, freed };
     lost = [];
     freed = [];
-    port.postMessage(report);
+    reports.postMessage(report);
   });
 }
 
-function stateOf(lock: Lock, error: PipelockError): CellState {
-  if (blocked.has(lock)) return BLOCKED;
+function stateOf(slot: number, error: PipelockError): CellState {
+  if (cells.state(slot) === SKIPPED) return BLOCKED;
   if (error instanceof LockRevokedError) return REVOKED;
   return error instanceof ExtensionLimitError ? LIMIT : LOST;
 }
@@ -80,7 +87,7 @@ function stateOf(lock: Lock, error: PipelockError): CellState {
 /** Each lock's loss handler: its slot is bound here rather than read back from the Lock. */
 const onLost = (slot: number) => (lock: Lock, error: PipelockError): void => {
   if (held.get(slot) !== lock) return;
-  const state = stateOf(lock, error);
+  const state = stateOf(slot, error);
   cells.setState(slot, state);
   lost.push([slot, state, error.message, error instanceof LockRevokedError ? error.reason : '']);
   flush();
@@ -90,7 +97,7 @@ function hold(order: HoldOrder): void {
   const lock = new CellLock(masters, order, order.slot, cells, performance.now());
   held.set(order.slot, lock);
   cells.setState(order.slot, HELD);
-  renewals.hold(lock, order.duration, order.settings, onLost(order.slot));
+  renewals.hold(lock, order.duration, settings.get(order.settings)!, onLost(order.slot));
 }
 
 function drop(slot: number, discard: boolean): void {
@@ -116,17 +123,19 @@ async function quit(): Promise<void> {
     await masters.drain();
     await masters.close(false);
   }
-  port.postMessage({ lost: [], freed: [], closed: true } satisfies Report);
+  reports.postMessage({ lost: [], freed: [], closed: true } satisfies Report);
+  reports.close();
   port.close();
 }
 
 // The main thread's ready() waits for this: a lock held before the worker runs is not renewed.
-void masters.ready(kReadyMs).catch(() => undefined).then(() => { port.postMessage({ lost: [], freed: [], ready: true } satisfies Report); });
+void masters.ready(kReadyMs).catch(() => undefined).then(() => { reports.postMessage({ lost: [], freed: [], ready: true } satisfies Report); });
 
 port.on('message', (orders: readonly Order[]) => {
   for (const order of orders) {
-    if (order.t === 'page') cells.add(order.buffer);
-    else if (order.t === 'hold') hold(order);
+    if (order.t === 'hold') hold(order);
+    else if (order.t === 'page') cells.add(order.buffer);
+    else if (order.t === 'settings') settings.set(order.id, order.settings);
     else if (order.t === 'drop') drop(order.slot, order.discard);
     else if (order.t === 'retime') retime(order.slot, order.duration);
     else void quit();
