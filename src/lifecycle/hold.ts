@@ -38,6 +38,8 @@ export class Renewal implements Renewing {
   renewing = false;
   /** extend() calls sent so far; `sent` is the count the renewal out was sent after, `sentFor` its duration. */
   epoch = 0;
+  /** Refused on a quorum, its force-release reason being read: lost with this on the next read of its signal. */
+  refusal: PipelockError | undefined = undefined;
   sent = 0;
   sentFor = 0;
 
@@ -76,7 +78,7 @@ export class Renewal implements Renewing {
    */
   #check(): void {
     if (!this.active) return;
-    if (performance.now() >= this.lock.validUntil) this.renewals.expire(this);
+    if (this.refusal !== undefined || performance.now() >= this.lock.validUntil) this.renewals.expire(this);
     else if (Date.now() >= this.lock.expiration) this.renewals.expire(this, true);
   }
 

@@ -219,10 +219,12 @@ export class Renewals implements Scheduler, RenewalHost {
 
   /**
    * Refused on a quorum: lost with the reason of a force-release if a revoked-marker stands beside
-   * one of its keys (read once, within nodeTimeout), else with `error`. Its expiry stays due meanwhile.
+   * one of its keys (read once, within nodeTimeout), else with `error`. Its expiry stays due meanwhile,
+   * and a read of its signal before the answer loses it at once with `error`: it is not ours on a quorum.
    */
   #refused(held: Renewal, error: LockLostError): void {
     held.renewing = true;
+    held.refusal = error;
     held.dueAt = held.lock.validUntil;
     this.#heap.push(held);
     this.#alarm.before(held.dueAt);
@@ -238,7 +240,8 @@ export class Renewals implements Scheduler, RenewalHost {
    */
   expire(held: Renewal, early = false): void {
     const resources = held.lock.resources.join(', ');
-    if (early) this.#lose(held, new LockLostError(`${resources}: the wall clock passed its expiration (a suspended host, or a clock step)`), false);
+    if (held.refusal !== undefined) this.#lose(held, held.refusal);
+    else if (early) this.#lose(held, new LockLostError(`${resources}: the wall clock passed its expiration (a suspended host, or a clock step)`), false);
     else if (held.final) this.#lose(held, new ExtensionLimitError(held.settings.maxExtensions));
     else this.#lose(held, new LockLostError(`${resources}: validity ran out before a renewal succeeded`));
   }
