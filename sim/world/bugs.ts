@@ -108,7 +108,7 @@ export const kBugs: readonly PlantedBug[] = [
   {
     name: 'worker-past-heartbeat',
     what: "the renewal worker renews whatever the main thread's heartbeat says: a hung process holds its locks for ever (issue 44's heartbeat bound)",
-    patches: [...kWorkerPatches, { file: 'src/lifecycle/worker/thread.ts', from: 'const fresh = heartbeat.age < bound;', to: 'const fresh = true;' }],
+    patches: [...kWorkerPatches, { file: 'src/lifecycle/worker/thread.ts', from: 'if (heartbeat.age < bound) {', to: 'if (true) {' }],
     scenarios: ['worker'],
   },
   {
