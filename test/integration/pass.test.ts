@@ -29,8 +29,16 @@ test('a lock passed to a waiter of the same Redlock: its token and validity, not
     const theirs = other.acquire(['passed'], 10_000);
     await delay(50);
     const waiting = mine.acquire(['passed'], 10_000);
-    await delay(50);
-    const before = await commandCalls(probes);
+    // The other process's waiter opens its watch connection as it starts to wait (a handshake, a
+    // tracking switch and its reads, on a loaded machine past 50 ms): counted from once it is quiet.
+    let before = await commandCalls(probes);
+    await eventually(async () => {
+      await delay(100);
+      const now = await commandCalls(probes);
+      const quiet = now.every((n, i) => n === before[i]);
+      before = now;
+      return quiet;
+    }, 5_000, 'the masters quiet before the release');
     const released = await held.release();
     const next = await waiting;
     assert.is(released.passedOn, true);
