@@ -91,6 +91,17 @@ function rounds(scale: number, full: number): number {
   return Math.max(2, Math.round(full * scale));
 }
 
+/** Master 0 SIGKILLed and restarted after 1.5× the lock duration, then master 3 SIGSTOPped for 2× it. */
+async function killThenPause(masters: LocalMasters, lockMs: number): Promise<void> {
+  await masters.masters[0]!.restart({ delayMs: 1.5 * lockMs });
+  await delay(300);
+  const paused = masters.masters[3]!;
+  paused.pause();
+  await delay(2 * lockMs);
+  paused.resume();
+  await delay(300);
+}
+
 async function everyMaster(masters: LocalMasters, command: string[]): Promise<void> {
   await Promise.all(masters.urls.map((url) => withClient(url, (client) => client.sendCommand(command))));
 }
@@ -228,13 +239,7 @@ export const SCENARIOS: readonly Scenario[] = [
     heartbeatBound: kBoundMs,
     problems: renewedProblems,
     inject: async ({ masters, ledger, lockMs }) => {
-      await masters.masters[0]!.restart({ delayMs: 1.5 * lockMs });
-      await delay(300);
-      const paused = masters.masters[3]!;
-      paused.pause();
-      await delay(2 * lockMs);
-      paused.resume();
-      await delay(300);
+      await killThenPause(masters, lockMs);
       for (const ms of [2 * lockMs, kPastBoundMs]) {
         ledger.requestStall(ms);
         while (ledger.stallPending) await delay(5);
@@ -262,13 +267,7 @@ export const SCENARIOS: readonly Scenario[] = [
     expect: 'safe',
     section: 'reentrant',
     inject: async ({ masters, lockMs }) => {
-      await masters.masters[0]!.restart({ delayMs: 1.5 * lockMs });
-      await delay(300);
-      const paused = masters.masters[3]!;
-      paused.pause();
-      await delay(2 * lockMs);
-      paused.resume();
-      await delay(300);
+      await killThenPause(masters, lockMs);
     },
   },
   {
