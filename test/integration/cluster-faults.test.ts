@@ -93,6 +93,10 @@ test('a slot migrated mid-run: locks on it keep being acquired, extended and rel
     ];
     while (cycles.during < 20) await sleep(10);
     const asking = async (): Promise<number> => Number(/cmdstat_asking:calls=(\d+)/.exec(await c0.command(to, ['INFO', 'commandstats']) as string)?.[1] ?? 0);
+    // One lock held across the whole migration: its key is on the source when the slot starts
+    // migrating, so at least one key moves while its lock is held, however the workers are timed
+    // (on a loaded CI machine every worker's key was once released before the first MIGRATE).
+    const longHeld = await plainLocks[0]!.acquire(['{mig}:held'], 10_000);
     const askingBefore = await asking();
     const moved = await migrate(c0, slot, from, to, () => false);
     const asked = await asking() - askingBefore;
@@ -105,6 +109,11 @@ test('a slot migrated mid-run: locks on it keep being acquired, extended and rel
     assert.is(missing, 0);
     assert.equal(unreleased, []);
     assert.ok(moved > 0, 'keys were migrated while locks were held');
+    // The lock whose key moved is extended and released on the shard that now owns it.
+    await longHeld.extend(10_000);
+    assert.is(await c0.command(to, ['GET', '{mig}:held']), longHeld.value);
+    assert.is((await (await longHeld.release()).complete()).released, 1);
+    assert.is(await c0.command(to, ['EXISTS', '{mig}:held']), 0);
     assert.ok(asked > 0, 'calls were redirected with ASK to the importing shard');
     assert.ok(duringCycles > 20, `cycles while migrating: ${duringCycles}`);
     // The slot now lives on the target; a plain lock there votes for on its first try.

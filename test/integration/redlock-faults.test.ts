@@ -246,7 +246,14 @@ function faults(kind: 'urls' | 'ioredis'): void {
           const error = await rejection(rival.acquire(['contended'], 5000), ResourceLockedError);
           const elapsed = performance.now() - started;
           assert.is(error.attempts.length, 4);
-          assert.equal(error.nodes.map((n) => n.vote), ['timeout', 'timeout', 'against', 'against', 'against']);
+          assert.equal(error.nodes.slice(2).map((n) => n.vote), ['against', 'against', 'against']);
+          // The slow two time out; on a loaded machine the last attempt may start after the first
+          // attempt's call there ran past its budget, which marks them stalled: that attempt is not
+          // sent to them and reads NodeStalledError (CI read 'error' there once).
+          for (const node of error.nodes.slice(0, 2)) {
+            if (node.vote === 'error') assert.instance(node.error, NodeStalledError);
+            else assert.is(node.vote, 'timeout');
+          }
           // Each attempt loses at the fast masters' third 'against'. Its undo on the slow two is queued
           // ahead of the next attempt there, so a retry does not wait for it (4 × 250 ms if it did);
           // the error waits for the last undo's budget.
