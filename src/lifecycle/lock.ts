@@ -85,6 +85,8 @@ export const kPassedOn = Symbol('pipelock.passedOn');
 export const kRenewed = Symbol('pipelock.renewed');
 /** The lock was lost: its expiration reads 0. */
 export const kLost = Symbol('pipelock.lost');
+/** A renewal of the lock was refused on a quorum; whether a force-release says why is being read. */
+export const kRefused = Symbol('pipelock.refused');
 
 /**
  * The Lock extend() made of each lock it replaced, so that disposing the first of a chain releases
@@ -199,6 +201,11 @@ export class Lock implements CompletionKeeper {
   /** @hidden Internal state of the lock lifecycle, keyed by a symbol the package does not export. */
   [kLost](): void {
     this.expiration = 0;
+  }
+
+  /** @hidden Internal state of the lock lifecycle: the renewal worker's locks mark their cell (the main thread's see the Renewal's refusal). */
+  [kRefused](): void {
+    // Nothing here: the scheduler's Renewal holds the refusal for the signal to read.
   }
 
   /**

@@ -3,7 +3,7 @@ import { publishLockLost, publishRenewal } from '../engine/channels.js';
 import { ExtensionLimitError, LockLostError, LockRevokedError, type PipelockError } from '../errors.js';
 import { Alarm } from '../util/alarm.js';
 import { Heap } from '../util/heap.js';
-import { kLost, kOps, kRenewal, type Lock, type LockLostHandler, type RedlockAbortSignal } from './lock.js';
+import { kLost, kOps, kRefused, kRenewal, type Lock, type LockLostHandler, type RedlockAbortSignal } from './lock.js';
 import { Renewal, type RenewalHost } from './hold.js';
 import type { MasterSet } from '../engine/masters.js';
 import { OP_LEADER_READ } from '../protocol/opcodes.js';
@@ -225,6 +225,7 @@ export class Renewals implements Scheduler, RenewalHost {
   #refused(held: Renewal, error: LockLostError): void {
     held.renewing = true;
     held.refusal = error;
+    held.lock[kRefused]();
     held.dueAt = held.lock.validUntil;
     this.#heap.push(held);
     this.#alarm.before(held.dueAt);

@@ -127,4 +127,34 @@ test('a nested reentrant using() does not enter a lock whose lease ran out while
   }
 }));
 
+// A renewal refused on a quorum (the keys deleted under the holder) is followed by a read for a
+// force-release marker, which waits up to nodeTimeout for a master that does not answer. The lock
+// is not ours on a quorum from the refusal on: its signal must say so then, not at that read's
+// answer nor at its validity's end.
+for (const renewal of ['main', 'worker'] as const) {
+  test(`renewal '${renewal}': a refused renewal aborts the signal at once, while the marker read waits for a paused master`, timed(15_000, async ({ masters }) => {
+    const redlock = await opened(new Redlock(masters.urls, { renewal, nodeTimeout: 4000, retryCount: 0 }));
+    const probes = await connectAll(masters.urls);
+    try {
+      await redlock.ready();
+      const lock = await redlock.acquire(['refused'], 1500, { autoExtend: true });
+      const signal = lock.signal!;
+      masters.masters[2]!.pause();
+      for (const probe of probes.slice(0, 2)) await probe.del('refused');
+      // Polled as a holder would: each read of signal.aborted reads the lock's state.
+      let left = Infinity;
+      await eventually(() => {
+        left = lock.expiration - Date.now();
+        return signal.aborted;
+      }, 5000, 'the signal aborted');
+      assert.ok(left > 150, `aborted ${left.toFixed(0)} ms before the validity's end: at its end, not at the refusal`);
+      assert.match(String(signal.reason), /no longer held|refused/);
+    } finally {
+      masters.masters[2]!.resume();
+      await closeAll(probes);
+      await redlock.quit();
+    }
+  }));
+}
+
 test.run();

@@ -39,7 +39,12 @@ export const LIMIT = 5;
  * bound. Lost by its validity running out in this state, it is lost to a blocked loop.
  */
 export const SKIPPED = 6;
-export type CellState = typeof HELD | typeof LOST | typeof BLOCKED | typeof REVOKED | typeof LIMIT | typeof SKIPPED;
+/**
+ * A renewal was refused on a quorum: not ours any more. The worker is reading whether a
+ * force-release marker says why (up to nodeTimeout); the main thread loses it at its next read.
+ */
+export const REFUSED = 7;
+export type CellState = typeof HELD | typeof LOST | typeof BLOCKED | typeof REVOKED | typeof LIMIT | typeof SKIPPED | typeof REFUSED;
 
 /** Cells per page: a page is one SharedArrayBuffer, sent once to the worker when first used. */
 export const kPageSlots = 1024;

@@ -1,7 +1,7 @@
 import { EventLoopBlockedError, ExtensionLimitError, LockLostError, LockRevokedError, type PipelockError } from '../../errors.js';
 import { readClockFirst } from '../../util/fresh-signal.js';
 import type { Lock, LockLostHandler, RedlockAbortSignal, Renewing } from '../lock.js';
-import { BLOCKED, HELD, LIMIT, REVOKED, SKIPPED, toLocal, type Cells } from './cells.js';
+import { BLOCKED, HELD, LIMIT, REFUSED, REVOKED, SKIPPED, toLocal, type Cells } from './cells.js';
 
 /** What a WorkerHeld reports to its scheduler (src/lifecycle/worker/renewer.ts). */
 export interface HeldOwner {
@@ -67,6 +67,7 @@ export class WorkerHeld implements Renewing {
     if (state === BLOCKED) return new EventLoopBlockedError(resources, this.owner.boundMs);
     if (state === REVOKED) return new LockRevokedError(resources, reason);
     if (state === LIMIT) return new ExtensionLimitError(this.owner.maxExtensions);
+    if (state === REFUSED) return new LockLostError(`${resources}: a renewal was refused: no longer held under its token on a quorum`);
     return new LockLostError(message === '' ? `${resources}: validity ran out before a renewal succeeded` : message);
   }
 

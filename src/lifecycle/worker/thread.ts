@@ -9,10 +9,10 @@ import { MasterSet } from '../../engine/masters.js';
 import { ExtensionLimitError, LockRevokedError, RedlockClosedError, type PipelockError } from '../../errors.js';
 import { checkClients } from '../../transport/members.js';
 import { WatchHub } from '../../watch/hub.js';
-import { Lock, kOps, kRenewal, kRenewed, type LockOwner, type Renewing } from '../lock.js';
+import { Lock, kOps, kRefused, kRenewal, kRenewed, type LockOwner, type Renewing } from '../lock.js';
 import { Renewals, stopRenewing } from '../renewal.js';
 import type { HoldSettings } from '../scheduler.js';
-import { BLOCKED, Cells, Heartbeat, HELD, LIMIT, LOST, REVOKED, SKIPPED, toLocal, toShared, type CellState } from './cells.js';
+import { BLOCKED, Cells, Heartbeat, HELD, LIMIT, LOST, REFUSED, REVOKED, SKIPPED, toLocal, toShared, type CellState } from './cells.js';
 import type { HoldOrder, Order, Report, WorkerData } from './messages.js';
 
 /** The worker's locks are never released or extended by a caller: only renewed. */
@@ -31,6 +31,11 @@ class CellLock extends Lock {
   override [kRenewed](validUntil: number, now: number): void {
     super[kRenewed](validUntil, now);
     this.cells.setUntil(this.slot, toShared(validUntil));
+  }
+
+  /** The main thread reads it lost from now on, while this thread reads whether a force-release says why. */
+  override [kRefused](): void {
+    this.cells.setState(this.slot, REFUSED);
   }
 }
 
