@@ -4,6 +4,7 @@ import { mastersSuite, probesEach } from '../helpers/masters.js';
 import { CutProxy } from '../helpers/cut-proxy.js';
 import { eventually } from '../helpers/redis.js';
 import { timed } from '../helpers/timeout.js';
+import { once } from 'node:events';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { Redis } from 'ioredis';
 import { createClient } from '@redis/client';
@@ -17,6 +18,8 @@ import type { Sink } from '../../src/transport/transport.js';
 // promise per command, through cuts, resets and error replies mid-pipeline.
 const test = mastersSuite('lean connection', { count: 1, flushEach: true });
 const probes = probesEach(test);
+const givenNode = (url: string) => createClient({ url, name: 'given-node' });
+type GivenNode = ReturnType<typeof givenNode>;
 
 /** Records what each token got, and how many times. */
 class Tally implements Sink<number> {
@@ -170,9 +173,24 @@ test('Redlock on a URL whose replies are cut mid-buffer: every acquisition settl
 test("connection: 'lean' beside given ioredis and @redis/client clients: opened from their options, the clients stay the user's", timed(15000, async ({ masters }) => {
   const url = masters.urls[0]!;
   const io = new Redis(url, { connectionName: 'given-io', keyPrefix: 'app:' });
-  const node = createClient({ url, name: 'given-node' });
+  const node = givenNode(url);
   node.on('error', () => undefined);
-  await node.connect();
+  try {
+    await node.connect();
+    // pipelock opens its own lean connection and does not wait for the user's: the user's client is
+    // ready here first, so its status at the end says what quit() did to it (CI's loaded run read
+    // 'connect' there, the handshake of SETNAME still out, without this).
+    if (io.status !== 'ready') await once(io, 'ready');
+    await check(io, node);
+  } finally {
+    // A client left connecting to masters that are gone keeps the file's process alive.
+    io.disconnect();
+    if (node.isOpen) await node.close();
+  }
+}));
+
+/** Each given client beside a lean Redlock; quit({ keepClients: true }) leaves both ready. */
+async function check(io: Redis, node: GivenNode): Promise<void> {
   for (const [given, name] of [[io, 'given-io'], [node, 'given-node']] as const) {
     const redlock = new Redlock([given], { retryCount: 0, connection: 'lean' });
     await redlock.ready();
@@ -189,8 +207,6 @@ test("connection: 'lean' beside given ioredis and @redis/client clients: opened 
   }
   assert.is(io.status, 'ready', 'keepClients kept the ioredis client');
   assert.ok(node.isReady, 'keepClients kept the @redis/client client');
-  io.disconnect();
-  await node.close();
-}));
+}
 
 test.run();
