@@ -1,0 +1,67 @@
+/**
+ * The capacity sweep's knee against a manual sweep (issue 46: "knee within ±10 %"). On one set of
+ * 5 local masters: `pipelock loadtest --sweep` finds its knee K; then separate fixed-rate runs from
+ * 70 % to 130 % of K in 5 % steps, each judged by the same threshold, give the manual knee M: the
+ * highest rate below the first that failed, the sweep's own definition. Prints |K − M| / M and
+ * writes bench/results/sweep-check.json. A quiet machine: the knee is a CPU ceiling.
+ *   npm run bench:sweep-check [-- --rate 5000 --threshold 'acquire.p99<10ms' --duration 5s]
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { hostInfo, ROOT } from '../lib/host.js';
+import { startMasters } from '../../src/testing/masters.js';
+
+const { values } = parseArgs({
+  options: {
+    rate: { type: 'string', default: '5000' },
+    threshold: { type: 'string', default: 'acquire.p99<10ms' },
+    duration: { type: 'string', default: '5s' },
+    warmup: { type: 'string', default: '2s' },
+    out: { type: 'string', default: join(ROOT, 'bench', 'results', 'sweep-check.json') },
+  },
+});
+const kTolerance = 0.1;
+const command = `npm run bench:sweep-check${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
+const host = hostInfo([], command);
+const dir = mkdtempSync(join(tmpdir(), 'pipelock-sweep-check-'));
+const masters = await startMasters({ count: 5 });
+
+/** One `pipelock loadtest` run on the shared masters: its exit code and its JSON result. */
+function loadtest(args: readonly string[]): { code: number; result: { throughput: number; sweep?: { knee: number | null; steps: { rate: number; ok: boolean }[] } } } {
+  const json = join(dir, 'run.json');
+  const run = spawnSync(process.execPath, [
+    '--conditions=pipelock-source', '--import', 'tsx', join(ROOT, 'tools/src/cli/main.ts'), 'loadtest',
+    '--servers', masters.urls.join(','), '--threshold', values.threshold, '--duration', values.duration, '--warmup', values.warmup,
+    '--keys', '1000000', '--json', json, ...args,
+  ], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], timeout: 600_000 });
+  if (run.status !== 0 && run.status !== 99) throw new Error(`loadtest ${args.join(' ')} exited ${String(run.status)}: ${run.stderr}`);
+  return { code: run.status, result: JSON.parse(readFileSync(json, 'utf8')) as ReturnType<typeof loadtest>['result'] };
+}
+
+try {
+  const sweep = loadtest(['--rate', values.rate, '--sweep', '--sweep-step', 'x1.25', '--sweep-steps', '16']);
+  const knee = sweep.result.sweep?.knee ?? null;
+  if (knee === null) throw new Error(`the sweep found no knee: even ${values.rate}/s failed ${values.threshold}`);
+  console.log(`sweep: knee ${knee}/s (steps ${sweep.result.sweep!.steps.map((s) => `${s.rate}${s.ok ? '' : '✗'}`).join(', ')})`);
+  const manual: { rate: number; ok: boolean; throughput: number }[] = [];
+  for (let share = 0.7; share <= 1.3 + 1e-9; share += 0.05) {
+    const rate = Math.round(knee * share);
+    const run = loadtest(['--rate', String(rate)]);
+    manual.push({ rate, ok: run.code === 0, throughput: run.result.throughput });
+    console.log(`manual ${rate}/s: ${run.result.throughput.toFixed(0)} cycles/s, ${run.code === 0 ? 'held' : 'failed'}`);
+  }
+  const firstFail = manual.findIndex((step) => !step.ok);
+  const manualKnee = firstFail === 0 ? null : manual[(firstFail === -1 ? manual.length : firstFail) - 1]!.rate;
+  const off = manualKnee === null ? Infinity : Math.abs(knee - manualKnee) / manualKnee;
+  const within = off <= kTolerance;
+  console.log(`knee ${knee}/s, manual ${String(manualKnee)}/s: ${(off * 100).toFixed(1)} % apart (${within ? 'within' : 'outside'} ±${kTolerance * 100} %)${firstFail === -1 ? '; every manual rate held: the manual knee is at least 130 % of the sweep\'s' : ''}`);
+  mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
+  writeFileSync(values.out, JSON.stringify({ host, threshold: values.threshold, duration: values.duration, sweep: sweep.result.sweep, knee, manual, manualKnee, off, within }, null, 1) + '\n');
+  process.exitCode = within ? 0 : 1;
+} finally {
+  await masters.close();
+  rmSync(dir, { recursive: true, force: true });
+}
