@@ -50,18 +50,17 @@ fi
 
 # Installed beside its final place, then renamed into it, so no reader ever sees half an install.
 staging="$cache/.artillery-$kVersion.$$"
-trap 'rm -rf "$staging"' EXIT
+log="$staging.log"
+trap 'rm -rf "$staging" "$log"' EXIT
 mkdir -p "$staging"
 echo '{ "private": true, "description": "artillery for pipelock tests (scripts/ensure-artillery.sh)" }' >"$staging/package.json"
 echo "ensure-artillery: installing artillery@$kVersion into $dir (npm install --ignore-scripts; ~1-3 min)" >&2
 started=$SECONDS
-if ! (cd "$staging" && npm install --ignore-scripts --no-audit --no-fund --loglevel=error "artillery@$kVersion") >"$staging.log" 2>&1; then
+if ! (cd "$staging" && npm install --ignore-scripts --no-audit --no-fund --loglevel=error "artillery@$kVersion") >"$log" 2>&1; then
   echo "ensure-artillery: npm install artillery@$kVersion failed; its output ends with:" >&2
-  tail -n 30 "$staging.log" >&2
-  rm -f "$staging.log"
+  tail -n 30 "$log" >&2
   fail "$hint"
 fi
-rm -f "$staging.log"
 echo "ensure-artillery: installed in $((SECONDS - started)) s" >&2
 rm -rf "$dir"
 mv -T "$staging" "$dir" || fail "cannot move $staging to $dir"
