@@ -34,8 +34,9 @@ export interface ArtilleryExit { code: number | null; signal: NodeJS.Signals | n
 /**
  * `artillery run --output report script` with `workers` local worker threads. Artillery loads an
  * engine with require.resolve('artillery-engine-<name>') from its own install (then NODE_PATH), and
- * the workspace package's `main` is its build: a one-line package in `dir` points it at the source
- * instead, which tsx (preloaded through NODE_OPTIONS, which Artillery passes on to its workers) runs.
+ * the workspace package's `main` is its build, absent in a checkout (tsx's tsconfig paths do not
+ * apply to a require from node_modules): a one-line package in `dir` points it at the source
+ * instead, which tsx runs (preloaded through NODE_OPTIONS, so in Artillery's worker threads too).
  */
 export async function artilleryRun(dir: string, script: string, report: string, options: { workers: number; limitMs: number }): Promise<ArtilleryExit> {
   const shim = join(dir, 'node_modules', 'artillery-engine-pipelock');
@@ -45,7 +46,7 @@ export async function artilleryRun(dir: string, script: string, report: string, 
   const preload = pathToFileURL(join(root, 'test', 'helpers', 'artillery-cpus.mjs')).href;
   const env = {
     ...process.env,
-    NODE_OPTIONS: `--conditions=pipelock-source --import tsx --import ${preload}`,
+    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --conditions=pipelock-source --import tsx --import ${preload}`.trim(),
     NODE_PATH: join(dir, 'node_modules'),
     PIPELOCK_ARTILLERY_WORKERS: String(options.workers),
     ARTILLERY_DISABLE_TELEMETRY: 'true',
