@@ -48,9 +48,10 @@ export default tseslint.config(
     },
   },
   {
-    // Plain JavaScript run under callgrind without tsx (bench/ci/cycles.js says why): outside the
+    // Plain JavaScript run without tsx (bench/ci/cycles.js under callgrind; test/helpers/artillery-cpus.mjs
+    // preloaded into Artillery, whose worker threads cannot import TypeScript that early): outside the
     // TypeScript project, so linted without type information.
-    files: ['bench/ci/cycles.js'],
+    files: ['bench/ci/cycles.js', 'test/helpers/artillery-cpus.mjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: { process: 'readonly' } },
   },

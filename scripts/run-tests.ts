@@ -17,9 +17,10 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const setup = pathToFileURL(join(root, 'test', 'helpers', 'setup.ts')).href;
 const timesPath = join(root, '.tmp', 'test-times.json');
 const kTestFile = /\.test\.ts$/;
-/** The servers each tier starts, by the script that finds (or, as root, installs) them. */
+/** The servers and tools each tier needs, by the script that finds (or installs) them. */
 const kNeeds: Readonly<Record<string, readonly string[]>> = {
-  integration: ['scripts/ensure-redis.sh'],
+  // artillery-run.test.ts runs the real `artillery run`, installed on demand rather than by npm ci (~460 MB).
+  integration: ['scripts/ensure-redis.sh', 'scripts/ensure-artillery.sh'],
   package: ['scripts/ensure-redis.sh'],
   valkey: ['scripts/ensure-redis.sh', 'scripts/ensure-valkey.sh'],
 };

@@ -1,8 +1,8 @@
 /**
- * A minimal Artillery runner: what artillery's core/lib/runner.js does with an engine, for testing
- * artillery-engine-pipelock without installing Artillery (≈90 dependencies, among them a Playwright
- * Chromium and the AWS and Azure SDKs). Like runner.js it loads the engine with
- * require('artillery-engine-' + name) for each name in config.engines, constructs it with
+ * A minimal Artillery runner: what Artillery's runner (lib/core/runner.ts in 2.0.34) does with an
+ * engine, keeping every sample the engine emitted, which the real Artillery's report
+ * (test/helpers/artillery.ts) sketches and rounds. Like it, it loads 'artillery-engine-' + name for
+ * each name in config.engines (Artillery: require.resolve, then import()), constructs it with
  * (script, ee, helpers), awaits init() when it is an async function, compiles each scenario with
  * createScenario(spec, events) at the first arrival, counts virtual users on 'started', turns the
  * events counter/histogram/rate/error into metrics (errors as errors.CODE), and emits 'done' on the
