@@ -24,7 +24,8 @@ export interface AclGrants {
 
 /** The batch script's operations each feature runs; `lock` is every acquisition's (waiting at the gate and passing are on by default). */
 const kOps: Readonly<Record<AclFeature, readonly string[]>> = {
-  lock: [OP_ACQUIRE, OP_EXTEND, OP_RELEASE, OP_GATED, OP_HANDOVER, OP_KEYS_READ],
+  // OP_LEADER_READ: a refused renewal of an auto-extended lock reads the key and its revoked-marker.
+  lock: [OP_ACQUIRE, OP_EXTEND, OP_RELEASE, OP_GATED, OP_HANDOVER, OP_KEYS_READ, OP_LEADER_READ],
   fencing: [OP_FENCED_ACQUIRE, OP_RAISE],
   runOnce: [OP_INCR, OP_MARK_DONE, OP_IS_DONE],
   semaphore: [OP_PERMIT, OP_PERMIT_EXTEND, OP_PERMIT_RELEASE],
@@ -108,8 +109,9 @@ export function aclGrants(features: readonly AclFeature[] = ACL_FEATURES, keys =
   }
   const patterns = new Set([keys, 'pipelock:queue:*']);
   if (features.includes('fencing') || features.includes('election')) patterns.add('pipelock:fence:*');
-  // watchHeld reads a force-release's marker beside each held key (src/watch/revoked.ts).
-  if (features.includes('watchHeld')) patterns.add('pipelock:revoked:*');
+  // A force-release's marker beside each held key (src/watch/revoked.ts): read by watchHeld and by
+  // the refused renewal of any auto-extended lock (src/lifecycle/renewal.ts).
+  patterns.add('pipelock:revoked:*');
   patterns.add('pipelock:probe');
   return { commands: [...commands].sort(), keys: [...patterns].map((p) => `%RW~${p}`), channels: ['&__redis__:invalidate'] };
 }

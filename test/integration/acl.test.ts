@@ -99,6 +99,23 @@ test('with ioredis clients (CLIENT ID, SUBSCRIBE for the tracking redirect), wai
   }
 }));
 
+test('a lock user with autoExtend hears a force-release as LockRevokedError: its refused renewal may read the marker beside the key', timed(20_000, async ({ masters }) => {
+  const url = await userWith(masters.urls[0]!, 'u-revoked', aclGrants(['lock'], kPattern));
+  const holder = new Redlock([url], { retryCount: 0 });
+  const operator = new Redlock(masters.urls, { retryCount: 0 });
+  try {
+    const lock = await holder.acquire(['res:stuck'], 600, { autoExtend: true });
+    const signal = lock.signal!;
+    const aborted = new Promise((resolve) => { signal.addEventListener('abort', resolve, { once: true }); });
+    await operator.forceRelease(['res:stuck'], { reason: 'stuck job' });
+    await aborted;
+    assert.is((signal.reason as Error).name, 'LockRevokedError', String(signal.reason));
+  } finally {
+    await holder.quit();
+    await operator.quit();
+  }
+}));
+
 for (const [feature, missing] of [['lock', 'set'], ['fencing', 'time'], ['rwlock', 'zadd']] as const) {
   test(`a ${feature} user missing +${missing} gets MisconfigurationError naming it`, timed(20_000, async ({ masters }) => {
     const grants = aclGrants([feature], kPattern);
