@@ -5,6 +5,9 @@
  * with each regeneration that moves them.
  */
 
+/** The run the notes were written from, printed above them: when the tables move, the notes may lag. */
+export const kNotesFrom = 'written from the run of 2026-11-26 at bb499cd, before the lean connection (decision 0010); the figures in them are that run\'s, not the table\'s above, where they differ';
+
 /** Keyed by Target.id. */
 export const MISSED_TARGET_NOTES: Readonly<Record<string, string>> = {
   'c1-ceiling':

@@ -16,7 +16,7 @@ import { hostLine, ROOT } from './lib/host.js';
 import { ratio, summarize, type ContenderSummary, type Summary } from './lib/summary.js';
 import type { Spread } from './lib/stats.js';
 import type { MicroResult } from './micro/run.js';
-import { MISSED_TARGET_NOTES } from './notes.js';
+import { kNotesFrom, MISSED_TARGET_NOTES } from './notes.js';
 import { judgeTargets } from './lib/targets.js';
 import { CONFIGS, contenderInfo, PEERS, QUORUM_CEILING, repsOf } from './peers/contender.js';
 import type { PeersResult } from './peers/harness.js';
@@ -81,7 +81,7 @@ export function renderMarkdown(peers: PeersResult, micro: MicroResult | undefine
   for (const t of targets) out.push(`| ${t.text} | ${t.figure} | ${t.met === undefined ? 'not measured' : t.met ? 'yes' : '**no**'} |`);
   const missed = targets.filter((t) => t.met === false);
   if (missed.length > 0) {
-    out.push('', '**Why targets were missed:**', '');
+    out.push('', `**Why targets were missed** (${kNotesFrom}):`, '');
     for (const t of missed) out.push(`- *${t.text}*: ${MISSED_TARGET_NOTES[t.id] ?? 'not yet analysed (no note in bench/notes.ts).'}`);
   }
   out.push('');
