@@ -23,7 +23,7 @@ export const kBugs: readonly PlantedBug[] = [
   {
     name: 'validity-from-reply',
     what: 'validity counted from when the quorum answered instead of from when the attempt was sent',
-    patches: [{ file: 'src/lifecycle/acquire.ts', from: 'const until = validUntil(attempt.start, duration, s.driftFactor);', to: 'const until = validUntil(performance.now(), duration, s.driftFactor);' }],
+    patches: [{ file: 'src/lifecycle/acquire.ts', from: 'const until = validUntil(attempt.start, a.duration, s.driftFactor);', to: 'const until = validUntil(performance.now(), a.duration, s.driftFactor);' }],
   },
   {
     name: 'extend-from-deadline',
@@ -54,7 +54,7 @@ export const kBugs: readonly PlantedBug[] = [
   {
     name: 'no-undo',
     what: 'the keys a lost attempt won on some masters are not undone before a retry (node-redlock v5 self-blocking retries)',
-    patches: [{ file: 'src/lifecycle/acquire.ts', from: 'const undone = masters.cleanup(attempt, lockKeys, kind?.ops.release);', to: 'const undone = Promise.resolve();' }],
+    patches: [{ file: 'src/lifecycle/acquire.ts', from: 'const undone = masters.cleanup(attempt, lockKeys, a.kind.ops.release);', to: 'const undone = Promise.resolve();' }],
   },
   {
     name: 'handover-without-owner-check',

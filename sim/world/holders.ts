@@ -5,6 +5,8 @@ import type { Proc } from './process.js';
 
 /** A claim's length when a holder acts at one instant without knowing its validity (using()'s routine). */
 const kInstant = 0.001;
+/** Redlock's default driftFactor, which the simulated processes keep (run.ts kSettings). */
+const kDriftFactor = 0.01;
 
 /**
  * How a workload tells the history what its holders believe, in the holder's process: `take` when
@@ -21,15 +23,28 @@ export class Holders {
   readonly lost: string[] = [];
   /** Properties a workload judges where it acts (a reentrant holder entering an expired lock). */
   readonly violations: Violation[] = [];
+  /** Where a lock's validity began before acquire() resolved (see `take`): the world instant. */
+  readonly #since = new WeakMap<Claim, number>();
   #next = 0;
 
   constructor(readonly history: History) {}
 
-  take(proc: Proc, lock: Lock, resource: string, kind: Claim['kind'], permits = 1): Claim {
+  /**
+   * `duration`, what the holder asked for, dates the lock's validity: it began duration − drift
+   * before validUntil (its winning attempt's send, src/lifecycle/validity.ts), which may be well
+   * before acquire() resolved. A handover's heir sleeps while the releaser's handover sets its keys:
+   * a pause of the process then (the releaser's work after release()) eats the heir's validity
+   * before the heir holds the lock (handover seed 48: 4.4 ms left of 150, a renewal's round trip is more).
+   */
+  take(proc: Proc, lock: Lock, resource: string, kind: Claim['kind'], permits = 1, duration?: number): Claim {
     const now = proc.world.now;
     const holder = `h${this.#next++}`;
     if (lock.validity <= 0) this.expired.push(`${holder} (p${proc.id}) got ${resource} with validity ${lock.validity.toFixed(1)} ms`);
     const claim: Claim = { holder, proc: proc.id, resource, kind, permits, fence: lock.fence, from: now, to: Math.max(now + kInstant, proc.worldAt(lock.validUntil)) };
+    if (duration !== undefined) {
+      const since = proc.worldAt(lock.validUntil - duration + Math.round(duration * kDriftFactor) + 2);
+      if (since < now) this.#since.set(claim, since);
+    }
     this.history.claims.push(claim);
     this.history.log(proc.id, `${holder} holds ${resource} (${kind}${lock.fence === undefined ? '' : ` fence ${lock.fence}`}) until ${claim.to.toFixed(1)}`);
     return claim;
@@ -57,10 +72,13 @@ export class Holders {
     return `h${this.#next++}`;
   }
 
-  /** An auto-extended lock's holder lets go: in the quiet phase, its lock must not have been lost (see `lost`). */
+  /**
+   * An auto-extended lock's holder lets go: in the quiet phase, its lock must not have been lost (see
+   * `lost`) unless its process was paused while the lock's validity ran, from where it began (`take`).
+   */
   kept(proc: Proc, claim: Claim, lock: Lock, quiet: boolean): void {
     const signal = lock.signal;
-    if (!quiet || signal?.aborted !== true || proc.pausedWithin(claim.from, proc.world.now)) return;
+    if (!quiet || signal?.aborted !== true || proc.pausedWithin(this.#since.get(claim) ?? claim.from, proc.world.now)) return;
     this.lost.push(`${claim.holder} (p${proc.id}) lost ${claim.resource} in the quiet phase: ${String(signal.reason).slice(0, 120)}`);
   }
 

@@ -128,7 +128,7 @@ export async function workerHolds(w: Worker, until: number): Promise<void> {
       history.settle(op, outcome(error));
     }
     if (lock !== undefined) {
-      const claim = holders.take(proc, lock, resource, 'x');
+      const claim = holders.take(proc, lock, resource, 'x', 1, duration);
       // A lock passed within the process comes with its holder's validity, which may outlast bound + duration.
       let most = lock.validity;
       for (let i = random.between(0, 4); i > 0; i--) {

@@ -39,9 +39,9 @@ export function outcome(error: unknown): string {
 const kDurations = [150, 300, 1000, 2500];
 
 /** Holds `lock` for a while, acting at each step while its validity lasts; extends it now and then. */
-async function hold(w: Worker, lock: Lock, resource: string, claimKind: 'x' | 'w' | 'r' | 'p', permits = 1): Promise<Lock> {
+async function hold(w: Worker, lock: Lock, resource: string, duration: number, claimKind: 'x' | 'w' | 'r' | 'p', permits = 1): Promise<Lock> {
   const { proc, random, holders } = w;
-  const claim = holders.take(proc, lock, resource, claimKind, permits);
+  const claim = holders.take(proc, lock, resource, claimKind, permits, duration);
   const steps = random.between(0, 4);
   for (let i = 0; i < steps; i++) {
     // An auto-extended lock is kept by its renewals: its holder may work past its first validity.
@@ -126,7 +126,7 @@ export async function mutexes(w: Worker, until: number): Promise<void> {
       } catch (error) {
         history.settle(op, outcome(error));
       }
-      if (lock !== undefined) await letGo(w, await hold(w, lock, resource, 'x'), resource);
+      if (lock !== undefined) await letGo(w, await hold(w, lock, resource, duration, 'x'), resource);
     }
     await sleep(random.between(0, 200));
   }
@@ -156,7 +156,7 @@ export async function kinds(w: Worker, until: number): Promise<void> {
     } catch (error) {
       history.settle(op, outcome(error));
     }
-    if (lock !== undefined) await letGo(w, await hold(w, lock, resource, kind, kPermits), resource);
+    if (lock !== undefined) await letGo(w, await hold(w, lock, resource, duration, kind, kPermits), resource);
     await sleep(random.between(0, 200));
   }
 }

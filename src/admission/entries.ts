@@ -3,7 +3,7 @@
  * that its turn came (`admit`: its keys are in the window, send now) or that it leaves with
  * nothing sent (`refuse`). A class to extend rather than a record of callbacks: a queued
  * acquisition is then one object, and a burst of 100,000 of them holds no closure per entry
- * (src/lifecycle/queued.ts).
+ * (src/lifecycle/acquisition.ts).
  */
 export abstract class Queued {
   /** Stops listening to the caller's signal (src/util/on-abort.ts); the window's. */

@@ -96,6 +96,19 @@ export class AdmissionWindow {
   }
 
   /**
+   * A release's run through the window: room ahead of every queued acquisition, then `send` (called
+   * once the room is there), and the room given back when the attempt it sent is decided. Rejects,
+   * with nothing sent, only when the Redlock is closed.
+   */
+  async runFirst(keys: number, send: () => Attempt): Promise<Attempt> {
+    if (!this.tryEnterFirst(keys)) await this.enterFirst(keys);
+    const attempt = send();
+    await attempt.done;
+    this.decided(attempt, keys, performance.now() - attempt.start);
+    return attempt;
+  }
+
+  /**
    * Waits for room. Rejects without sending anything: with OverloadedError when `deadline` would
    * pass before this attempt's turn (estimated from the masters' observed decision time), or
    * when it passes while waiting; with LockAbortedError when `signal` aborts while waiting.

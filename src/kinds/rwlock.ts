@@ -3,7 +3,7 @@ import { MUTEX_OPS, type Lock, type LockOps, type RedlockAbortSignal } from '../
 import type { CallSettings } from '../lifecycle/lock.js';
 import { OP_READ, OP_READ_EXTEND, OP_READ_RELEASE, OP_WRITE } from '../protocol/opcodes.js';
 import { usingLock } from '../lifecycle/using.js';
-import type { Kind, KindHost } from '../lifecycle/kind.js';
+import { none, type Kind, type KindHost } from '../lifecycle/kind.js';
 
 /** A read lock is an entry in the readers' sorted set: extended and released there, owner-checked. */
 const READ_OPS: LockOps = Object.freeze({ extend: OP_READ_EXTEND, release: OP_READ_RELEASE, watchable: false });
@@ -55,7 +55,7 @@ export class ReadWriteLock {
     const [readers, writer, waiting] = this.#keys as [string, string, string];
     const kind: Kind = {
       name: 'read lock', resource: this.resource, opcode: OP_READ, keys: this.#keys, extra: '', target: 0,
-      lockKeys: [readers], ops: READ_OPS, waitKeys: [writer, waiting], waiting: 'alone', refused: () => false,
+      lockKeys: [readers], ops: READ_OPS, waitKeys: [writer, waiting], waiting: 'alone', foreign: false, refused: () => false, terms: none, fence: none,
     };
     return this.#redlock.acquireKind(kind, duration, settings);
   }
@@ -72,7 +72,7 @@ export class ReadWriteLock {
       ? Math.max(1, Math.ceil(2 * (delay + jitter) + budget)) : 1000;
     const kind: Kind = {
       name: 'write lock', resource: this.resource, opcode: OP_WRITE, keys: this.#keys, extra: String(marker), target: 0,
-      lockKeys: [writer], ops: MUTEX_OPS, waitKeys: [readers, writer], waiting: 'line', refused: () => false,
+      lockKeys: [writer], ops: MUTEX_OPS, waitKeys: [readers, writer], waiting: 'line', foreign: false, refused: () => false, terms: none, fence: none,
     };
     return this.#redlock.acquireKind(kind, duration, settings);
   }

@@ -140,6 +140,19 @@ class PermitKind implements Kind {
     return this.#held;
   }
 
+  get foreign(): boolean {
+    return false;
+  }
+
+  /** Permits are never handed over (their waiters wait side by side), nor fenced. */
+  terms(): undefined {
+    return undefined;
+  }
+
+  fence(): undefined {
+    return undefined;
+  }
+
   refused(attempt: Attempt): boolean {
     // The hints: per master that refused, the free slot it offered (+ 1); the most offered wins.
     const counts = attempt.counts;

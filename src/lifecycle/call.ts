@@ -1,5 +1,4 @@
 import { InvalidArgumentError } from '../errors.js';
-import type { InTurn } from '../waiting/gate.js';
 import { mergeSettings, type ResolvedSettings } from '../settings.js';
 import { isObject } from '../util/checks.js';
 import type { LockLostHandler } from './lock.js';
@@ -12,8 +11,6 @@ export interface ResolvedCall {
   readonly autoExtend: boolean;
   readonly fencing: boolean;
   readonly onLockLost: LockLostHandler | undefined;
-  /** Waits in turn from its arrival (an election's campaign; src/waiting/gate.ts InTurn). Internal. */
-  readonly inTurn?: InTurn;
 }
 
 /** The numbers a call may override. */

@@ -56,27 +56,25 @@ export class Releases {
       }
       // It gave up as it was being passed the lock: released the usual way.
     }
-    const n = lock.resources.length;
-    if (!this.window.tryEnterFirst(n)) await this.#enter(n);
-    const attempt = this.masters.execute(lock[kOps].release, lock.resources, lock.value, '0', s.nodeTimeout);
-    await attempt.done;
-    this.window.decided(attempt, n, performance.now() - attempt.start);
+    const attempt = await this.window.runFirst(lock.resources.length, () => this.#send(lock, s));
     if (answeredByQuorum(attempt)) return new ReleaseResult(this.masters, attempt);
     return this.#again(lock, s, expires, [attempt]);
+  }
+
+  /** The owner-checked delete of `lock`'s keys on every master. */
+  #send(lock: Lock, s: ResolvedSettings): Attempt {
+    return this.masters.execute(lock[kOps].release, lock.resources, lock.value, '0', s.nodeTimeout);
   }
 
   async #handOver(lock: Lock, s: ResolvedSettings, expires: number, heir: Ticket): Promise<ReleaseResult> {
     const n = lock.resources.length;
     let attempt: Attempt;
     try {
-      if (!this.window.tryEnterFirst(n)) await this.#enter(n);
-      attempt = handOver(this.masters, lock, heir);
+      attempt = await this.window.runFirst(n, () => handOver(this.masters, lock, heir));
     } catch (error) {
       heir.receive(undefined);
       throw error;
     }
-    await attempt.done;
-    this.window.decided(attempt, n, performance.now() - attempt.start);
     if (attempt.won) {
       // The heir gave up while the keys passed to it: they are nobody's, and deleted before this resolves.
       if (!heir.receive(attempt)) await this.masters.cleanup(attempt, lock.resources);
@@ -85,15 +83,18 @@ export class Releases {
     // Refused or unanswered on a quorum: the new token goes wherever it may have been written, the
     // lock is released as usual, and the heir tries the masters, behind that release on each connection.
     void this.masters.cleanup(attempt, lock.resources);
-    let release: Attempt;
-    try {
-      if (!this.window.tryEnterFirst(n)) await this.#enter(n);
-      release = this.masters.execute(lock[kOps].release, lock.resources, lock.value, '0', s.nodeTimeout);
-    } finally {
+    // The heir wakes once the release is sent (or could not be: closed), not once it is decided.
+    const sent = (): Attempt => {
+      try {
+        return this.#send(lock, s);
+      } finally {
+        heir.receive(undefined);
+      }
+    };
+    const release = await this.window.runFirst(n, sent).catch((error: unknown) => {
       heir.receive(undefined);
-    }
-    await release.done;
-    this.window.decided(release, n, performance.now() - release.start);
+      throw error;
+    });
     if (answeredByQuorum(release)) return new ReleaseResult(this.masters, release);
     return this.#again(lock, s, expires, [release]);
   }
@@ -112,17 +113,9 @@ export class Releases {
       }
       await sleep(wait, undefined, noAttempts);
       this.masters.assertOpen();
-      if (!this.window.tryEnterFirst(n)) await this.#enter(n);
-      const attempt = this.masters.retry(previous, s.nodeTimeout);
+      const attempt = await this.window.runFirst(n, () => this.masters.retry(previous, s.nodeTimeout));
       tries.push(attempt);
-      await attempt.done;
-      this.window.decided(attempt, n, performance.now() - attempt.start);
       if (answeredByQuorum(attempt)) return new ReleaseResult(this.masters, attempt, tries);
     }
-  }
-
-  async #enter(n: number): Promise<void> {
-    await this.window.enterFirst(n);
-    this.masters.assertOpen();
   }
 }

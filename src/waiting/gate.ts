@@ -135,16 +135,6 @@ export const kBypassMs = 2;
 
 const kTurnHead = `${kBypassMs * 1000} ${kGraceMs * 1000} `;
 
-/**
- * A call that waits in turn from its arrival (an election's campaign): every attempt goes to the
- * gate first, so it joins the turns with its first refusal, and the first in line keeps the lock
- * to itself for `graceMs` (no bypass): order over speed. A first that died costs the others
- * `graceMs` once.
- */
-export interface InTurn {
-  readonly graceMs: number;
-}
-
 /** This process's prefix for its heads' ids in the queues: 64 random bits. */
 const processId = randomBytes(8).toString('hex');
 let count = 0;
@@ -163,10 +153,15 @@ export function turnsKey(names: KeyNames, resource: string, clustered: boolean):
   return names.beside('pipelock:queue:', resource, clustered);
 }
 
-/** The `G` operation's extra argument: the bypass and the grace in µs, then the head's id. */
-export function turnArgs(id: string, inTurn?: InTurn): string {
-  if (inTurn === undefined) return kTurnHead + id;
-  const grace = Math.round(inTurn.graceMs * 1000);
+/**
+ * The `G` operation's extra argument: the bypass and the grace in µs, then the head's id. A call
+ * that waits in turn from its arrival (WaitMode `turn`: an election's campaign) goes to the gate at
+ * every attempt, so it joins the turns with its first refusal, and the first in line keeps the lock
+ * to itself for `graceMs` (no bypass): order over speed. A first that died costs the others `graceMs` once.
+ */
+export function turnArgs(id: string, graceMs?: number): string {
+  if (graceMs === undefined) return kTurnHead + id;
+  const grace = Math.round(graceMs * 1000);
   return `${grace} ${grace} ${id}`;
 }
 
@@ -174,9 +169,9 @@ export function turnArgs(id: string, inTurn?: InTurn): string {
  * A woken mutex acquisition sent to master `gate` first, in its turn (`turn`, this caller's id) in
  * the turns at `turns` there, and to the other masters once the gate granted it (or could not answer).
  */
-export function sendGated(masters: MasterSet, gate: number, keys: readonly string[], ttlArg: string, budget: number, turns: string, turn: string, inTurn?: InTurn): Attempt {
+export function sendGated(masters: MasterSet, gate: number, keys: readonly string[], ttlArg: string, budget: number, turns: string, turn: string, graceMs?: number): Attempt {
   masters.assertOpen();
   const attempt = masters.attempt(OP_ACQUIRE, keys, createToken(), ttlArg, budget, false);
-  masters.enqueueOn(gate, new GateProbe(attempt, turns, turnArgs(turn, inTurn), masters));
+  masters.enqueueOn(gate, new GateProbe(attempt, turns, turnArgs(turn, graceMs), masters));
   return attempt;
 }

@@ -3,10 +3,10 @@ import { publishAcquireRetry } from '../engine/channels.js';
 import type { MasterSet } from '../engine/masters.js';
 import { lostToErrors } from '../engine/quorum.js';
 import type { ExecutionStats } from '../errors.js';
-import { sendGated, turnId, turnsKey, type InTurn } from './gate.js';
+import { sendGated, turnId, turnsKey } from './gate.js';
 import { isAborted, mayRetry, retryWait, sleep, type ScheduleSettings } from './schedule.js';
 import type { HandoverTerms, Passed, Ticket } from './ticket.js';
-import type { Waiters, WaitMode } from './waiters.js';
+import { inLine, type Waiters, type Waiting, type WaitMode } from './waiters.js';
 
 /** The first split's backoff window, ms: about a local round trip to the masters. */
 const kSplitBackoffMs = 1;
@@ -50,40 +50,51 @@ export class Wait {
   /** The master the last attempt was gated at, or -1. */
   #gatedAt = -1;
 
+  /** The keys it sleeps on. */
+  readonly resources: readonly string[];
+  /**
+   * `line` behind this process's other callers (`turn`: from its arrival, to the gate first), or
+   * (where many may hold at once) wait alone: in line behind one head, a process took its permits
+   * one acquisition at a time.
+   */
+  readonly mode: WaitMode;
+  /** In turn: the first in line's grace at the gate, ms. */
+  readonly #graceMs: number | undefined;
+
   constructor(
     readonly waiters: Waiters | undefined,
-    readonly resources: readonly string[],
+    how: Waiting,
     readonly settings: ScheduleSettings,
     readonly deadline: number,
-    /**
-     * `line` behind this process's other callers, or (where many may hold at once) wait alone:
-     * in line behind one head, a process took its permits one acquisition at a time.
-     */
-    readonly mode: WaitMode,
     /** What a lock handed to this call must be (src/lifecycle/handover.ts); plain mutexes only. */
     readonly terms: HandoverTerms | undefined,
     /** False for a wait that begins after the call's first attempt: it was not a newcomer to the line. */
     arriving: boolean,
-    /** Every attempt to the gate first, from the first (see InTurn); made before the first attempt. */
-    readonly inTurn?: InTurn,
   ) {
-    if (arriving && Wait.early(waiters, resources, settings, mode, inTurn)) this.#ticket = waiters!.join(resources);
+    this.resources = how.waitKeys;
+    this.mode = how.waiting;
+    this.#graceMs = how.graceMs;
+    if (arriving && Wait.early(waiters, how, settings)) this.#ticket = waiters!.join(this.resources);
   }
 
   /**
    * Whether a call joins this process's line before its first attempt: one in turn always (it goes
    * to the gate from the first), another only behind calls already waiting for the same resources.
    */
-  static early(waiters: Waiters | undefined, resources: readonly string[], settings: ScheduleSettings, mode: WaitMode, inTurn: InTurn | undefined): boolean {
-    return waiters !== undefined && mode === 'line' && settings.retryCount !== 0 && (inTurn !== undefined || waiters.inLine(resources));
+  static early(waiters: Waiters | undefined, how: Waiting, settings: ScheduleSettings): boolean {
+    return Wait.#joins(waiters, how, settings) && (how.waiting === 'turn' || waiters!.inLine(how.waitKeys));
   }
 
   /**
    * Whether a newcomer waits in line behind the calls of this process already waiting for the same
    * resources, instead of racing them to the masters (with retryCount 0 it only ever makes one attempt).
    */
-  static behind(waiters: Waiters | undefined, resources: readonly string[], settings: ScheduleSettings, mode: WaitMode): boolean {
-    return Wait.early(waiters, resources, settings, mode, undefined);
+  static behind(waiters: Waiters | undefined, how: Waiting, settings: ScheduleSettings): boolean {
+    return Wait.#joins(waiters, how, settings) && waiters!.inLine(how.waitKeys);
+  }
+
+  static #joins(waiters: Waiters | undefined, how: Waiting, settings: ScheduleSettings): boolean {
+    return waiters !== undefined && inLine(how.waiting) && settings.retryCount !== 0;
   }
 
   /** Whether the call must wait for its turn in line before its first attempt. */
@@ -107,15 +118,14 @@ export class Wait {
    */
   send(masters: MasterSet, keys: readonly string[], ttlArg: string, budget: number): Attempt | undefined {
     const ticket = this.#ticket;
-    const inTurn = this.inTurn;
     // A call in turn goes to its gate every time (the schedule's attempts too); others when woken.
     const gate = ticket === undefined || this.terms === undefined ? -1
-      : inTurn !== undefined ? this.waiters!.gate(ticket.keys)
+      : this.mode === 'turn' ? this.waiters!.gate(ticket.keys)
         : this.#woken ? ticket.gate : -1;
     this.#gatedAt = gate;
     if (gate === -1) return undefined;
     const turns = ticket!.turnsKey ??= turnsKey(masters.names, keys[0]!, masters.clustered);
-    return sendGated(masters, gate, keys, ttlArg, budget, turns, ticket!.turn ??= turnId(), inTurn);
+    return sendGated(masters, gate, keys, ttlArg, budget, turns, ticket!.turn ??= turnId(), this.#graceMs);
   }
 
   /**
@@ -186,7 +196,7 @@ export class Wait {
       } else {
         // After a split (a schedule's attempt raced other processes' woken heads) the quorum is
         // read again rather than the gate alone, which may hold this call's own undone grant.
-        ticket.gated = this.#splits === 0 && this.mode === 'line';
+        ticket.gated = this.#splits === 0 && inLine(this.mode);
         ticket.gate = -1;
         this.#woken = await ticket.sleep(this.#slotEnd, signal, stats);
         if (ticket.handed !== undefined) return true;

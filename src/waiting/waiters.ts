@@ -8,9 +8,24 @@ import { UNKNOWN, type MemberWatch } from '../watch/watch.js';
  * How a refused call waits among the callers of its process for the same keys: in `line` behind them
  * (a mutex, a write lock: one holder at a time); `alone`, each for itself, all woken by a change
  * (read locks: a writer's release lets them all in); `one`, each for itself, one woken per change
- * (semaphore permits: a release frees one).
+ * (semaphore permits: a release frees one); `turn`, in line from its arrival, every attempt to the
+ * gate first, where the first in line keeps a free lock to itself for a grace (an election's campaign:
+ * order over speed; src/waiting/gate.ts).
  */
-export type WaitMode = 'line' | 'alone' | 'one';
+export type WaitMode = 'line' | 'alone' | 'one' | 'turn';
+
+/** How one call waits (a lock Kind fits): the keys it sleeps on and its mode. */
+export interface Waiting {
+  readonly waitKeys: readonly string[];
+  readonly waiting: WaitMode;
+  /** In turn: how long the first in line keeps a free lock to itself, ms (src/waiting/gate.ts). */
+  readonly graceMs?: number;
+}
+
+/** Whether callers of `mode` wait in line behind each other (the others wait each for itself). */
+export function inLine(mode: WaitMode): boolean {
+  return mode === 'line' || mode === 'turn';
+}
 
 /**
  * The acquire calls of one Redlock that wait for a refused lock, and what wakes them.
@@ -70,7 +85,7 @@ export class Waiters implements Line, WatchListener {
   }
 
   join(resources: readonly string[], mode: WaitMode = 'line'): Ticket {
-    const id = mode === 'line' ? lineId(resources) : `\u0001${++this.#alone}`;
+    const id = inLine(mode) ? lineId(resources) : `\u0001${++this.#alone}`;
     let line = this.#lines.get(id);
     if (line === undefined) {
       line = [];

@@ -154,4 +154,32 @@ test('a release whose lock another owner took meanwhile: the handover is refused
   }
 }));
 
+test('a handover whose reply is read after a blocked loop: the heir\'s validity runs from the handover\'s send, and its renewals keep it from there', timed(15_000, async ({ masters }) => {
+  const redlock = new Redlock(masters.urls, kSlowRetries);
+  try {
+    // The waiter asks for more than the holder has left: the keys pass to its token and ttl (H).
+    const held = await redlock.acquire(['blocked'], 500);
+    const waiting = redlock.acquire(['blocked'], 3_000, { autoExtend: true });
+    await delay(50);
+    const releasing = held.release();
+    // The handover is on the wire (the client writes in setImmediate); then the releaser's own work
+    // blocks the loop 600 ms, and the replies are read after it (handover seed 48 of the simulation).
+    await new Promise((resolve) => setImmediate(resolve));
+    const until = performance.now() + 600;
+    while (performance.now() < until) { /* blocked */ }
+    const next = await waiting;
+    const left = next.validity;
+    assert.is((await releasing).expired, false);
+    // 3,000 − 600 − drift (32) at most: the 600 ms were the heir's, before it held the lock.
+    assert.ok(left > 0 && left <= 2_368, `validity ${left}`);
+    // Past that first validity: renewed (from 500 ms before its end), not lost.
+    await delay(left + 300);
+    assert.is(next.signal?.aborted, false);
+    assert.ok(next.validity > 0, `validity ${next.validity}`);
+    await next.release();
+  } finally {
+    await redlock.quit();
+  }
+}));
+
 test.run();

@@ -1,11 +1,13 @@
 import { InvalidArgumentError, LockAbortedError, QuorumUnreachableError } from '../../errors.js';
-import type { Acquirer } from '../../lifecycle/acquire.js';
-import { resolveCall } from '../../lifecycle/call.js';
 import { counterKeys, raiseFence } from '../../lifecycle/fencing.js';
+import { Mutex, type KindHost } from '../../lifecycle/kind.js';
 import type { Lock } from '../../lifecycle/lock.js';
 import { misconfigured } from '../../lifecycle/misconfigured.js';
 import type { Attempt } from '../../engine/attempt.js';
 import type { MasterSet } from '../../engine/masters.js';
+import type { ResolvedSettings } from '../../settings.js';
+import type { HandoverTerms } from '../../waiting/ticket.js';
+import type { WaitMode } from '../../waiting/waiters.js';
 import { isObject } from '../../util/checks.js';
 import { sleep } from '../../util/time.js';
 import { resolveElectionOptions, type ResolvedElectionOptions } from './options.js';
@@ -14,7 +16,7 @@ import { Term } from './term.js';
 
 /**
  * The least time the first campaigner in line has to come for a free lock before the next may take
- * its place (src/waiting/gate.ts InTurn): a woken thread on a busy machine takes tens of ms.
+ * its place (src/waiting/gate.ts turnArgs): a woken thread on a busy machine takes tens of ms.
  */
 const kMinGraceMs = 250;
 
@@ -39,7 +41,7 @@ export interface CampaignOptions {
  * Leading is holding the election's lock (`name`), auto-extended by the renewal scheduler with the
  * other locks; campaigners wait for it as any waiter does, woken by its release, in arrival order
  * across processes: every attempt goes to the gate first, so each joins the gate's line at its first
- * refusal (src/waiting/gate.ts InTurn, docs/lock-kinds.md#leader-election).
+ * refusal (WaitMode `turn`: src/waiting/gate.ts turnArgs, docs/lock-kinds.md#leader-election).
  * A new leader raises the election's fencing counter across the quorum to get its term
  * (src/lifecycle/fencing.ts: greater than every earlier term), then writes the record
  * (src/kinds/election/record.ts) that leader() and observe() read.
@@ -49,20 +51,20 @@ export class Election {
   readonly name: string;
   /** Its timing, validated and with defaults filled in. */
   readonly options: ResolvedElectionOptions;
-  readonly #acquirer: Acquirer;
+  readonly #host: KindHost;
   readonly #keys: RecordKeys;
   readonly #counters: readonly string[];
   /** Observers of this process sleeping between reads: woken at once by a local change. */
   readonly #sleepers = new Set<() => void>();
 
   /** @internal From Redlock.election(). */
-  constructor(acquirer: Acquirer, name: unknown, options: unknown) {
+  constructor(host: KindHost, name: unknown, options: unknown) {
     if (typeof name !== 'string' || name.length === 0) throw new InvalidArgumentError('name', 'must be a non-empty string', name);
     this.options = resolveElectionOptions(options);
     // The record is read beside the lock key in one command: on a Cluster member they could sit in two slots.
-    if (acquirer.masters.clustered) throw new InvalidArgumentError('redlock', 'must have standalone masters for an election (Redis Cluster members are not supported yet)', name);
+    if (host.masters.clustered) throw new InvalidArgumentError('redlock', 'must have standalone masters for an election (Redis Cluster members are not supported yet)', name);
     this.name = name;
-    this.#acquirer = acquirer;
+    this.#host = host;
     this.#keys = { lock: name, record: `${name}:leader`, history: `${name}:history` };
     this.#counters = counterKeys([name]);
   }
@@ -78,21 +80,20 @@ export class Election {
     const signal: unknown = options?.signal;
     if (signal !== undefined && !(signal instanceof AbortSignal)) throw new InvalidArgumentError('options.signal', 'must be an AbortSignal', signal);
     const { lease, renewDeadline, retryPeriod } = this.options;
-    const acquirer = this.#acquirer;
-    const resolved = resolveCall(acquirer.settings, acquirer.plain, {
+    const host = this.#host;
+    const settings = {
       signal, autoExtend: true, retryCount: -1, acquireTimeout: Infinity, maxExtensions: Infinity, maxHoldTime: Infinity,
       retryDelay: retryPeriod, retryJitter: Math.floor(retryPeriod * 0.2), automaticExtensionThreshold: renewDeadline,
-    });
+    };
     // In turn from its arrival, across processes too: the first in line keeps a free lock to itself for this long.
-    const call = { ...resolved, inTurn: { graceMs: Math.max(kMinGraceMs, retryPeriod / 2) } };
-    const lock = await acquirer.traced([this.name], lease, call);
+    const lock = await host.acquireKind(new Campaign(this.name, Math.max(kMinGraceMs, retryPeriod / 2)), lease, settings);
     let written: HistoryEntry | undefined;
     try {
-      const budget = acquirer.settings.nodeTimeout;
+      const budget = host.settings.nodeTimeout;
       // The clock (µs) is the floor a counter recreated after it expired starts from, as the fenced
       // acquire's does: this campaigner's clock, so terms rest on the campaigners' clocks where counters were lost.
-      const failed = (raise: Attempt): void => { settled(acquirer.masters, raise); };
-      const term = await raiseFence(acquirer.masters, this.#counters, Date.now() * 1000, budget, { failed, fromClock: true });
+      const failed = (raise: Attempt): void => { settled(host.masters, raise); };
+      const term = await raiseFence(host.masters, this.#counters, Date.now() * 1000, budget, { failed, fromClock: true });
       if (term === undefined) throw new QuorumUnreachableError(`could not raise the term of ${this.name} on a quorum`);
       // Set before the write: a write that reached some masters only is withdrawn from them too.
       written = { term, value, seq: 0 };
@@ -104,15 +105,15 @@ export class Election {
       return new Term(this, lock, term, value);
     } catch (error) {
       // Given up after its write: not a leadership, so observers are not told of it.
-      await this.#withdraw(lock, written).catch((cause: unknown) => { acquirer.report(cause); });
-      await lock.release().catch((cause: unknown) => { acquirer.report(cause); });
+      await this.#withdraw(lock, written).catch((cause: unknown) => { host.report(cause); });
+      await lock.release().catch((cause: unknown) => { host.report(cause); });
       throw error;
     }
   }
 
   /** The current leader and its term, or undefined when none holds the election on a quorum. */
   async leader(): Promise<Leader | undefined> {
-    const record = await readRecord(this.#acquirer.masters, this.#keys, this.#acquirer.settings.nodeTimeout);
+    const record = await readRecord(this.#host.masters, this.#keys, this.#host.settings.nodeTimeout);
     return record === undefined ? undefined : { term: record.term, value: record.value };
   }
 
@@ -128,7 +129,7 @@ export class Election {
     const signal = options?.signal;
     if (signal !== undefined && !(signal instanceof AbortSignal)) throw new InvalidArgumentError('options.signal', 'must be an AbortSignal', signal);
     if (signal?.aborted === true) return;
-    const { masters, settings } = this.#acquirer;
+    const { masters, settings } = this.#host;
     // Where the history stands now: changes before it are the past, not news.
     const past = await readHistory(masters, this.#keys, settings.nodeTimeout);
     let cursor: HistoryEntry | undefined = past.at(-1);
@@ -168,19 +169,47 @@ export class Election {
    */
   async put(lock: Lock, term: number, value: string | undefined, seq: number): Promise<boolean> {
     const record = value === undefined ? undefined : { token: lock.value, term, value, seq };
-    const { masters, settings } = this.#acquirer;
+    const { masters, settings } = this.#host;
     return settled(masters, await putRecord(masters, this.#keys, lock.value, record, settings.nodeTimeout).done);
   }
 
   /** A campaign given up: its record erased and its change (if written) taken out of the history. */
   async #withdraw(lock: Lock, written: HistoryEntry | undefined): Promise<void> {
-    const { masters, settings } = this.#acquirer;
+    const { masters, settings } = this.#host;
     await putRecord(masters, this.#keys, lock.value, undefined, settings.nodeTimeout, written).done;
   }
 
   /** @internal */
   changed(): void {
     for (const wake of [...this.#sleepers]) wake();
+  }
+}
+
+/**
+ * A campaign: the election's lock, a mutex that waits in turn from its arrival (WaitMode `turn`),
+ * every attempt to the gate first.
+ */
+class Campaign extends Mutex {
+  constructor(name: string, readonly graceMs: number) {
+    super([name]);
+  }
+
+  override get name(): string {
+    return 'election';
+  }
+
+  override get waiting(): WaitMode {
+    return 'turn';
+  }
+
+  /**
+   * Never passed its predecessor's lock as it stands (the least validity it takes is infinite): an
+   * election's records are believed where the lock key holds the token they name, so a passed token
+   * would make the old leader's records count again wherever its resign's erase did not land; it
+   * gets a new token (H).
+   */
+  override terms(_duration: number, ttlArg: string, s: ResolvedSettings): HandoverTerms {
+    return { ttlArg, budget: s.nodeTimeout, least: Infinity };
   }
 }
 
