@@ -4,12 +4,19 @@
  *   --contender pipelock|pipelock-watch|pipelock-worker|node-redlock --locks N --duration MS --window MS --urls a,b,…
  *   [--prefix P]: key prefix (default renew:), to run two contenders side by side on the same masters.
  *   [--block MS]: instead, block the event loop for MS once the locks are held and count the locks lost.
+ *   [--dist]: run the built package (dist/) rather than the source.
  */
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import NodeRedlock from 'redlock';
 import { RedisClient } from '@redis/client';
-import { Redlock, type Lock } from '../../src/index.js';
+import type { Lock } from '../../src/index.js';
+import * as source from '../../src/index.js';
+
+// --dist: the built package, as users run it. From source, renewal 'worker' starts its thread with
+// tsx registered, which on Node 20 adds a module-hooks thread of its own (its GC and start-up
+// counted in the process's CPU); the built worker has none.
+const { Redlock } = process.argv.includes('--dist') ? await import('../../dist/index.js') as unknown as typeof source : source;
 
 const { values } = parseArgs({
   options: {
@@ -20,6 +27,7 @@ const { values } = parseArgs({
     urls: { type: 'string' },
     block: { type: 'string' },
     prefix: { type: 'string' },
+    dist: { type: 'boolean' },
   },
 });
 /** Key prefix: two contenders can run side by side on the same masters (paired runs under the same load). */

@@ -2,7 +2,9 @@
  * Renewal cost (issue: batched auto-renewal): for 1k, 10k and 100k held locks on 5 local masters,
  * commands per lock duration, client CPU per duration and heap per held lock, pipelock's scheduler
  * next to node-redlock v5's using(), measured in the same run, each in a fresh process.
- *   npm run bench:renewal [-- --sizes 1000,10000,100000 --duration 6000 --window 18000 --contenders a,b --block-locks 1000 --block 4000 --replace]
+ *   npm run bench:renewal [-- --sizes 1000,10000,100000 --duration 6000 --window 18000 --contenders a,b --block-locks 1000 --block 4000 --replace --dist]
+ * --dist runs the built package (dist/; npm run build first), as users run it: from source, renewal
+ * 'worker' also starts a tsx module-hooks thread that a user's process does not have.
  * Then the blocked-loop scenario (issue 44): --block-locks locks of 2 s, the loop blocked --block ms,
  * renewal 'main' against 'worker' (--block 0 skips it).
  * Writes bench/results/renewal.json. A run of some contenders or sizes only replaces their rows
@@ -19,7 +21,7 @@ import { startMasters } from '../../src/testing/masters.js';
 import { mergeRenewal, type RenewalResult, type RenewalRow, type BlockedRow } from './render.js';
 
 const { values } = parseArgs({
-  options: { sizes: { type: 'string' }, duration: { type: 'string' }, window: { type: 'string' }, contenders: { type: 'string' }, block: { type: 'string' }, 'block-locks': { type: 'string' }, replace: { type: 'boolean' } },
+  options: { sizes: { type: 'string' }, duration: { type: 'string' }, window: { type: 'string' }, contenders: { type: 'string' }, block: { type: 'string' }, 'block-locks': { type: 'string' }, replace: { type: 'boolean' }, dist: { type: 'boolean' } },
 });
 const contenders = (values.contenders ?? 'pipelock,pipelock-watch,pipelock-worker,node-redlock').split(',');
 const blockMs = Number(values.block ?? 4000);
@@ -42,7 +44,7 @@ const blocked: BlockedRow[] = [];
 /** One measurement in a fresh process: its JSON line. */
 function one(args: readonly string[]): Record<string, unknown> {
   const out = execFileSync(process.execPath, [
-    '--expose-gc', '--max-old-space-size=8192', '--conditions=pipelock-source', '--import', 'tsx', join(ROOT, 'bench/renewal/one.ts'), ...args, '--urls', masters.urls.join(','),
+    '--expose-gc', '--max-old-space-size=8192', '--conditions=pipelock-source', '--import', 'tsx', join(ROOT, 'bench/renewal/one.ts'), ...args, ...(values.dist === true ? ['--dist'] : []), '--urls', masters.urls.join(','),
   ], { encoding: 'utf8', cwd: ROOT, timeout: 600_000, stdio: ['ignore', 'pipe', 'inherit'] });
   return JSON.parse(out.trim().split('\n').at(-1)!) as Record<string, unknown>;
 }
