@@ -66,7 +66,11 @@ test('processes take a hot lock in turns, whichever hears the release first', ti
     const queue = turnsKey(kNoPrefix, 'turns', false);
     const counts = await takeTurns(redlocks, 'turns', 90, async () => Number(await probes[gate]!.sendCommand(['ZCARD', queue])));
     const spread = Math.max(...counts) - Math.min(...counts);
-    assert.ok(spread <= 6, `acquisitions per process: ${counts.join(', ')}`);
+    // Without the turns (the script's turn() answering "bypassed" to everyone) one process took
+    // 87 and 89 of 90. With them a loaded CI run read 29, 38, 28: a first in line late by more than
+    // the 2 ms bypass loses that handoff, by design (src/waiting/gate.ts), so the bound leaves room
+    // for that and still fails the queue-less spread four times over.
+    assert.ok(spread <= 20, `acquisitions per process: ${counts.join(', ')}`);
   } finally {
     for (const redlock of redlocks) await redlock.quit();
   }
