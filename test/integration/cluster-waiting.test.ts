@@ -218,7 +218,9 @@ test('three cluster members: processes take a hot lock in turns through the queu
     };
     const counts = await takeTurns(redlocks, 'cturns', 60, queued);
     const spread = Math.max(...counts) - Math.min(...counts);
-    assert.ok(spread <= 6, `acquisitions per process: ${counts.join(', ')}`);
+    // 60 acquisitions: the bound of gate.test.ts's turns check (20 of 90 there, where the queue-less
+    // spread was 85), scaled; a first in line late by more than the bypass loses its handoff by design.
+    assert.ok(spread <= 14, `acquisitions per process: ${counts.join(', ')}`);
     assert.is(calculateSlot(queue), calculateSlot('cturns'));
   } finally {
     for (const redlock of redlocks) await redlock.quit();
