@@ -1,32 +1,23 @@
 /**
  * Runs the real `artillery run` (installed by scripts/ensure-artillery.sh) with
- * artillery-engine-pipelock from source. The rule for finding it is that script's:
- * PIPELOCK_ARTILLERY when set, else the pinned install in ${XDG_CACHE_HOME:-$HOME/.cache}/pipelock.
+ * artillery-engine-pipelock from source.
  */
-import { spawn } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { root } from './cli.js';
 
-/** The version scripts/ensure-artillery.sh installs. */
-export const kArtilleryVersion = '2.0.34';
-
-/** The artillery command to run; throws with the fix when there is none. */
+/**
+ * The artillery command, as scripts/ensure-artillery.sh finds it (PIPELOCK_ARTILLERY, else its
+ * pinned install; the script holds the version and the path, answering from its cache in ~0.3 s):
+ * the last line it prints, "ensure-artillery: PATH". Throws with the script's own message when it fails.
+ */
 export function artilleryBin(): string {
-  const fromEnv = process.env.PIPELOCK_ARTILLERY;
-  if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
-  const cacheHome = process.env.XDG_CACHE_HOME;
-  const cache = join(cacheHome === undefined || cacheHome === '' ? join(homedir(), '.cache') : cacheHome, 'pipelock');
-  const bin = join(cache, `artillery-${kArtilleryVersion}`, 'node_modules', '.bin', 'artillery');
-  try {
-    accessSync(bin, constants.X_OK);
-  } catch (error) {
-    throw new Error(`Artillery not found at ${bin}: run npm run ensure-artillery (it installs artillery@${kArtilleryVersion} there) or set PIPELOCK_ARTILLERY=/path/to/artillery`, { cause: error });
-  }
-  return bin;
+  const found = spawnSync('bash', [join(root, 'scripts', 'ensure-artillery.sh')], { encoding: 'utf8' });
+  const path = /^ensure-artillery: (\S.*)$/m.exec(found.stdout)?.[1];
+  if (found.status !== 0 || path === undefined) throw new Error(`scripts/ensure-artillery.sh exited ${String(found.status)}: ${found.stderr.trim()}`);
+  return path;
 }
 
 export interface ArtilleryExit { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
