@@ -1,9 +1,6 @@
 /**
- * A place in the window's queue: the window reads its `keys` and `deadline` and tells it, once,
- * that its turn came (`admit`: its keys are in the window, send now) or that it leaves with
- * nothing sent (`refuse`). A class to extend rather than a record of callbacks: a queued
- * acquisition is then one object, and a burst of 100,000 of them holds no closure per entry
- * (src/lifecycle/acquisition.ts).
+ * A place in the window's queue, told once that its turn came (`admit`) or that it leaves unsent (`refuse`). A class
+ * to extend, so a queued acquisition is one object with no closure per entry.
  */
 export abstract class Queued {
   /** Stops listening to the caller's signal (src/util/on-abort.ts); the window's. */

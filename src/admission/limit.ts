@@ -1,21 +1,13 @@
 /** Keys a window starts with: one coalesced call of 256 keys per master (then slow start). */
 export const kInitialWindowKeys = 256;
-/**
- * Never above this (16 coalesced calls per master): a full window must stay a small fraction of a
- * budget even on a slow master, and it is what one stall of the machine can time out at once.
- */
+/** The ceiling (16 calls per master): a full window stays a small part of a budget, and is what one stall can time out. */
 export const kMaxWindowKeys = 4096;
 /** Never below this, so a busy machine still moves a chunk per round trip. */
 export const kMinWindowKeys = 256;
 
 /**
- * How many acquisition keys the admission window lets out at once, adapted as TCP's window is
- * (RFC 5681): it starts at one coalesced call and doubles per round trip (slow start) while
- * attempts are decided within an eighth of their budget; when one took more than a quarter of its
- * budget (queueing on the masters is eating the budget) it halves, at most once per round trip,
- * and from there grows by about one call per round trip. Starting small matters on a busy machine:
- * the first window's attempts are the ones a too-large start would time out, and with retryCount 0
- * a timed-out attempt is a failed acquisition.
+ * How many acquisition keys the admission window lets out at once, adapted as TCP's window is (RFC 5681): slow
+ * start from one call, halving when queueing eats the budget (docs/decisions/0012, "limit.ts").
  */
 export class AdaptiveLimit {
   #limit = kInitialWindowKeys;

@@ -9,27 +9,9 @@ export { Queued } from './entries.js';
 export { kInitialWindowKeys, kMaxWindowKeys, kMinWindowKeys } from './limit.js';
 
 /**
- * The admission window of a Redlock's acquisitions: at most `limit` keys of acquisition attempts
- * are sent and undecided at once; the rest wait here, in the client, in arrival order.
- *
- * Why: every attempt goes to every master, and a master answers its calls in order. Sending a
- * burst of 100,000 acquisitions at once put 100,000 keys in each master's queue; every call past
- * what a master answers within the per-attempt budget timed out, each timeout queued its cleanup
- * behind the rest, and each retry queued the burst again — congestion collapse (Jacobson,
- * "Congestion Avoidance and Control", SIGCOMM 1988; the same lesson in gRPC's and Envoy's
- * concurrency limits). Bounding what is in flight keeps the masters busy only with work that can
- * still succeed; the queue absorbs the rest at the cost of latency, not of errors.
- *
- * The window is in keys, as the masters' cost is per key (one SET each), and it is shared by the
- * masters: an acquisition is sent to all of them at once, so each master has at most `limit` keys
- * of this client's acquisitions in flight. An attempt leaves the window when it is decided (a
- * quorum answered, or its budget ran out), so a stalled minority does not hold the window shut.
- * Releases wait here too (a batch job releasing 25,000 locks at once sent them all, and the last
- * ones failed their budget in the masters' queues), but ahead of every queued acquisition: behind
- * an open loop's queue a release came after its lock had expired. The undo of a lost attempt keeps
- * that attempt's room until it is answered, as it is work the window admitted. Extensions, renewals and the cleanup of failed attempts do not: a renewal
- * that waited could lose its lock, and their number is bounded by the locks admitted.
- * The limit adapts to how fast the masters decide (src/admission/limit.ts).
+ * The admission window: at most `limit` keys of acquisition attempts sent and undecided at once, the rest queued
+ * here in arrival order, so a burst cannot collapse the masters' queues. Releases queue ahead of acquisitions;
+ * extensions, renewals and cleanups skip it. Why and how: docs/decisions/0012, "window.ts".
  */
 export class AdmissionWindow {
   readonly #limit = new AdaptiveLimit();
@@ -62,10 +44,7 @@ export class AdmissionWindow {
     return this.#queuedKeys;
   }
 
-  /**
-   * Admits at once when there is room and nobody is waiting (the uncontended path: no promise).
-   * One attempt larger than the whole window is admitted alone.
-   */
+  /** Admits at once when there is room and nobody waits (no promise); an attempt larger than the window goes alone. */
   tryEnter(keys: number): boolean {
     if (this.#head !== this.#queue.length || this.#firstHead !== this.#first.length || (this.#inflight + keys > this.#limit.value && this.#inflight !== 0)) {
       this.#limit.pressed = true;
@@ -109,10 +88,8 @@ export class AdmissionWindow {
   }
 
   /**
-   * Waits for room. Rejects without sending anything: with OverloadedError when `deadline` would
-   * pass before this attempt's turn (estimated from the masters' observed decision time), or
-   * when it passes while waiting; with LockAbortedError when `signal` aborts while waiting.
-   * `attempts` is handed to LockAbortedError (the caller's earlier attempts).
+   * Waits for room. Rejects with nothing sent: OverloadedError when `deadline` would pass before this turn or
+   * passes while waiting, LockAbortedError when `signal` aborts (with `attempts`, the caller's earlier ones).
    */
   enter(keys: number, deadline: number, signal: AbortSignal | undefined, attempts: () => ReadonlyArray<Promise<ExecutionStats>>): Promise<void> {
     return new Promise<void>((resolve, reject) => {
@@ -120,10 +97,7 @@ export class AdmissionWindow {
     });
   }
 
-  /**
-   * `enter` for an entry that is its own answer: admitted later by `waiter.admit()`, or refused by
-   * `waiter.refuse()` on the same terms as `enter` rejects (at once, when its turn would come too late).
-   */
+  /** `enter` for an entry that is its own answer: later `waiter.admit()`, or `waiter.refuse()` on `enter`'s terms. */
   queue(waiter: Queued, signal: AbortSignal | undefined, attempts: () => ReadonlyArray<Promise<ExecutionStats>>): void {
     const now = performance.now();
     const wait = this.estimateWait(waiter.keys);
@@ -142,19 +116,13 @@ export class AdmissionWindow {
     this.#queuedKeys += waiter.keys;
   }
 
-  /**
-   * An admitted entry that will not be sent now gives its room back (there is no decision time to
-   * learn from) and whoever fits is admitted.
-   */
+  /** An admitted entry not sent gives its room back (nothing to learn from), and whoever fits is admitted. */
   cancel(keys: number): void {
     this.#inflight -= keys;
     this.#pump();
   }
 
-  /**
-   * An admitted attempt was decided `latency` ms after it was sent, within a budget of `budget` ms.
-   * Frees its room, adapts the limit, admits whoever now fits.
-   */
+  /** An admitted attempt was decided after `latency` ms of `budget`: frees its room, adapts the limit, admits who fits. */
   leave(keys: number, latency: number, budget: number): void {
     this.#inflight -= keys;
     this.#limit.decided(keys, latency, budget, this.#inflight);
@@ -163,11 +131,8 @@ export class AdmissionWindow {
   }
 
   /**
-   * An admitted `attempt` of `keys` keys was decided `latency` ms after it was sent: its room is
-   * freed now, or — decided without a quorum of answers (masters timed out, or stalled and
-   * discounted) — once its masters answered, its commands being still out on them, counting as a
-   * full budget: otherwise attempts lost at once to stalled masters freed their room at once, and
-   * the whole queue went out in one storm.
+   * An admitted attempt was decided: its room is freed now or, decided without a quorum of answers, once its masters
+   * answered, or the queue would go out in one storm.
    */
   decided(attempt: Attempt, keys: number, latency: number): void {
     if (attempt.pending === 0 || answeredByQuorum(attempt)) {

@@ -5,10 +5,7 @@ import { decide, decideComplete, decideRelease, UNDECIDED, WON, type Decision, t
 export const PENDING = 0, FOR = 1, AGAINST = 2, FAILED = 3, TIMEOUT = 4;
 export type Vote = typeof PENDING | typeof FOR | typeof AGAINST | typeof FAILED | typeof TIMEOUT;
 
-/**
- * All-PENDING votes per master count, copied (slice) into each attempt: a copy is exactly n long,
- * where pushing n votes onto [] reserved 17 slots (152 B, not 56, for five masters).
- */
+/** All-PENDING votes, sliced per attempt: exactly n long, where n pushes onto [] reserve 17 slots. */
 const PENDING_VOTES: Vote[][] = [];
 
 /** How an Attempt tells its keeper that the last master answered or timed out. */
@@ -160,10 +157,7 @@ export class Attempt implements OpArgs, Tally {
     if (this.pending === 0) this.#completed();
   }
 
-  /**
-   * A master's answer that is not an integer: a read's data (src/engine/read.ts) takes it and says
-   * true; for any other operation it is an unexpected reply (false), which the master settles as one.
-   */
+  /** A non-integer answer: a read's data (true), else an unexpected reply (false). */
   answer(_node: number, _value: unknown): boolean {
     return false;
   }
@@ -208,12 +202,8 @@ export class Attempt implements OpArgs, Tally {
   }
 
   /**
-   * The master is stalled (its last calls went unanswered past their budget): a quorum is not
-   * waited for on its vote. Its vote stays pending and counts if it comes in time, but until then
-   * the attempt is lost as soon as the other masters make a quorum impossible. Without this, two
-   * contenders splitting the live masters evenly both waited out the stalled master's budget,
-   * then undid and retried together, and a hot lock could go untaken for seconds. Losing early
-   * never grants a lock, so safety is untouched.
+   * The master is stalled: its pending vote still counts if it comes in time, but the attempt is lost as soon as
+   * the others make a quorum impossible (a hot lock went untaken for seconds otherwise; docs/decisions/0012).
    */
   discount(node: number): void {
     if (this.votes[node] !== PENDING || this.#discounted?.[node] === true) return;

@@ -29,12 +29,8 @@ export interface CapabilityChange {
 }
 
 /**
- * One member's capabilities, learned from the commands themselves when its connection becomes ready
- * and again at every reconnect (a failover can put an older server behind the same address): each
- * probe is a command that changes nothing (src/protocol/native.ts PROBES), and the SCRIPT LOAD of
- * every script says whether the user may run scripts. Until a probe answers, the last answer holds
- * (SCRIPTS_ONLY at first: what pipelock always sent). A native command that fails later takes
- * that command away at once (`lost`), and so does a script call refused for scripting.
+ * One member's capabilities, probed with commands that change nothing at every ready and reconnect (a failover can
+ * put an older server behind the address); a native command or script call that fails later is taken away at once.
  */
 export class Capability {
   #current: Capabilities = SCRIPTS_ONLY;
@@ -144,10 +140,7 @@ export class Capability {
     this.#set(next, 'probe');
   }
 
-  /**
-   * Asks again later on the same connection (a probe that could not tell, or a capability taken away
-   * by a refused call, which a changed ACL may give back), waiting twice as long each time.
-   */
+  /** Asks again later on the same connection (a probe that could not tell, or a lost capability), doubling the wait. */
   #askAgain(): void {
     if (this.#stopped || this.#cancelReprobe !== undefined) return;
     const epoch = this.#epoch;
@@ -165,10 +158,7 @@ export class Capability {
     this.#cancelReprobe = undefined;
   }
 
-  /**
-   * Whether a call's `error` says the member lacks what it used: a native `command`, or scripting
-   * for a 'script' call. If so, the member loses it from here on (a 'fallback' change).
-   */
+  /** Whether a call's `error` says the member lacks its native `command` or scripting; if so, it loses it (a 'fallback'). */
   refused(command: 'SET IFEQ' | DeleteCommand | 'script', error: Error): boolean {
     if (command !== 'script') {
       if (probeVerdict({ error }) !== 'no') return false;

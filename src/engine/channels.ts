@@ -2,15 +2,8 @@ import { channel, tracingChannel, type TracingChannel } from 'node:diagnostics_c
 import type { CapabilityChange } from './capability.js';
 
 /**
- * pipelock's lifecycle events on node:diagnostics_channel, the channel Node's own HTTP client
- * (undici), fastify and pino publish on, which APM agents already subscribe to. Every publisher
- * checks `hasSubscribers` first and builds no message otherwise, so an application that listens
- * to nothing pays one property read per event site. Messages carry the caller's own objects
- * (resources array, Lock, Error) by reference: listeners must treat them as read-only.
- *
- * Every channel is declared here, the master-level ones and the lock lifecycle's alike. The engine
- * publishes some, so this file sits in its layer and names the Lock and ReleaseResult of the
- * lifecycle's messages as type parameters (pipelock/metrics exports them filled in).
+ * pipelock's diagnostics_channel events, every channel declared here: each publisher checks `hasSubscribers` first,
+ * so listening to nothing costs one property read. Messages carry the caller's objects by reference: read-only.
  */
 
 /** Published for every master-level failure: `{ node, name, error }`. Costs nothing without subscribers. */
@@ -22,16 +15,10 @@ export const ACQUIRE_RETRY_CHANNEL = 'pipelock:acquire:retry';
 /** One script call to a master was answered or failed: `{ node, name, durationMs, operations, error? }`. */
 export const NODE_CALL_CHANNEL = 'pipelock:node-call';
 
-/**
- * A member's capabilities changed: its probe answered at connect, or a native command failed and it
- * fell back to scripts (a CapabilityChange: `{ node, name, capabilities, previous, reason, error? }`).
- */
+/** A member's capabilities changed (probe at connect, or a native command failed): a CapabilityChange. */
 export const CAPABILITY_CHANNEL = 'pipelock:capability';
 
-/**
- * TracingChannel of `acquire` (channels `tracing:pipelock:acquire:start`, `…:asyncEnd`, `…:error`):
- * context `OperationContext`; on success `result` is the Lock, on failure `error` the typed error.
- */
+/** TracingChannel `tracing:pipelock:acquire:*`: context `OperationContext`, `result` the Lock or `error` the typed error. */
 export const ACQUIRE_CHANNEL = 'pipelock:acquire';
 /** TracingChannel of `extend`: context `OperationContext` with `lock` the lock being extended; `result` the extended Lock. */
 export const EXTEND_CHANNEL = 'pipelock:extend';

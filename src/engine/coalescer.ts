@@ -26,10 +26,7 @@ export interface Batch {
   deadline: number;
   readonly ops: readonly Attempt[];
   readonly args: readonly string[];
-  /**
-   * One operation sent as a native command (SET NX PX, SET IFEQ, DELIFEQ, DELEX: src/protocol/native.ts):
-   * the reply is 'OK', 1, 0 or nil, not a script's.
-   */
+  /** One operation sent as a native command (src/protocol/native.ts): its reply is 'OK', 1, 0 or nil, not a script's. */
   readonly native: boolean;
   /** Already resent once after NOSCRIPT: a second NOSCRIPT is an error. */
   replayed: boolean;
@@ -52,14 +49,8 @@ export interface Outlet {
 }
 
 /**
- * The coalescer of one master: every operation enqueued on it in one tick becomes one EVALSHA per
- * chunk of `chunkSize` keys, of LEAN_SCRIPT or BATCH_SCRIPT as the chunk's operations allow
- * (src/protocol/calls.ts).
- *
- * Flush timing (src/engine/flusher.ts): while few operations are out on the master, in a microtask, so
- * a lone lock pays no extra event-loop turn; while more are, in setImmediate, which
- * gathers every operation issued by the replies of this I/O phase into one call. @redis/client then
- * writes that call in its own setImmediate, corked with whatever else it has (node-redis `#scheduleWrite`).
+ * The coalescer of one master: every operation enqueued in one tick becomes one EVALSHA per chunk of `chunkSize`
+ * keys (src/protocol/calls.ts), flushed as src/engine/flusher.ts says (docs/decisions/0006).
  */
 export class Coalescer implements Flushable {
   readonly #outlet: Outlet;
@@ -128,10 +119,8 @@ export class Coalescer implements Flushable {
   }
 
   /**
-   * The calls for the operations of one flush, in their order: runs of operations that go by script
-   * as chunks of at most chunkSize keys, each operation that goes natively (#native) as a call of its
-   * own. Order is kept across the two, so a master runs one key's operations in the order they came.
-   * `byScript` sends every operation by script (a native command the server refused for now).
+   * The calls for one flush's operations, in order: script runs chunked by chunkSize, each native operation a
+   * call of its own, so a master runs one key's operations in the order they came. `byScript`: all by script.
    */
   cut(pending: Attempt[], byScript = false): Batch[] {
     const batches: Batch[] = [];
@@ -168,15 +157,7 @@ export class Coalescer implements Flushable {
     return batches;
   }
 
-  /**
-   * `op`'s native words on this master, or undefined when it goes by script. A lone single-key
-   * acquisition is SET NX PX everywhere, as it always was; in a tick of many, acquisitions ride
-   * the script unless the mode asks otherwise (one plain SET each costs the client a promise and a
-   * queue entry per command in @redis/client, more than the masters save on Redis 7:
-   * docs/decisions/0001-script-shapes.md). Extends and releases go natively where the member has
-   * the commands, unless the mode is 'scripts'; a member that runs no scripts gets every
-   * operation it has native words for natively, whatever the mode.
-   */
+  /** `op`'s native words on this master, or undefined when it goes by script (docs/decisions/0007 and 0001). */
   #native(op: Attempt, caps: Capabilities, many: boolean): readonly string[] | undefined {
     if (op.keys.length !== 1) return undefined;
     const opcode = op.opcode;

@@ -7,12 +7,7 @@ export interface Expiring {
   expire(now: number): number;
 }
 
-/**
- * One timer for the per-attempt time budgets of every master's unanswered calls. Masters report the
- * earliest deadline of each call they send; when the timer fires, each master's `expire(now)` times
- * out what is due and answers its next deadline. With a constant budget, later calls have later
- * deadlines, so the timer is re-armed once per firing rather than once per call.
- */
+/** One timer for every master's call budgets, re-armed once per firing: with a constant budget, later calls end later. */
 export class Deadlines {
   readonly #members: readonly Expiring[];
   readonly #alarm = new Alarm(() => {
@@ -44,10 +39,8 @@ export class Deadlines {
   }
 
   /**
-   * Stamps `batch.written` in the check phase after it was handed to its master: @redis/client
-   * writes what it was handed in a setImmediate, queued before this one. A budget counted from the
-   * flush alone ran out, in a burst, while the client itself was still busy before that write
-   * (issue 47); Unanswered counts it from the later of the two.
+   * Stamps `batch.written` after @redis/client's own setImmediate wrote it, so a burst's budget does not run out
+   * while the client itself is busy (issue 47; docs/decisions/0008).
    */
   stamp(batch: Batch): void {
     if (this.#unwritten.push(batch) === 1) setImmediate(this.#stamp);

@@ -4,13 +4,8 @@ export interface Flushable {
 }
 
 /**
- * One scheduler for the flushes of every master of a MasterSet. An operation goes to every master
- * at once, so each tick has up to N coalescers to flush: one microtask (or one setImmediate) runs
- * them all, where each scheduling its own cost N queue entries per operation.
- *
- * `soon`: flushed in a microtask, so a lone lock pays no extra event-loop turn. `later`: flushed in
- * setImmediate, which gathers every operation issued by the replies of this I/O phase (the
- * continuations of many locks) into one call per master.
+ * One scheduler for the flushes of every master of a MasterSet: one microtask (`soon`, a lone lock pays no extra
+ * turn) or one setImmediate (`later`, gathering an I/O phase's continuations) for all N coalescers.
  */
 export class Flusher {
   readonly #soon = new Due();
@@ -33,10 +28,7 @@ export class Flusher {
   };
 }
 
-/**
- * The coalescers due at one moment, in a list kept for reuse: its slots are overwritten, never
- * truncated (setting an array's length goes through V8's runtime, a cost per tick).
- */
+/** The coalescers due at one moment, slots overwritten and never truncated (a length write is a V8 runtime call). */
 class Due {
   readonly #list: Flushable[] = [];
   #count = 0;

@@ -1,11 +1,8 @@
 import { sideKey } from '../transport/cluster/slots.js';
 
 /**
- * The key a master sees for a name pipelock uses (a resource, a fencing counter, an election's
- * record, a gate's turns): the clients' key prefix (ioredis `keyPrefix`, read once, in
- * src/transport/members.ts) before the name, as node-redlock v5's `evalsha` wrote it. pipelock's
- * own connections (the main ones and the watch connections) send keys as they are given, so every
- * key sent is named here: the engine's attempts and reads, the watches' reads, the gate's turns.
+ * The key a master sees for a name pipelock uses: the clients' key prefix (ioredis `keyPrefix`, read in
+ * src/transport/members.ts) before the name. pipelock's own connections send keys as given, so every key is named here.
  */
 export class KeyNames {
   constructor(readonly prefix: string) {}

@@ -9,10 +9,7 @@ import type { Transport } from '../transport/transport.js';
 /** The method by which an attempt's context says whether the keys it won are still held. */
 export const kKeysHeld = Symbol('pipelock.keysHeld');
 
-/**
- * A won acquisition's context (its Lock): whether its keys are still held in this process, by it or
- * by what took them over (the Lock extend() replaced it with, the waiter it was passed to).
- */
+/** A won acquisition's Lock: whether its keys are still held here, by it or by what took them over. */
 export interface KeysHolder {
   [kKeysHeld](): boolean;
 }
@@ -29,10 +26,7 @@ function stillHeld(context: unknown): boolean {
 /** Releases kept for a stalled master (see defer): past this many, their keys expire with their TTL. */
 const kMaxDeferred = 4096;
 
-/**
- * What one master owes the keyspace beyond the answers it gives: owner-checked deletes of what it
- * granted after its vote stopped counting, and the releases it was not sent while stalled.
- */
+/** What a master owes the keyspace: owner-checked deletes of late grants, and releases not sent while it stalled. */
 export class Leftovers {
   /** Deletes of late keys (late) waiting for the connection to be ready. */
   #afterReady: Attempt[] | undefined;
@@ -82,17 +76,8 @@ export class Leftovers {
   }
 
   /**
-   * A batch handed over before a connection error and answered after it: @redis/client keeps a command
-   * it had not yet written when the socket dropped and writes it on the next connection (only the
-   * replies it awaited are failed). An acquisition written that late, after its attempt had timed
-   * this master out and its cleanup had failed here at once (the master was down), set a key
-   * nobody would release. Such a key was never counted in any quorum: deleting it (owner-checked,
-   * on this master only) is safe whatever became of the attempt; an error that dropped nothing
-   * only costs a redundant delete of such keys; aborting those commands instead
-   * cost more than it saves (docs/decisions/0003-late-replies.md).
-   * So too a batch a stalled master answers past its budget: the release of a lock it granted that
-   * late may have been settled here without being sent (NodeStalledError). These undos go out even
-   * while it is still flagged: it has just answered, and there are no more of them than calls it was sent.
+   * A batch answered after a connection error or past a stalled master's budget: what it granted was never counted
+   * in a quorum, so it is deleted here, owner-checked (docs/decisions/0003).
    */
   late(batch: Batch, reply: unknown): void {
     const ops = batch.ops;

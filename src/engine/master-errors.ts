@@ -80,10 +80,7 @@ export function purposeOf(opcode: OpCode): string {
   }
 }
 
-/**
- * What needs a script in an operation a member without scripting was asked for: the lock
- * feature, as the caller would name it.
- */
+/** The lock feature, as the caller names it, that needs a script in an operation sent to a member without scripting. */
 export function featureOf(opcode: OpCode, keys: readonly string[]): string {
   switch (opcode) {
     case OP_ACQUIRE:

@@ -229,13 +229,8 @@ export class Master implements Outlet, ReplayTarget, Sink<Batch> {
   }
 
   /**
-   * A call refused for a capability the member no longer has (a native command it does not know,
-   * or scripts its user may no longer run): the member loses it (said once, as a capability change),
-   * and the call's operations are cut again for what it has now and resent at once, so none is
-   * lost. So too a SET … IFEQ refused for memory: SET is DENYOOM where the script's PEXPIRE is not,
-   * so that call goes by script and the member keeps the command. Once only: a resent call that
-   * fails again fails its operations. The resent calls go behind what was sent since, which may be
-   * their own operations' undo: a grant answered after its attempt was decided is undone (Leftovers.late).
+   * A call refused for a capability the member lost: it loses it and the call is cut again and resent once, so no
+   * operation is lost (see docs/decisions/0012, "master.ts").
    */
   #fallBack(batch: Batch, error: Error): boolean {
     if (batch.replayed) return false;

@@ -20,10 +20,7 @@ import { Stalls } from './unanswered.js';
 import { quorumSize } from './quorum.js';
 import { describeOutcomes, mayHold, outcomesOf, statsOf, type Voted } from './records.js';
 
-/**
- * Where the engine's failures go: the facade's node-redlock 'error' event. Nothing is built
- * unless someone listens.
- */
+/** Where the engine's failures go: the facade's 'error' event, built only when someone listens. */
 export interface Reports {
   readonly wanted: () => boolean;
   readonly report: (error: unknown) => void;
@@ -39,10 +36,8 @@ export interface MasterSettings extends MasterOptions {
 }
 
 /**
- * The masters of one Redlock: the connections it opened (and owns) or was given, one Master per
- * member, the one timer of their per-attempt deadlines, and the forward half of the data path: an
- * operation becomes one Attempt queued on every master in one synchronous loop. Every operation
- * of the lock lifecycle, the kinds, handover and run-once sends through here.
+ * The masters of one Redlock: their connections, one Master per member, one deadline timer, and the forward half
+ * of the data path. Every operation of the lifecycle, the kinds, handover and run-once sends through here.
  */
 export class MasterSet {
   readonly nodes: readonly Master[];
@@ -152,10 +147,7 @@ export class MasterSet {
     return attempt;
   }
 
-  /**
-   * A read of `keys` (an election's record or history, a refused acquisition's keys) on every
-   * master, or only where `only` is true (the others are skipped): src/engine/read.ts.
-   */
+  /** A read of `keys` on every master, or only where `only` is true (src/engine/read.ts). */
   read(opcode: OpCode, keys: readonly string[], budget: number, ballot?: Ballot, only?: readonly boolean[]): Read {
     this.assertOpen();
     const nodes = this.nodes;
@@ -172,10 +164,7 @@ export class MasterSet {
     this.nodes[index]!.enqueue(op);
   }
 
-  /**
-   * `attempt` queued on every master that has not voted on it yet (past its gate): those whose
-   * budget ran out while the gate answered have timed out already.
-   */
+  /** `attempt` queued on every master that has not voted yet (past its gate; those out of budget timed out already). */
   sendToPending(attempt: Attempt): void {
     const nodes = this.nodes;
     for (let i = 0; i < nodes.length; i++) {

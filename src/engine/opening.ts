@@ -3,15 +3,8 @@ import { onAbort } from '../util/on-abort.js';
 import { msUntil, within } from '../util/time.js';
 
 /**
- * The connections still opening when a Redlock was made (pipelock's own `duplicate()`s beside ioredis
- * clients, connections opened from URLs, clients given while connecting), and the wait for them.
- *
- * Why wait: a lock's writes go to every master at once, but a master whose connection is still
- * opening runs them only once it connects, after a quorum of faster ones has decided. The first
- * locks then resolved on a bare quorum and reached the others late, where a key set meanwhile
- * refuses them and leaves the lock on a bare quorum for its life. So the first operations and
- * `ready()` wait until each such connection is ready or has failed once (a master that is down is
- * not waited for beyond its first refusal), within their own bound.
+ * The connections still opening when a Redlock was made, and the wait for them: a master that connects after a
+ * quorum decided would leave the first locks on a bare quorum for their life (docs/decisions/0012, "opening.ts").
  */
 export class Opening {
   /** Settles when every connection opening at construction is ready or failed once; undefined once settled (or if none was opening). */

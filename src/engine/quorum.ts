@@ -5,10 +5,7 @@ export const WON = 1;
 export const LOST = -1;
 export type Decision = typeof UNDECIDED | typeof WON | typeof LOST;
 
-/**
- * The votes of one operation so far (an Attempt counts them as replies arrive). This file is the
- * one place that says what such a count means; every rule below reads one.
- */
+/** The votes of one operation so far: this file alone says what such a count means. */
 export interface Tally {
   /** Masters asked (N). */
   readonly size: number;
@@ -25,21 +22,16 @@ export interface Tally {
 }
 
 /**
- * Whether `stalled` masters of `size` may be written off (not waited for, and not sent to: see
- * src/engine/unanswered.ts): only while they are a minority. When more are flagged (one stall of the whole
- * client machine flags every master at once), writing them off lost every attempt before any master
- * could answer, and none answered in time to clear the flags; then they are sent to and waited for,
- * within the budget, as if unflagged.
+ * Whether `stalled` masters of `size` may be written off (src/engine/unanswered.ts): only while a minority, since
+ * one stall of the whole client flags every master at once.
  */
 export function mayWriteOff(stalled: number, size: number, quorum: number): boolean {
   return stalled <= size - quorum;
 }
 
 /**
- * Acquire, extend and the other quorum operations, decided as early as they are decided, both
- * ways: won at a quorum of votes for; lost once more than N − Q masters voted anything else
- * (against, unreachable, or stalled): a quorum can no longer form. Redlock's majority rule
- * (redis.io/docs/latest/develop/use/patterns/distributed-locks).
+ * Quorum operations decided as early as they are decided, both ways: won at a quorum of votes for, lost once more
+ * than N − Q voted anything else (Redlock's majority rule).
  */
 export function decide(t: Tally): Decision {
   if (t.votesFor >= t.quorum) return WON;
@@ -65,10 +57,8 @@ export function decideComplete(t: Tally): Decision {
 }
 
 /**
- * A read (src/engine/read.ts) whose answers so far settle it: `most` masters agree on one answer,
- * which is then a quorum's, or a quorum answered and no answer can reach a quorum with the masters
- * still out. Its silent masters are not waited for: a paused master costs a read nothing while a
- * quorum answers, as it costs nothing else (Redlock decides early both ways).
+ * A read (src/engine/read.ts) settled by its answers so far: `most` agree (a quorum's answer), or a quorum answered
+ * and no answer can still reach one. Silent masters are not waited for.
  */
 export function readSettled(t: Tally, most: number): boolean {
   const out = t.size - t.votesFor - t.votesAgainst - t.votesUnreachable;

@@ -6,13 +6,8 @@ import { readSettled } from './quorum.js';
 export type Ballot = (answer: unknown) => string | undefined;
 
 /**
- * A read of the batch script's (src/protocol/election-ops.ts: an election's record and history, a
- * refused acquisition's keys) sent to every master through its pipeline like any operation, so it
- * gets what every operation gets: the key prefix, coalescing, the budget, the stall accounting and
- * the not-ready fast fail, error classification and node-call diagnostics. A master's data is a
- * vote for; errors and timeouts count as for any attempt. Without a ballot it waits for every
- * master (up to its budget) and is won when a quorum answered; with one, it is decided as soon as
- * the answers settle it (quorum.ts readSettled), and `won` then says a quorum answered or agreed.
+ * A read of the batch script's (src/protocol/election-ops.ts) sent through every master's pipeline like any
+ * operation; without a ballot it waits for every master, with one it is decided once the answers settle it.
  */
 export class Read extends Attempt {
   /** Per master its data, undefined where it did not answer. */

@@ -15,23 +15,15 @@ export interface ReplayTarget {
   report(error: Error): void;
 }
 
-/**
- * SCRIPT LOAD of every script (src/protocol/calls.ts), sent together; rejects with the transport's
- * error, or UnexpectedReplyError when a master answers another SHA than the script's.
- */
+/** SCRIPT LOAD of every script at once; rejects with the transport's error, or UnexpectedReplyError on a wrong SHA. */
 export async function loadScripts(transport: Transport): Promise<void> {
   const shas = await Promise.all(SCRIPTS.map((script) => transport.send(scriptLoadArgs(script))));
   for (let i = 0; i < SCRIPTS.length; i++) if (shas[i] !== SCRIPTS[i]!.sha) throw new UnexpectedReplyError(transport.name, shas[i]);
 }
 
 /**
- * NOSCRIPT recovery of one master. The script cache was flushed (restart, SCRIPT FLUSH), which
- * drops every script at once: load them all once, then resend, in their original order, the
- * batches that met NOSCRIPT and those cut meanwhile. Order matters: a failed acquisition's cleanup
- * must reach the master after the acquisition it undoes. Every batch sent before the SCRIPT LOADs
- * answers before them on this connection, so all of them are in the replay list by the time the
- * loads resolve. A cleanup sent natively before the NOSCRIPT reply came (a lone DELIFEQ) is already
- * ahead of the resend: what the resend grants then is undone by Leftovers.late.
+ * NOSCRIPT recovery of one master: load every script once, then resend the batches that met NOSCRIPT and those cut
+ * meanwhile, in their original order, so a cleanup still follows what it undoes (docs/decisions/0012).
  */
 export class ScriptReplay {
   readonly #target: ReplayTarget;

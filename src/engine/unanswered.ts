@@ -37,13 +37,8 @@ export class Stalls {
 }
 
 /**
- * One master's calls not yet answered (sent, held behind a script reload, or waiting to be
- * replayed), the scan that enforces their attempts' deadlines, and what that scan learns: whether
- * the master is stalled, and so whether a new operation is sent to it at all.
- *
- * The per-attempt deadlines are enforced by scanning these batches, so a decided attempt is
- * referenced by nothing once its replies are in: keeping every attempt in a deadline heap until its
- * budget ran out doubled the client's cost per cycle, most of it in the garbage collector.
+ * One master's unanswered calls, the scan that enforces their deadlines, and whether the master is stalled. A scan,
+ * not a deadline heap, so a decided attempt is garbage at once (docs/decisions/0012, "unanswered.ts").
  */
 export class Unanswered implements Expiring {
   readonly #index: number;
@@ -59,10 +54,8 @@ export class Unanswered implements Expiring {
    */
   #probe: Attempt | undefined;
   /**
-   * While stalled, the tokens of the operations sent here and not yet answered, counted: a release of
-   * one of them is still sent, behind them on the same connection, so that what they set once the
-   * master answers is deleted in order. An answered call's tokens leave (Leftovers.late undoes what
-   * it granted late), so a master that answers everything just past its budget keeps none for long.
+   * While stalled, the tokens sent here and not yet answered, counted: their release is still sent behind them, so
+   * what they set once the master answers is deleted in order.
    */
   #tokens: Map<string, number> | undefined;
   #episode = 0;
@@ -80,10 +73,7 @@ export class Unanswered implements Expiring {
     this.#stalls = stalls;
   }
 
-  /**
-   * A call of this master went unanswered past its budget, and no call has been answered in time
-   * since: attempts do not wait for its vote to find a quorum impossible (Attempt.discount).
-   */
+  /** A call went unanswered past its budget and none answered in time since: attempts stop waiting for its vote. */
   get stalled(): boolean {
     return this.#stalled;
   }
@@ -105,10 +95,8 @@ export class Unanswered implements Expiring {
   }
 
   /**
-   * Whether a new operation goes to this stalled master. Everything sent to a master that answers
-   * nothing stays in this client (these batches, the client library's queue, the socket's buffer)
-   * for as long as the stall lasts: so while the stalled masters are a minority that the quorum
-   * does without, only `op` as the probe goes, and only when none is out.
+   * Whether a new operation goes to this stalled master: while the stalled are a minority, only `op` as the probe,
+   * and only when none is out, so nothing piles up in this client for the stall's length.
    */
   admits(op: Attempt): boolean {
     if (!this.#stalled || !this.#stalls.writeOff) return true;
@@ -184,14 +172,8 @@ export class Unanswered implements Expiring {
   }
 
   /**
-   * When `op`'s budget on this master runs out: its attempt's deadline, or a budget after `batch`
-   * was written (Deadlines.stamp) or after the reply to a call sent before it, if later. A master answering, in order, a backlog
-   * of the client's own making (a burst: 100,000 releases, extends or renewals at once) is
-   * answering, not failing: counted from the send, the calls at the back of its queue timed out
-   * and thousands of releases the masters did were reported failed (issue 47). A master that
-   * answers nothing still times out a budget after the send, or after its last answer. Validity
-   * still counts from the send (Attempt.start): this moves when a vote is given up on, not what a
-   * grant is worth.
+   * When `op`'s budget here runs out: its attempt's deadline, or a budget after the write or after the previous
+   * reply, if later, so a master answering a burst in order is not timed out (issue 47; docs/decisions/0008).
    */
   #due(op: Attempt, batch: Batch): number {
     const written = Math.max(op.deadline, batch.written + op.budget);
@@ -199,10 +181,7 @@ export class Unanswered implements Expiring {
     return Math.max(written, this.#answeredAt + op.budget);
   }
 
-  /**
-   * Times out, on this master, every operation of an unanswered batch whose budget ran out by `now` (`#due`); returns
-   * the earliest deadline still to watch (Infinity when none).
-   */
+  /** Times out every operation here whose budget ran out by `now`; returns the earliest deadline left (Infinity: none). */
   expire(now: number): number {
     const index = this.#index;
     let next = Infinity;
