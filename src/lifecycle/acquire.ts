@@ -26,10 +26,8 @@ import { asError } from '../util/checks.js';
 const noAttempts = (): ReadonlyArray<Promise<ExecutionStats>> => [];
 
 /**
- * The acquire loop of one Redlock: a mutex, fenced or not, or a lock of another kind (src/kinds/),
- * through the admission window, waiting, the quorum, validity, the undo of a lost attempt and
- * renewal. One object per Redlock; a call's state is its arguments and, once it has to wait, one
- * Wait (src/waiting/wait.ts), the only thing of the waiting machinery this loop talks to.
+ * The acquire loop of one Redlock, for every kind (src/kinds/): window, waiting, quorum, validity, undo, renewal. A
+ * call's state is its Acquisition and, once it waits, one Wait (src/waiting/wait.ts).
  */
 export class Acquirer implements KindHost {
   constructor(
@@ -77,10 +75,7 @@ export class Acquirer implements KindHost {
     return this.#start(mutexOf(resources, call.fencing, this.masters.clustered), duration, call);
   }
 
-  /**
-   * Starts an acquisition. One that must wait for its first turn in the window (src/admission/
-   * window.ts) waits there as its Acquisition (src/lifecycle/acquisition.ts), with no frame of its own.
-   */
+  /** Starts an acquisition; one that must wait for the window waits there as its Acquisition, with no frame of its own. */
   #start(kind: Kind, duration: number, call: ResolvedCall): Promise<Lock> {
     const signal = call.signal;
     if (isAborted(signal)) return Promise.reject(new LockAbortedError(signal?.reason, []));
@@ -165,10 +160,7 @@ export class Acquirer implements KindHost {
     }
   }
 
-  /**
-   * Before the first attempt: the line of this process's callers waiting for the same resources,
-   * which a call in turn (an election's campaign) joins at once; its wait there, if any.
-   */
+  /** Before the first attempt: the local line for the same resources (joined at once by a call in turn), and its wait. */
   #arrive(a: Acquisition): Promise<boolean> | undefined {
     const s = a.call.settings;
     // A call in turn (an election's campaign) is in line from its arrival: its first attempt goes to the gate too.
@@ -184,10 +176,7 @@ export class Acquirer implements KindHost {
     return wait.pause(a.call.signal, a.stats(this.masters));
   }
 
-  /**
-   * Each attempt waits for its turn in the client (src/admission/window.ts) and fails there, with
-   * nothing sent, when its turn would come after the deadline or its signal aborts first.
-   */
+  /** Each attempt waits for its turn in the window, failing with nothing sent when too late or aborted. */
   #enter(a: Acquisition): Promise<void> | undefined {
     if (a.admitted) {
       a.admitted = false;
@@ -247,10 +236,7 @@ export class Acquirer implements KindHost {
     return undefined;
   }
 
-  /**
-   * A lost attempt (or a won one given up): undone wherever it may have written, then true when the
-   * call tries again, false when its schedule ended. Throws what ends the call at once.
-   */
+  /** A lost attempt is undone where it may have written; true to try again, false when the schedule ended. */
   async #lost(a: Acquisition, attempt: Attempt, lockKeys: readonly string[], latency: number): Promise<boolean> {
     const { masters, window } = this;
     const signal = a.call.signal;

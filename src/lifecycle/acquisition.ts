@@ -12,15 +12,8 @@ import type { Lock } from './lock.js';
 export type Stats = () => ReadonlyArray<Promise<ExecutionStats>>;
 
 /**
- * One acquire call, from its arrival to its Lock or its error: what it asks for, what it sends, by
- * when, and what it has done so far (its attempts, its Wait). The acquire loop (src/lifecycle/
- * acquire.ts) keeps nothing of a call but this object.
- *
- * It is also the call's place in the admission window's queue (src/admission/window.ts) while it
- * waits for its first turn: `admit` then runs the call and the caller's promise follows it. Why not
- * the call's own async frame suspended at the window: a burst queues most of its calls there, and
- * each frame kept its registers, the await's closures and context, a promise for the wait with its
- * resolvers: four times what this object, the caller's promise and its two resolvers take
+ * One acquire call, from arrival to Lock or error: all the acquire loop keeps of it. It is also its place in the
+ * admission window's queue: an object rather than a suspended async frame, a quarter of its memory
  * (docs/decisions/0002-acquire-memory.md).
  */
 export class Acquisition extends Queued {
@@ -59,11 +52,7 @@ export class Acquisition extends Queued {
     return this.kind.terms(this.duration, this.ttlArg, this.call.settings);
   }
 
-  /**
-   * Its attempts' stats: made when first needed (most calls win their first attempt), and bound, not
-   * an arrow: an arrow capturing the attempts moves them into a heap context kept for the whole wait
-   * (docs/decisions/0002-acquire-memory.md).
-   */
+  /** Its attempts' stats, made when first needed and bound, not an arrow (docs/decisions/0002-acquire-memory.md). */
   stats(masters: MasterSet): Stats {
     return this.#stats ??= masters.stats.bind(masters, this.attempts);
   }

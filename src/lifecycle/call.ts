@@ -23,10 +23,7 @@ export function plainCall(base: ResolvedSettings): ResolvedCall {
   return Object.freeze({ settings: base, signal: undefined, autoExtend: false, fencing: false, onLockLost: undefined });
 }
 
-/**
- * Resolves one call's settings over the instance's, once per call. The numbers are copied only
- * when the call overrides one: the common `{ signal }` costs no copy of the instance's settings.
- */
+/** Resolves one call's settings, copying numbers only when the call overrides one (`{ signal }` copies nothing). */
 export function resolveCall(base: ResolvedSettings, plain: ResolvedCall, settings: unknown): ResolvedCall {
   if (settings === undefined) return plain;
   if (!isObject(settings)) throw new InvalidArgumentError('settings', 'must be an object', settings);

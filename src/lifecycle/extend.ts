@@ -28,9 +28,8 @@ export function extensionOf(attempt: Attempt, until: number, now: number): Exten
 }
 
 /**
- * Redlock.extend(): the owner-checked PEXPIRE of the lock's keys on every master, tried again on the
- * retry schedule while masters fail (never past the lock's validity). An auto-extended lock is
- * extended in place; any other becomes a new Lock (node-redlock's shape), the old one expired.
+ * Redlock.extend(): the owner-checked PEXPIRE of the lock's keys on every master, retried while masters fail (never
+ * past validity). An auto-extended lock is extended in place; any other becomes a new Lock, the old one expired.
  */
 export async function extend(masters: MasterSet, owner: LockOwner, lock: Lock, duration: number, call: ResolvedCall): Promise<Lock> {
   const s = call.settings;

@@ -22,10 +22,7 @@ export function quorumError(masters: MasterSet, message: string, attempt: Attemp
     : new ResourceLockedError(`${text} (held by another lock)`, stats, nodes);
 }
 
-/**
- * An acquisition's final error. A refusal of a mutex by keys that are not locks says what holds
- * them (src/lifecycle/foreign.ts): read now that the call has failed, at most once a second.
- */
+/** An acquisition's final error; a refusal by keys that are not locks says what holds them (src/lifecycle/foreign.ts). */
 export async function acquireError(masters: MasterSet, message: string, attempt: Attempt, resources: readonly string[], foreign: ForeignKeys | undefined, budget: number, stats: Stats): Promise<ExecutionError> {
   const error = quorumError(masters, message, attempt, stats);
   if (!(error instanceof ResourceLockedError) || foreign === undefined) return error;

@@ -6,33 +6,9 @@ import { OP_RAISE } from '../protocol/opcodes.js';
 import { FENCE_RETENTION_MS } from '../protocol/batch-script.js';
 
 /**
- * Fencing tokens across the quorum: the storage rejects a holder paused past its lease once a
- * newer holder wrote (Kleppmann, "How to do distributed locking", martin.kleppmann.com/2016/02/08/how-to-do-distributed-locking.html).
- *
- * Construction: the acquire script INCRs one counter per resource on every master it locks and
- * answers the largest value; the client takes f = the largest over its quorum. Before the
- * acquisition counts as successful, it raises the counters on a majority to at least f, where
- * each master votes "for" only if its counter was below f; if a master answers a counter ≥ f,
- * f becomes that + 1 and the raise is repeated.
- *
- * Why it is increasing: let A succeed with fence f_A, so some majority M_A holds counters ≥ f_A
- * when A's success is decided. A later holder B can only win after A's keys are gone from a
- * master of A's lock majority, i.e. after A released or its keys expired — after A succeeded, so
- * after M_A was raised. B's raise is sent after B won, so it reaches every master after M_A's
- * raise; B's raise majority meets M_A in some master whose counter was ≥ f_A, and B only succeeds
- * with votes "counter < f_B" from a majority, so f_A ≤ that counter < f_B. (Taking the largest
- * INCR of B's quorum alone is not enough: B's INCR on a master outside A's lock majority may
- * run before A's raise reached it.)
- *
- * Assumptions: a master never loses an acknowledged write (fsync on every write, or a crashed
- * master stays down longer than the largest lock duration: Redlock's delayed restart, redis.io/docs/latest/develop/use/patterns/distributed-locks) and Redis
- * keys expire no earlier than their TTL. Counters expire 7 days after last use; one created again
- * starts from the master's clock in µs, so tokens keep increasing as long as a resource sees fewer
- * than one acquisition per µs and no master's clock steps back by more than those 7 days. A master
- * restarted empty (the delayed restart keeps the lock keys safe, not the counters) re-creates its
- * counters the same way, so the masters' wall clocks must agree to within the time it stayed down:
- * the simulation, given clocks up to 1,000 s apart, saw fences fall after every master had
- * restarted (sim/README.md); NTP keeps them within milliseconds.
+ * Fencing tokens across the quorum (Kleppmann, "How to do distributed locking"): the acquire script INCRs a counter
+ * per resource, and the fence is raised on a majority before the acquisition succeeds. Why tokens only increase, and
+ * what that assumes of the masters and their clocks: docs/decisions/0012, "fencing.ts".
  */
 export function counterKeys(resources: readonly string[], clustered = false): string[] {
   // On a Redis Cluster member the counter must share its resource's slot (src/transport/cluster/slots.ts).
@@ -53,12 +29,9 @@ export interface RaiseOptions {
 }
 
 /**
- * Raises the counters to a value a majority had below it; that value is the fence, or undefined if
- * no quorum answered. A raise won while some master answered a counter above the target (a quorum
- * of masters restarted empty, their counters lost) is raised again above it, so a fence never
- * falls below one a surviving master saw. `fromClock`: a won raise waits a little for the masters
- * still out (twice what the quorum took) to see that. A counter equal to the target is another's (an earlier term), except at
- * the fenced acquire's first target, the largest counter its own INCR made.
+ * Raises the counters to a value a majority had below it: the fence, or undefined without a quorum. A counter seen
+ * above the target (masters restarted empty) is raised past; `fromClock` waits a little for the masters still out.
+ * A counter equal to the target is another's, except at the fenced acquire's first target, its own INCR's.
  */
 export async function raiseFence(masters: MasterSet, counters: readonly string[], first: number, budget: number, options?: RaiseOptions): Promise<number | undefined> {
   let fence = first;

@@ -35,10 +35,7 @@ export function checkForceOptions(options: unknown): Required<ForceReleaseOption
   return { reason, markerMs };
 }
 
-/**
- * Deletes `resources`' keys on every master whoever holds them (no owner check), and sets beside
- * each a revoked-marker holding the reason for markerMs. Resolves once a quorum ran it.
- */
+/** Deletes `resources`' keys on every master unchecked, with a revoked-marker holding the reason beside each; won on a quorum. */
 export async function forceRelease(masters: MasterSet, resources: readonly string[], options: Required<ForceReleaseOptions>, budget: number): Promise<ForceReleaseResult> {
   const keys = [...resources, ...resources.map(revokedKey)];
   masters.assertOpen();

@@ -3,11 +3,8 @@ import type { MasterSet } from '../engine/masters.js';
 import { OP_KEYS_READ } from '../protocol/opcodes.js';
 
 /**
- * Why a refused acquisition's keys may not be locks at all: read on the masters that refused it,
- * once, when the call has already failed (never on a successful path), through the engine like any
- * operation (MasterSet.read). A pipelock lock is a string with a TTL; a key of another type, or one
- * that never expires, is the application's data or another library's, and waiting for it cannot
- * help. Undefined when every refusal looked like a lock or nothing could be read within `budget` ms.
+ * Why a refused acquisition's keys may not be locks at all (another type, or no TTL: the application's data), read
+ * once on the refusing masters after the call failed. Undefined when all looked like locks or nothing was read.
  */
 async function foreignHolder(masters: MasterSet, attempt: Attempt, resources: readonly string[], budget: number): Promise<string | undefined> {
   if (masters.isClosed()) return undefined;
@@ -41,10 +38,8 @@ const kRememberMs = 10_000;
 const kRemembered = 256;
 
 /**
- * foreignHolder, rationed: at most one read in flight and one a second, findings remembered for a
- * while. On a contended key nearly every attempt is refused by a lock, and reading TYPE and PTTL
- * on each refusal doubled the Redis commands per refused attempt (bench:peers' hot key); a foreign
- * key does not come and go, so the first refusal that reads it names it, and the next ones repeat it.
+ * foreignHolder, rationed (one read in flight, one a second, findings remembered): reading on every refusal of a hot
+ * key doubled its commands, and a foreign key does not come and go.
  */
 export class ForeignKeys {
   #nextReadAt = 0;

@@ -14,10 +14,8 @@ export interface RenewalHost {
 }
 
 /**
- * One auto-extended lock in the scheduler. A class rather than a literal with a `stop` closure, and
- * holding the (shared) settings rather than copies of them: every field copied or closure made is
- * paid once per held lock, and fractional numbers stored per object are boxed
- * (docs/decisions/0002-acquire-memory.md).
+ * One auto-extended lock in the scheduler: a class holding the shared settings, since every copied field or closure
+ * is paid per held lock (docs/decisions/0002-acquire-memory.md).
  */
 export class Renewal implements Renewing {
   /** The duration it is renewed for: the acquisition's, then the last extend()'s. */
@@ -56,10 +54,7 @@ export class Renewal implements Renewing {
     this.holdUntil = now + settings.maxHoldTime;
   }
 
-  /**
-   * Renew when less than this much validity remains: a third of the duration (Redisson's watchdog
-   * period), never later than automaticExtensionThreshold before expiry, never earlier than halfway.
-   */
+  /** Renew below this validity: a third of the duration (Redisson's watchdog), within the threshold, never before halfway. */
   get threshold(): number {
     const d = this.duration;
     return Math.min(Math.max(d / 3, this.settings.automaticExtensionThreshold), d / 2);
@@ -72,9 +67,8 @@ export class Renewal implements Renewing {
   }
 
   /**
-   * Lost at once if its validity has run out (the scheduler's timer may not have run yet). The wall
-   * clock is the second guard: the monotonic one stops while the host is suspended (a paused VM, a
-   * laptop asleep), and so do the timers, but the keys' TTLs ran on.
+   * Lost at once if out of validity. The wall clock is the second guard: the monotonic clock and the timers stop
+   * while the host is suspended, the keys' TTLs do not.
    */
   #check(): void {
     if (!this.active) return;
@@ -96,9 +90,8 @@ export class Renewal implements Renewing {
   }
 
   /**
-   * An extension or renewal sent after `epoch` extend() calls was confirmed valid until `until`. One
-   * sent before a later extend() never raises the validity: each master ran that extension's PEXPIRE
-   * after it, so the keys may carry the extension's shorter TTL (its replies lost or late).
+   * A renewal sent after `epoch` extend() calls was confirmed until `until`; one sent before a later extend() never
+   * raises the validity, as that extend's shorter PEXPIRE may have run after it.
    */
   renewed(until: number, epoch: number, now: number): boolean {
     if (!this.active) return false;

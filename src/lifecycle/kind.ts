@@ -10,11 +10,8 @@ import { counterKeys, raiseFence } from './fencing.js';
 import { drift } from './validity.js';
 
 /**
- * One acquisition of a lock of some kind (a plain or fenced mutex, a semaphore permit, a read or a
- * write lock, an election's campaign), as Redlock's acquire loop needs it: the loop, the window,
- * waiting, the quorum, validity, the undo of a failed attempt and renewal are the same for every
- * kind; only the script operation, its keys, what the won lock holds, how it waits and what it
- * does once won differ. Made per acquire() call: a semaphore's slot choice changes from attempt to attempt.
+ * One acquisition of a lock of some kind, as the acquire loop needs it: only the operation, its keys, what the won
+ * lock holds, how it waits and what it does once won differ. Made per call: a semaphore's slot changes per attempt.
  */
 export interface Kind extends Waiting {
   /** 'mutex', 'semaphore', 'read lock', 'write lock' (messages). */
@@ -43,10 +40,7 @@ export interface Kind extends Waiting {
   refused(attempt: Attempt): boolean;
   /** What a lock handed over to a waiting call must be (src/lifecycle/handover.ts), or undefined: it takes none. */
   terms(duration: number, ttlArg: string, settings: ResolvedSettings): HandoverTerms | undefined;
-  /**
-   * A won attempt's fencing token, raised across the quorum (src/lifecycle/fencing.ts; resolves
-   * undefined where no quorum took it: the attempt is lost), or undefined: the kind has none.
-   */
+  /** A won attempt's fencing token raised across the quorum (undefined there: lost), or undefined when the kind has none. */
   fence(masters: MasterSet, attempt: Attempt, budget: number): Promise<number | undefined> | undefined;
 }
 
@@ -69,9 +63,8 @@ export interface KindHost {
 export const none = (): undefined => undefined;
 
 /**
- * The plain mutex (op A: SET NX PX on each resource): what Redlock.acquire() takes. Its waiters are
- * in line behind each other and may be handed a released lock (src/lifecycle/handover.ts). Only its
- * resources are kept per call; the rest is the class's.
+ * The plain mutex (op A: SET NX PX on each resource): what Redlock.acquire() takes. Its waiters line up and may be
+ * handed a released lock (src/lifecycle/handover.ts).
  */
 export class Mutex implements Kind {
   constructor(readonly lockKeys: readonly string[]) {}
@@ -98,9 +91,8 @@ export class Mutex implements Kind {
 }
 
 /**
- * A fenced mutex (`fencing: true`, op F): each attempt also increments the resources' fencing
- * counters, and a won one raises them across the quorum for its token. Never handed over: a token
- * passed within the process would skip the raise.
+ * A fenced mutex (`fencing: true`, op F): attempts also INCR the fencing counters, raised across the quorum once won.
+ * Never handed over: a token passed within the process would skip the raise.
  */
 export class FencedMutex extends Mutex {
   readonly #keys: readonly string[];

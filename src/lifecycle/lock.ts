@@ -36,10 +36,7 @@ export type RedlockAbortSignal = AbortSignal & {
   error?: Error;
 };
 
-/**
- * What a Lock's own release() and extend() call: the Redlock that made it (node-redlock's
- * `lock.redlock`). An interface, so that the lock lifecycle does not depend on the facade above it.
- */
+/** What a Lock's own release() and extend() call (node-redlock's `lock.redlock`): an interface, so nothing imports the facade. */
 export interface LockOwner {
   /** Releases `lock`. */
   release(lock: Lock, settings?: CallSettings): Promise<ReleaseResult>;
@@ -88,11 +85,7 @@ export const kLost = Symbol('pipelock.lost');
 /** A renewal of the lock was refused on a quorum; whether a force-release says why is being read. */
 export const kRefused = Symbol('pipelock.refused');
 
-/**
- * The Lock extend() made of each lock it replaced, so that disposing the first of a chain releases
- * the one still held. Kept beside the locks rather than as a field: most locks are never extended
- * (docs/decisions/0002-acquire-memory.md counts every field of a Lock).
- */
+/** The Lock extend() made of each lock it replaced: beside the locks, not a field (most are never extended; 0002). */
 const replacements = new WeakMap<Lock, Lock>();
 
 /** extend() replaced `old` (its expiration now 0) by `next`. */
@@ -100,11 +93,7 @@ export function replaced(old: Lock, next: Lock): void {
   replacements.set(old, next);
 }
 
-/**
- * The Lock a waiter of this process made of the keys a lock passed to it on release()
- * (src/lifecycle/handover.ts). Apart from `replacements`: disposing a lock passed on must not
- * release the waiter's.
- */
+/** The Lock a local waiter made of a lock passed to it (src/lifecycle/handover.ts); disposing this one spares it. */
 const heirs = new WeakMap<Lock, Lock>();
 
 /** release() passed `from`'s keys to a waiter, which holds them as `to`. */
@@ -209,9 +198,8 @@ export class Lock implements CompletionKeeper {
   }
 
   /**
-   * @hidden Whether this lock's keys are still held in this process: by it, by the Lock extend()
-   * replaced it with, or by the waiter it was passed to (a late grant of its acquisition is then
-   * not undone: src/engine/leftovers.ts).
+   * @hidden Whether this lock's keys are still held here: by it, its extend() replacement or its heir (then a late
+   * grant of its acquisition is not undone: src/engine/leftovers.ts).
    */
   [kKeysHeld](): boolean {
     const lock = lastHolder(this);

@@ -4,11 +4,7 @@ import { errorKind, explain, isPermanent } from '../engine/master-errors.js';
 import type { Master } from '../engine/master.js';
 import { outcomesOf } from '../engine/records.js';
 
-/**
- * The error to fail a lost `attempt` with at once, or undefined: so many masters answered with an
- * error no retry heals (src/engine/master-errors.ts) that no quorum can form by waiting. Fewer such masters
- * leave a quorum possible (the others may free the lock), so the call goes on with its schedule.
- */
+/** The error to fail a lost `attempt` at once: too many masters answered an error no retry heals to form a quorum. */
 export function misconfigured(attempt: Attempt, nodes: readonly Master[], stats: () => ReadonlyArray<Promise<ExecutionStats>>): MisconfigurationError | undefined {
   const errors = attempt.errors;
   if (errors === undefined) return undefined;

@@ -6,10 +6,7 @@ import type { MasterSet } from '../engine/masters.js';
 export class ReleaseResult {
   /** True when a quorum said the lock was no longer held: it had expired or been lost before release. */
   readonly expired: boolean;
-  /**
-   * The lock was passed, keys and all, to a caller of this process waiting for the same resources
-   * (src/lifecycle/handover.ts): nothing was sent, and no master has anything to report.
-   */
+  /** The lock was passed, keys and all, to a local waiter (src/lifecycle/handover.ts): nothing was sent. */
   readonly passedOn: boolean;
   readonly #masters: MasterSet;
   /** The last try: the others' answers are carried into it (MasterSet.retry); undefined when passed on. */
@@ -26,11 +23,7 @@ export class ReleaseResult {
     this.#tries = tries;
   }
 
-  /**
-   * Masters that have confirmed so far that the lock's keys were ours and are deleted. release()
-   * resolves at the quorum, so a slow minority may still answer: `await result.complete()` first
-   * for the final count.
-   */
+  /** Masters that confirmed so far the keys were ours and are deleted; `await result.complete()` for the final count. */
   get released(): number {
     return this.#attempt?.votesFor ?? 0;
   }

@@ -18,16 +18,9 @@ import type { AdmissionWindow } from '../admission/window.js';
 const noAttempts = (): never[] => [];
 
 /**
- * Redlock.release(): the owner-checked delete of a lock's keys on every master, decided at the
- * quorum — or, when a caller of this process waits for the same resources, the lock handed to it
- * (src/lifecycle/handover.ts).
- *
- * Releases wait for room in the admission window ahead of every queued acquisition (src/admission/window.ts):
- * a batch job releasing 25,000 locks at once sent them all, and the last ones failed their budget
- * in the masters' queues. A release no quorum answered (a stall, a restart) is tried again on the
- * retry schedule, as node-redlock v5 does, asking only the masters that did not answer (an
- * owner-checked delete is safe to repeat), while the lock's keys may still be there: given up at
- * once, a release lost to a stall of the machine held the resource for its whole TTL.
+ * Redlock.release(): the owner-checked delete on every master, decided at the quorum, or a hand-over to a local waiter
+ * (src/lifecycle/handover.ts). Releases queue in the window ahead of acquisitions, and one no quorum answered is
+ * retried on the unanswered masters while the keys may live (docs/decisions/0012, "release.ts").
  */
 export class Releases {
   constructor(

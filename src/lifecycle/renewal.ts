@@ -23,10 +23,8 @@ export type { HoldSettings } from './scheduler.js';
 const kRecheckMs = 50;
 
 /**
- * The renewal scheduler: one heap and one timer for every auto-extended lock of a Redlock. When the
- * timer fires, every lock due within the next `batchMs` ms (setting renewalWindow) is renewed in one synchronous loop, so
- * the coalescer turns the whole batch into one owner-checked multi-key EVALSHA per master per
- * chunk. Each lock still counts its own quorum from its own slots of the replies.
+ * The renewal scheduler: one heap and one timer for every auto-extended lock. Each firing renews every lock due
+ * within `renewalWindow` ms in one loop, so each master gets one multi-key EVALSHA per chunk.
  */
 export class Renewals implements Scheduler, RenewalHost {
   readonly #heap = new Heap<Renewal>((held) => held.dueAt, (held, index) => { held.slot = index; });
@@ -218,9 +216,8 @@ export class Renewals implements Scheduler, RenewalHost {
   };
 
   /**
-   * Refused on a quorum: lost with the reason of a force-release if a revoked-marker stands beside
-   * one of its keys (read once, within nodeTimeout), else with `error`. Its expiry stays due meanwhile,
-   * and a read of its signal before the answer loses it at once with `error`: it is not ours on a quorum.
+   * Refused on a quorum: lost with a force-release's reason if a revoked-marker stands beside a key (read once), else
+   * with `error`; a read of its signal meanwhile loses it at once.
    */
   #refused(held: Renewal, error: LockLostError): void {
     held.renewing = true;
@@ -235,9 +232,8 @@ export class Renewals implements Scheduler, RenewalHost {
   }
 
   /**
-   * A lock whose validity ran out (or whose bound was reached) is lost, its keys discarded. One lost
-   * by the wall clock alone (`early`: the monotonic validity is left) keeps its keys until their TTL:
-   * a holder told that validity may still act within it, and only a stepped clock gets here so.
+   * Out of validity or bound: lost, keys discarded. Lost by the wall clock alone (`early`) it keeps its keys till
+   * their TTL: only a stepped clock gets here so, and the holder may still act within its validity.
    */
   expire(held: Renewal, early = false): void {
     const resources = held.lock.resources.join(', ');
@@ -268,10 +264,7 @@ export class Renewals implements Scheduler, RenewalHost {
 }
 
 
-/**
- * The reason of a force-release of `resources`, read where a master holds a revoked-marker beside a
- * key (forceRelease() sets both in one script); undefined if none does or nothing could be read.
- */
+/** A force-release's reason, read where a revoked-marker stands beside a key; undefined if none or unread. */
 async function revokedReason(masters: MasterSet, resources: readonly string[], budget: number): Promise<string | undefined> {
   if (masters.isClosed()) return undefined;
   // One read per resource: a lock key and its marker share a cluster slot, two resources may not.

@@ -14,10 +14,7 @@ export interface HoldSettings {
   readonly watchHeld: boolean;
 }
 
-/**
- * What the acquire loop and the facade hold locks with: this thread's scheduler (Renewals) or the
- * worker thread's (src/lifecycle/worker/, setting renewal 'worker').
- */
+/** What locks are held with: this thread's Renewals or the worker's (src/lifecycle/worker/, renewal 'worker'). */
 export interface Scheduler {
   /** Locks currently kept alive. */
   readonly size: number;

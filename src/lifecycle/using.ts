@@ -2,10 +2,7 @@ import { InvalidArgumentError } from '../errors.js';
 import { isObject } from '../util/checks.js';
 import type { CallSettings, RedlockAbortSignal } from './lock.js';
 
-/**
- * `using()` keeps at least this much of a lock's duration above automaticExtensionThreshold:
- * node-redlock v5's rule (its `using` throws below it), so a renewal is not due at once.
- */
+/** `using()` keeps this much of the duration above automaticExtensionThreshold (node-redlock v5's rule). */
 export const kUsingMarginMs = 100;
 
 /** The routine `using()` runs while it holds the lock; `signal` aborts if the lock is lost. */
@@ -33,10 +30,7 @@ export function checkUsingDuration(duration: unknown, threshold: number): void {
   }
 }
 
-/**
- * Runs `fn` with the held lock's signal and always lets go. The routine's own error is the one
- * thrown; a release that fails beside it is reported (node-redlock's 'error' event), never lost.
- */
+/** Runs `fn` with the lock's signal and always lets go; a failed release beside the routine's error is reported, not lost. */
 export async function holding<T>(held: Handle, fn: Routine<T>, report: (error: unknown) => void): Promise<T> {
   let result: T;
   try {
@@ -49,10 +43,7 @@ export async function holding<T>(held: Handle, fn: Routine<T>, report: (error: u
   return result;
 }
 
-/**
- * using() of a lock that `acquire` takes (with autoExtend): the routine runs holding it, and it is
- * always released. For the kinds (semaphore permits, read and write locks).
- */
+/** using() for the kinds: the routine runs holding a lock `acquire` takes (auto-extended), always released. */
 export async function usingLock<T>(
   host: { readonly settings: { readonly automaticExtensionThreshold: number }; report(error: unknown): void },
   duration: number,

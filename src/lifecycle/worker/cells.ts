@@ -1,10 +1,8 @@
 /**
- * The memory the main thread and the renewal worker share: per held lock a validity cell (the
- * instant it stops being valid, and its state), and one heartbeat. Both threads read and write it
- * without a message: the holder reads its lock's validity as it does today, with no round trip.
- * Element accesses of a typed array are tear-free (ECMAScript's memory model), so a Float64 read
- * sees one whole write or the other.
+ * The memory the main thread and the renewal worker share: a validity cell per held lock and one heartbeat, read
+ * without a message. Typed-array element accesses are tear-free, so a Float64 read sees one whole write.
  */
+// performance.now() starts at each thread's own origin; hrtime is the process's one monotonic clock.
 
 // performance.now() starts at each thread's own origin; hrtime is the process's one monotonic clock.
 const kOffset = Number(process.hrtime.bigint()) / 1e6 - performance.now();
@@ -34,15 +32,9 @@ export const BLOCKED = 3;
 export const REVOKED = 4;
 /** maxExtensions or maxHoldTime was reached. */
 export const LIMIT = 5;
-/**
- * Still held, but its last renewal was skipped: the main thread's heartbeat was older than the
- * bound. Lost by its validity running out in this state, it is lost to a blocked loop.
- */
+/** Held, but its last renewal skipped for a stale heartbeat: running out in this state, it is lost to a blocked loop. */
 export const SKIPPED = 6;
-/**
- * A renewal was refused on a quorum: not ours any more. The worker is reading whether a
- * force-release marker says why (up to nodeTimeout); the main thread loses it at its next read.
- */
+/** A renewal was refused on a quorum: the worker reads a force-release's reason; the main thread loses it at its next read. */
 export const REFUSED = 7;
 export type CellState = typeof HELD | typeof LOST | typeof BLOCKED | typeof REVOKED | typeof LIMIT | typeof SKIPPED | typeof REFUSED;
 

@@ -18,9 +18,8 @@ export interface HeldOwner {
 }
 
 /**
- * The main thread's side of a lock the worker renews: its signal, and its validity read from its
- * shared cell. The Lock reads `validUntil` and `expiration` from here (own properties put over
- * the Lock's, so the Lock class is the same for both schedulers).
+ * The main thread's side of a lock the worker renews: its signal, and its validity read from the shared cell (own
+ * properties over the Lock's, so one Lock class serves both schedulers).
  */
 export class WorkerHeld implements Renewing {
   #controller: AbortController | undefined = undefined;
@@ -47,10 +46,7 @@ export class WorkerHeld implements Renewing {
     return readClockFirst((this.#controller = new AbortController()).signal, () => { this.check(); });
   }
 
-  /**
-   * Lost at once if the cell says so or its validity ran out; the worker's report of it is read
-   * first, so the error carries its message and a force-release's reason.
-   */
+  /** Lost at once if the cell says so or validity ran out; the worker's report is read first for its message and reason. */
   check(): void {
     if (!this.active) return;
     const state = this.owner.cells.state(this.slot);

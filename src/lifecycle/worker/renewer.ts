@@ -54,11 +54,7 @@ function setExpiration(this: Lock, value: number): void {
 const kValidUntil: PropertyDescriptor = { get: validUntilOf, configurable: true };
 const kExpiration: PropertyDescriptor = { get: expirationOf, set: setExpiration, enumerable: true, configurable: true };
 
-/**
- * The renewal scheduler of setting renewal 'worker', on the main thread: it hands each held lock to
- * the worker (src/lifecycle/worker/thread.ts) with its validity in a shared cell, beats the heartbeat
- * as the loop turns, and hears the worker's losses. Orders and reports go one message per tick.
- */
+/** The main thread's side of renewal 'worker' (src/lifecycle/worker/thread.ts): hands locks over, beats, hears losses. */
 export class WorkerRenewals implements Scheduler, HeldOwner {
   readonly cells = new Cells();
   readonly boundMs: number;

@@ -1,8 +1,6 @@
 /**
- * The renewal worker's entry (setting renewal 'worker'): its own connections to the masters, opened
- * from the same URLs and client options, and the same batched renewal scheduler as the main
- * thread's, over locks that write each renewal into their shared validity cell. It renews a lock
- * only while the main thread's heartbeat is younger than heartbeatBound.
+ * The renewal worker's entry (renewal 'worker'): its own connections and the main thread's renewal scheduler, over
+ * locks whose validity lives in shared cells, renewed only while the main thread's heartbeat is fresh.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { MasterSet } from '../../engine/masters.js';
