@@ -1,27 +1,7 @@
 /**
- * The gate: one master that orders the callers a release wakes.
- *
- * Every process's head waiter hears the same invalidation at about the same moment and retries at
- * once. Sent to all N masters together, their SET NX calls reach each master in a different order,
- * each master grants the first it sees, and three heads on five masters often take 2 + 2 + 1 votes:
- * nobody has a quorum, everybody undoes and tries again (Redlock's split vote; antirez's article
- * on the algorithm asks clients to retry after a random delay for this reason:
- * redis.io/docs/latest/develop/use/patterns/distributed-locks). On one hot key with 64 callers in
- * four processes that made three attempts and ~76 Redis commands per handoff.
- *
- * A woken head instead sends its attempt to one master first, the same master for a key in every
- * process (the masters sorted by address, the key's hash picking one), and to the others only once
- * that master granted it. The gate grants one head; the rest are refused there for one command
- * each, and only the head that passed the gate asks the others, so a release hands over without
- * a split.
- *
- * Safety is Redlock's own: the gate's grant is one vote among N, the attempt is won only at a
- * quorum, and its validity counts from the moment it was sent to the gate (the first write). A
- * gate that cannot answer (down, erroring) is no arbiter: the attempt goes to the others as if
- * ungated. Liveness: only attempts a wake-up brings forward are gated. The retry schedule's own
- * attempts go to every master at once, so a gate holding a stale key (a master that missed a
- * release) costs a waiter at most one retry slot, never its acquisition. Processes that list their
- * masters under different addresses pick different gates and fall back to racing, as before.
+ * The gate: one master, the same for a key in every process, that orders the callers a release wakes. Woken heads
+ * send their attempt there first and to the others only once granted, so a release hands over without a split vote.
+ * Safety is Redlock's own (the gate is one vote of N); why, and the liveness argument: docs/decisions/0012, "gate.ts".
  */
 
 import { randomBytes } from 'node:crypto';
@@ -47,11 +27,8 @@ export function gateOf(order: readonly number[], key: string): number {
 }
 
 /**
- * A gated attempt's call to its gate: the `G` operation (take the lock in turn, below) with the
- * gate's turns as one more key. Its clock is its attempt's, and each answer it
- * gets is the attempt's vote from the gate — a grant counts as the attempt's keys set, a refusal
- * keeps its reply (0 held, -1 another's turn) in the attempt's counts — so the attempt's quorum,
- * validity and undo read as if it had been sent to the gate itself.
+ * A gated attempt's call to its gate (op `G`, with the gate's turns as one more key): each answer is the attempt's
+ * vote from the gate, so its quorum, validity and undo read as if it had been sent there.
  */
 export class GateProbe extends Attempt {
   constructor(
@@ -66,9 +43,8 @@ export class GateProbe extends Attempt {
   }
 
   /**
-   * The gate's answer is the attempt's vote there. Refused, the other masters are not asked (they
-   * count against, as masters a release skips do); otherwise — granted, or failed, when the gate
-   * is no arbiter — they are sent the attempt now.
+   * The gate's answer is the attempt's vote there. Refused, the others are not asked (they count against);
+   * granted or failed (no arbiter), they are sent the attempt now.
    */
   override settle(node: number, reply: number | Error): void {
     if (this.votes[node] !== PENDING) return;
@@ -104,32 +80,16 @@ export class GateProbe extends Attempt {
 }
 
 /**
- * Turns: the heads waiting for a lock, one per process, queue first come, first served at the
- * lock's gate (src/waiting/gate.ts; the `G` operation of src/protocol/batch-script.ts).
- *
- * The gate alone stops woken heads from splitting the quorum, but which head the gate grants is a
- * race: Redis pushes an invalidation to the tracking connections in the order of their client ids
- * (redis/src/tracking.c walks the key's rax of ids), so the process that connected first hears
- * every release first and wins most of them. On one hot key with 4 processes × 16 callers and a
- * 1 ms hold, the callers of one process made 37 acquisitions each and those of another 16 (Jain
- * fairness 0.90). So a refused head joins a queue on the gate, scored by its arrival on the gate's
- * clock, and the gate grants a free lock only to the queue's first: across processes the lock goes
- * round in arrival order (Redisson's fair lock keeps such a queue on its one Redis:
- * github.com/redisson/redisson/wiki/8.-distributed-locks-and-synchronizers#82-fair-lock).
- *
- * A head that dies or stalls must not hold the queue up: the first sighting of the lock free with
- * another head first marks the time, and a first that has not come for it within kGraceMs loses
- * its place. A head that gives up (aborted, out of retries) leaves the queue at once. Attempts of
- * the retry schedule stay ungated and ignore the queue, as a newcomer's first attempt does: the
- * queue orders those woken by releases, and a stalled queue costs a waiter at most its next slot.
+ * Turns: heads waiting for a lock, one per process, queue first come, first served at its gate (op `G`), since
+ * Redis pushes invalidations in client-id order and the first connected process won most releases. A dead or
+ * stalled first loses its place after kGraceMs (docs/decisions/0012, "gate.ts — turns").
  */
 
 /** How long the first in line has to come for a free lock before it loses its place, ms. */
 export const kGraceMs = 50;
 /**
- * How long a free lock waits for the first in line before anyone may take it (the first keeps its
- * place), ms: a first whose process is descheduled would otherwise keep the lock idle for its whole
- * delay (a convoy), which on a busy machine halved the handoffs of a hot key.
+ * How long a free lock waits for the first in line before anyone may take it, ms: a descheduled first would
+ * otherwise keep the lock idle (a convoy).
  */
 export const kBypassMs = 2;
 
@@ -145,19 +105,16 @@ export function turnId(): string {
 }
 
 /**
- * The key of the turns at the gate of the lock whose first resource is `resource`: under the
- * clients' key `prefix` (an ACL pattern for the prefix covers it), in the lock key's slot on a
- * cluster member. (Its name, pipelock:queue:, predates the word "turns" and stays, as a key format.)
+ * The key of the turns at the gate of the lock whose first resource is `resource`, under the key prefix and in the
+ * lock key's slot. (pipelock:queue: predates the word "turns" and stays, as a key format.)
  */
 export function turnsKey(names: KeyNames, resource: string, clustered: boolean): string {
   return names.beside('pipelock:queue:', resource, clustered);
 }
 
 /**
- * The `G` operation's extra argument: the bypass and the grace in µs, then the head's id. A call
- * that waits in turn from its arrival (WaitMode `turn`: an election's campaign) goes to the gate at
- * every attempt, so it joins the turns with its first refusal, and the first in line keeps the lock
- * to itself for `graceMs` (no bypass): order over speed. A first that died costs the others `graceMs` once.
+ * The `G` operation's extra argument: bypass and grace in µs, then the head's id. A `turn` wait (an election) is
+ * gated at every attempt and its first keeps the lock for `graceMs`, no bypass: order over speed.
  */
 export function turnArgs(id: string, graceMs?: number): string {
   if (graceMs === undefined) return kTurnHead + id;
@@ -165,10 +122,7 @@ export function turnArgs(id: string, graceMs?: number): string {
   return `${grace} ${grace} ${id}`;
 }
 
-/**
- * A woken mutex acquisition sent to master `gate` first, in its turn (`turn`, this caller's id) in
- * the turns at `turns` there, and to the other masters once the gate granted it (or could not answer).
- */
+/** A woken mutex acquisition sent to master `gate` first, in its turn there, and to the others once granted or unanswered. */
 export function sendGated(masters: MasterSet, gate: number, keys: readonly string[], ttlArg: string, budget: number, turns: string, turn: string, graceMs?: number): Attempt {
   masters.assertOpen();
   const attempt = masters.attempt(OP_ACQUIRE, keys, createToken(), ttlArg, budget, false);

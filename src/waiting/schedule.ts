@@ -29,12 +29,9 @@ export interface ScheduleSettings {
 }
 
 /**
- * node-redlock's retry loop for an operation that is simply tried again (extend, release; acquire
- * paces its own, src/waiting/wait.ts, since a release may wake it): `tryOnce(tries)` resolves
- * with the outcome, or undefined to be tried again after retryDelay ± retryJitter, at most
- * `retryCount` times. `room()` is how long the operation may still wait: a wait longer than it is
- * cut to it (`past: 'cut'`) or ends the schedule (`past: 'stop'`). Resolves undefined when the
- * schedule ended without an outcome; rejects with LockAbortedError when `signal` aborts a wait.
+ * node-redlock's retry loop for extend and release: `tryOnce(tries)` resolves with the outcome, or undefined to retry
+ * after retryDelay ± retryJitter, at most `retryCount` times. A wait past `room()` is cut (`past: 'cut'`) or ends the
+ * schedule (`'stop'`). Resolves undefined without an outcome; rejects with LockAbortedError on `signal`.
  */
 export async function onSchedule<T>(
   s: ScheduleSettings,

@@ -77,9 +77,8 @@ export class Ticket {
   }
 
   /**
-   * Sleeps until `until` (false) or a wake-up (true); rejects with LockAbortedError when `signal`
-   * aborts. The head listens for its keys' release (unless `listen` is false: its last attempt was
-   * lost to errors, which no release heals); the others wait to be head.
+   * Sleeps until `until` (false) or a wake-up (true); rejects with LockAbortedError on `signal`. The head listens for
+   * its keys' release unless `listen` is false (lost to errors, which no release heals).
    */
   sleep(until: number, signal: AbortSignal | undefined, attempts: () => ReadonlyArray<Promise<ExecutionStats>>, listen = true): Promise<boolean> {
     if (signal?.aborted === true) return Promise.reject(new LockAbortedError(signal.reason, attempts));
@@ -120,9 +119,8 @@ export class Ticket {
   }
 
   /**
-   * The handover it was reserved for is decided: `attempt` won (true: the sleeping call takes it;
-   * false: it had aborted, the lock is nobody's), or undefined (it failed: the call wakes to try
-   * the masters, the holder having released).
+   * The handover it was reserved for is decided: won (true: the call takes it; false: it had aborted), or undefined
+   * (failed: the call wakes to try the masters).
    */
   receive(attempt: Attempt | Passed | undefined): boolean {
     this.reserved = false;

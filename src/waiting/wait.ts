@@ -15,18 +15,9 @@ const kMaxSplitDoublings = 4;
 type Stats = () => ReadonlyArray<Promise<ExecutionStats>>;
 
 /**
- * One acquire call's waiting: the only thing the acquire loop (src/lifecycle/acquire.ts) talks to
- * about it. When the call tries again follows node-redlock's retry schedule (`retryCount` slots of
- * `retryDelay ± retryJitter`, never past the call's deadline), in which a wake-up (src/waiting/
- * waiters.ts) brings the next attempt forward. An attempt made on a wake-up does not use up a slot:
- * refused again, the call sleeps out the rest of the same slot. So the total time a call may wait
- * is what its settings say, and it simply stops sleeping past a release.
- *
- * A call in line behind another of its process (not the head) makes no attempt of its own: each
- * slot that runs out while it waits counts as one, the head's attempts standing in for it. A call
- * that never got to try makes one attempt when its schedule ends, so its error is a real one.
- *
- * Made when the call first has to wait (most calls win their first attempt): it joins its line then.
+ * One acquire call's waiting, the only thing the acquire loop talks to about it: node-redlock's retry schedule,
+ * which a wake-up brings forward without using a slot. A call behind its process's head makes no attempt of its
+ * own (docs/decisions/0012, "wait.ts"). Made when the call first has to wait.
  */
 export class Wait {
   /** Attempts made or stood in for, as node-redlock counts them against retryCount. */
@@ -39,10 +30,8 @@ export class Wait {
   /** Consecutive attempts lost to a split vote (some masters said yes, no quorum did). */
   #splits = 0;
   /**
-   * The last attempt was lost to masters' errors or silence, not refused by a quorum: the next
-   * sleep takes a full slot and hears no wake-up. A master that answers with an error (READONLY
-   * after a failover, NOPERM) still serves reads on the watch connection, which then found the key
-   * free and woke the call at once: thousands of attempts a second, outside the schedule.
+   * The last attempt was lost to errors or silence, not refused: the next sleep takes a full slot and hears no
+   * wake-up (a READONLY master's watch read the key free and woke the call thousands of times a second).
    */
   #errored = false;
   /** Per master, whether it failed or timed out in the last attempt: its reads say nothing of whether the lock can be had there. */
@@ -53,9 +42,8 @@ export class Wait {
   /** The keys it sleeps on. */
   readonly resources: readonly string[];
   /**
-   * `line` behind this process's other callers (`turn`: from its arrival, to the gate first), or
-   * (where many may hold at once) wait alone: in line behind one head, a process took its permits
-   * one acquisition at a time.
+   * `line` behind this process's other callers (`turn`: from arrival, gate first), or alone where many may hold:
+   * behind one head, a process took its permits one at a time.
    */
   readonly mode: WaitMode;
   /** In turn: the first in line's grace at the gate, ms. */
@@ -77,18 +65,12 @@ export class Wait {
     if (arriving && Wait.early(waiters, how, settings)) this.#ticket = waiters!.join(this.resources);
   }
 
-  /**
-   * Whether a call joins this process's line before its first attempt: one in turn always (it goes
-   * to the gate from the first), another only behind calls already waiting for the same resources.
-   */
+  /** Whether a call joins the line before its first attempt: in turn always, else behind calls already waiting here. */
   static early(waiters: Waiters | undefined, how: Waiting, settings: ScheduleSettings): boolean {
     return Wait.#joins(waiters, how, settings) && (how.waiting === 'turn' || waiters!.inLine(how.waitKeys));
   }
 
-  /**
-   * Whether a newcomer waits in line behind the calls of this process already waiting for the same
-   * resources, instead of racing them to the masters (with retryCount 0 it only ever makes one attempt).
-   */
+  /** Whether a newcomer waits behind this process's callers for the same resources instead of racing them. */
   static behind(waiters: Waiters | undefined, how: Waiting, settings: ScheduleSettings): boolean {
     return Wait.#joins(waiters, how, settings) && waiters!.inLine(how.waitKeys);
   }
@@ -112,9 +94,8 @@ export class Wait {
   }
 
   /**
-   * The next attempt of a mutex a release woke, sent to its gate first (src/waiting/gate.ts), or
-   * undefined: it goes to every master at once. Only an attempt a wake-up brought forward is gated;
-   * the schedule's own go to every master, so a gate holding a stale key costs at most one slot.
+   * The next attempt of a mutex a release woke, sent to its gate first (src/waiting/gate.ts), or undefined. Only
+   * woken attempts are gated, so a stale gate costs at most one slot.
    */
   send(masters: MasterSet, keys: readonly string[], ttlArg: string, budget: number): Attempt | undefined {
     const ticket = this.#ticket;
@@ -129,15 +110,8 @@ export class Wait {
   }
 
   /**
-   * An attempt of this call was decided. Lost, it counts as the schedule says; and at its gate a
-   * gated one left the turns (granted) or is in them (refused; free but another's turn: yielded).
-   *
-   * Lost to errors (src/engine/quorum.ts lostToErrors), it uses a slot of the schedule — one a
-   * wake-up brought forward is counted now — and the next one starts after a full delay: an error
-   * is never cheaper to retry than a refusal. Split (some masters granted it): heads of several
-   * processes woken by the same release split the masters between them and all lose (Redlock's
-   * livelock); each split doubles a random pause before the next woken attempt (binary exponential
-   * backoff, as Ethernet resolves collisions), so that one of them goes first next time.
+   * An attempt was decided: it counts as the schedule says, and at its gate it left the turns or is in them. Lost to
+   * errors, it uses a slot and waits a full delay; split, it doubles a random pause (docs/decisions/0012, "wait.ts").
    */
   decided(attempt: Attempt): void {
     const woken = this.#woken;
@@ -166,10 +140,7 @@ export class Wait {
     this.#slotEnd = -Infinity;
   }
 
-  /**
-   * Waits for the next attempt: true when it is due, false when the schedule has ended (or the
-   * deadline would pass). Rejects with LockAbortedError when `signal` aborts.
-   */
+  /** Waits for the next attempt: true when due, false when the schedule ended; rejects with LockAbortedError on `signal`. */
   async pause(signal: AbortSignal | undefined, stats: Stats): Promise<boolean> {
     const s = this.settings;
     if (this.waiters !== undefined && this.#tried) this.#ticket ??= this.waiters.join(this.resources, this.mode);

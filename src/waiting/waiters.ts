@@ -5,12 +5,9 @@ import type { WatchHub, WatchListener } from '../watch/hub.js';
 import { UNKNOWN, type MemberWatch } from '../watch/watch.js';
 
 /**
- * How a refused call waits among the callers of its process for the same keys: in `line` behind them
- * (a mutex, a write lock: one holder at a time); `alone`, each for itself, all woken by a change
- * (read locks: a writer's release lets them all in); `one`, each for itself, one woken per change
- * (semaphore permits: a release frees one); `turn`, in line from its arrival, every attempt to the
- * gate first, where the first in line keeps a free lock to itself for a grace (an election's campaign:
- * order over speed; src/waiting/gate.ts).
+ * How a refused call waits among its process's callers for the same keys: `line` behind them (one holder), `alone`
+ * (all woken by a change: read locks), `one` (one woken per change: permits), `turn` (in line from arrival, gate
+ * first, order over speed: an election; src/waiting/gate.ts).
  */
 export type WaitMode = 'line' | 'alone' | 'one' | 'turn';
 
@@ -28,19 +25,9 @@ export function inLine(mode: WaitMode): boolean {
 }
 
 /**
- * The acquire calls of one Redlock that wait for a refused lock, and what wakes them.
- *
- * Local waiters for the same resources wait in line (FIFO) behind one network waiter, the head: only the
- * head retries over the network, woken by a release its masters announce (src/watch/watch.ts) or
- * by its retry schedule; the others sleep until they are head. So a hot lock sees one contender per
- * process instead of one per caller, and the order among a process's callers is first come, first
- * served. Across processes, every head is woken by the same invalidation at the same time: fairness
- * comes from wake-ups, not from who happened to sleep the shortest.
- *
- * A wake-up is a hint: the quorum acquire still decides. Nothing here can make a waiter sleep past
- * its schedule (Ticket.sleep's timer is set before anything is read), so a master that stops sending
- * wake-ups — restarted, reconnecting, its tracking table evicted — only costs the polling that
- * waiting was before.
+ * The acquire calls of one Redlock that wait for a refused lock, and what wakes them: local callers line up behind
+ * one head that alone retries over the network, woken by its masters' release pushes (src/watch/watch.ts) or its
+ * schedule. A wake-up is a hint; the quorum decides, and a lost push only costs polling (docs/decisions/0012).
  */
 export class Waiters implements Line, WatchListener {
   readonly quorum: number;
@@ -58,10 +45,8 @@ export class Waiters implements Line, WatchListener {
   readonly #keys: KeyNames;
 
   /**
-   * `names`: the masters' addresses, which order the gates alike in every process.
-   * `scripting`: whether every master runs scripts now. The gate's turns and the handover are scripts;
-   * where a member runs none (an ACL without @scripting), waiting keeps to what needs none: wake-ups
-   * and the local line.
+   * `names`: the masters' addresses, ordering the gates alike in every process. `scripting`: whether every master runs
+   * scripts; without, waiting keeps to what needs none (wake-ups, the local line), as turns and handover are scripts.
    */
   constructor(hub: WatchHub, quorum: number, keys: KeyNames, names: readonly string[] = [], readonly scripting: () => boolean = () => true) {
     const watches = hub.watches;
@@ -156,10 +141,8 @@ export class Waiters implements Line, WatchListener {
   }
 
   /**
-   * The PTTL of each key on every watch (a gated wait: on its gate alone, whose grant is what its
-   * woken attempt needs first): if every key is gone on a quorum (on the gate), the release happened
-   * between the refusal and the read (wake now); else the moment every key will have expired there
-   * sets a timer, since Redis may push an expiry late or never.
+   * The PTTL of each key on every watch (a gated wait: its gate's): gone on a quorum, the release came between refusal
+   * and read (wake now); else a timer at the keys' expiry, as Redis may push an expiry late or never.
    */
   #read(ticket: Ticket): void {
     const sleep = ticket.sleeps;
@@ -192,9 +175,8 @@ export class Waiters implements Line, WatchListener {
   }
 
   /**
-   * A watch told of a change to `key` (null: every key); `present`: a waiter had read it present
-   * since its last change, so the change is a release. A head that yielded its turn wakes on any
-   * change — the one whose turn it was took the lock — to read it again and listen for its release.
+   * A watch told of a change to `key` (null: every key); `present`: read present since, so it is a release. A head
+   * that yielded its turn wakes on any change, to read again and listen for the next release.
    */
   changed(_index: number, key: string | null, present = true): void {
     if (key === null) {
@@ -224,10 +206,7 @@ export class Waiters implements Line, WatchListener {
     }
   }
 
-  /**
-   * A watch's connection dropped: heads that listened on it alone (their gate) are woken to try
-   * again ungated; the gate being down, their next read is of every master.
-   */
+  /** A watch dropped: heads listening on it alone (their gate) wake to try again ungated. */
   lost(index: number): void {
     for (const heads of [...this.#armed.values()]) {
       for (const ticket of heads) {

@@ -3,28 +3,9 @@ import type { Shards } from './shards.js';
 import { UNKNOWN, Watch, type ChangeListener, type MemberWatch } from './watch.js';
 
 /**
- * A Redis Cluster member's watch: one Watch (src/watch/watch.ts: its own connection with CLIENT
- * TRACKING) per shard master, opened the first time a key of that shard is read, each key routed by
- * the cluster client's slot table (src/watch/shards.ts) to the shard that owns it. Its
- * invalidations are told with the member's index, so waiting and the guard see one watch per
- * member, as for a standalone master.
- *
- * Why per shard: client-side caching is per node. A shard tracks the keys read on a connection to
- * it and pushes an invalidation when one changes there (redis.io/docs/latest/develop/reference/
- * client-side-caching); a connection to one node hears nothing of another's keys.
- *
- * When a slot moves (resharding, failover) the old shard's tracking of its keys says nothing any
- * more. A read on a shard that no longer owns the key is answered MOVED or ASK, which reads as
- * unknown (the waiter keeps its retry schedule); the lock calls on the member follow the
- * redirection and the cluster client reloads its slot table, and the next read of the key goes to
- * the new owner. A new table is seen here at the next read: watches
- * of nodes that are no longer masters are closed, and every waiting and held key of the member is
- * read again (as after a reconnect), so that each is tracked where it lives now.
- *
- * Each shard watch duplicates the cluster's own connection to that master, so TLS, credentials and
- * address maps carry over, and keeps watch.ts's semantics: own token reads as absent, a change while
- * reading is a release, no offline queue, never waits to connect. On an ioredis `Cluster` each
- * shard's watch is a redirect link (src/watch/ioredis-link.ts): a reader and a subscriber per shard.
+ * A Redis Cluster member's watch: one Watch per shard master (tracking is per node), keys routed by the cluster's
+ * slot table (src/watch/shards.ts), told with the member's index. Slot moves, and what carries over to each shard's
+ * connection: docs/decisions/0012, "cluster-watch.ts".
  */
 export class ClusterWatch implements MemberWatch {
   /** Per shard master (`host:port`), its watch. */
@@ -50,10 +31,7 @@ export class ClusterWatch implements MemberWatch {
     return watch === undefined ? Promise.resolve(UNKNOWN) : watch.read(key, own);
   }
 
-  /**
-   * The keys' values, one MGET per slot on the shard owning it (MGET's keys must share a slot:
-   * CROSSSLOT otherwise); a key whose shard could not be read is undefined (unknown).
-   */
+  /** The keys' values, one MGET per slot on its shard; undefined where the shard could not be read. */
   async owners(keys: readonly string[]): Promise<readonly (string | null | undefined)[] | undefined> {
     const bySlot = new Map<number, number[]>();
     for (let i = 0; i < keys.length; i++) {
@@ -97,11 +75,7 @@ export class ClusterWatch implements MemberWatch {
     return watch;
   }
 
-  /**
-   * The cluster client loaded a new slot table. Watches of nodes no longer masters are closed
-   * (what they track is told by nobody: their keys' waiters are told they are lost); keys that
-   * stayed track on, and every key of this member is read again where it lives now.
-   */
+  /** A new slot table: watches of nodes no longer masters close, and every key of this member is read where it lives now. */
   #rehome(table: unknown): void {
     const first = this.#table === undefined;
     this.#table = table;

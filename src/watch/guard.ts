@@ -10,26 +10,13 @@ export interface Guarded {
   readonly active: boolean;
 }
 
-/**
- * Told once per lock: the masters (indexes) on which its keys were read gone or another's, and the
- * reason of a force-release when a revoked-marker was read beside a gone key.
- */
+/** Told once per lock: the masters where its keys read gone or another's, and a force-release's reason if read. */
 export type LostHandler<T extends Guarded> = (held: T, lostOn: readonly number[], revoked: string | undefined) => void;
 
 /**
- * The lost-lock signal from the server (setting `watchHeld`): every master's watch connection
- * (src/watch/watch.ts; a cluster member's, per shard: cluster-watch.ts) tracks the keys of the auto-extended locks that ask for it, and a change
- * to one is re-read there at once. A notification is never proof: only the read decides, and a
- * master counts as lost for the lock when a key reads absent or holding another token. Once more
- * masters are lost than the quorum can spare (N − quorum), no quorum can hold the lock any more —
- * it is lost, and its signal aborts within about a round trip instead of at the next renewal.
- *
- * What this does not do: a master whose watch is down is unknown, not lost, so a loss there is
- * found by the renewal as before; and the renewal still decides validity. The lock's own renewals
- * (PEXPIRE touches the key, so Redis reports it) cost one key read per master each — the keys
- * reported in one tick are read in one MGET per master, as a batch of renewals reports them; a release
- * takes the lock out (Renewals.remove, before the release is sent), so the holder's own DEL is
- * never read as a loss.
+ * The lost-lock signal (setting `watchHeld`): every master's watch tracks held keys and re-reads one at a change;
+ * once more than N − quorum masters read it absent or another's, the lock's signal aborts. A notification is never
+ * proof; what this does not do: docs/decisions/0012, "guard.ts".
  */
 export class Guard<T extends Guarded> implements WatchListener {
   readonly #watches: readonly (MemberWatch | undefined)[];
@@ -37,9 +24,8 @@ export class Guard<T extends Guarded> implements WatchListener {
   readonly #spare: number;
   readonly #onLost: LostHandler<T>;
   /**
-   * Per key, the lock watching it, or a Set of them while more than one does (the same key taken
-   * again before a loss was read). One map for every master with a watch, as each watches the same
-   * keys: a Set per key per master and one per lock cost ~1.2 KB per held lock over five masters.
+   * Per key, the lock watching it, or a Set while more than one does. One map for all masters, as each watches the
+   * same keys (a Set per key per master cost ~1.2 KB per held lock).
    */
   readonly #byKey = new Map<string, T | Set<T>>();
   /** Per lock, the masters where it was read lost; undefined until the first. */

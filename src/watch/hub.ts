@@ -25,12 +25,7 @@ export interface WatchListener {
   lost(index: number): void;
 }
 
-/**
- * The watch connections of a Redlock's members — one per master, one per shard of a cluster
- * (src/watch/cluster-watch.ts); a RESP3 duplicate for @redis/client, a redirect link of two
- * connections for ioredis and iovalkey (src/watch/ioredis-link.ts) — and the one place their events
- * fan out from, to the waiters and the held-lock guard. Nothing is opened until a key is read.
- */
+/** The watch connections of a Redlock's members and the one place their events fan out from; nothing opens till a read. */
 export class WatchHub {
   readonly watches: readonly (MemberWatch | undefined)[];
   readonly #listeners: WatchListener[] = [];

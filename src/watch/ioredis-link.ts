@@ -6,10 +6,8 @@ import type { WatchClient } from './watch.js';
 const CHANNEL = '__redis__:invalidate';
 
 /**
- * What both connections of a link change from the user's client settings: no key prefix (the watch
- * reads keys as the master set names them, prefix included), replies as Redis gives them, no replay
- * or queueing (a read that cannot go now is unknown, never late), and RESP2 (ioredis 6 speaks RESP3
- * by default, and a RESP3 subscriber is sent `invalidate` pushes, which ioredis does not surface).
+ * What a link's connections change from the user's settings: no key prefix (keys come named), raw replies, no
+ * replay or queueing (unknown, never late), and RESP2 (ioredis does not surface RESP3 `invalidate` pushes).
  */
 const LINK_OPTIONS = Object.freeze({
   lazyConnect: true,
@@ -29,18 +27,9 @@ const LINK_OPTIONS = Object.freeze({
 const SUBSCRIBER_OPTIONS = Object.freeze({ ...LINK_OPTIONS, autoResubscribe: false });
 
 /**
- * An ioredis (or iovalkey) master's watch connection: client-side caching in the redirect mode, which
- * works on RESP2 and RESP3 servers alike and needs no push support in the client. Two `duplicate()`s
- * of the user's client (same host, TLS, credentials, Sentinel, db): a reader that sends the watch's
- * reads with `CLIENT TRACKING on REDIRECT <id>`, in the default mode as @redis/client's watch tracks
- * (only keys read on it), and a subscriber to `__redis__:invalidate` whose CLIENT ID is `<id>`, where
- * Redis publishes each change of a key read on the reader.
- *
- * Either connection may drop and come back alone. A new reader has no tracking; a new subscriber
- * has a new id, and the reader's tracking still names the old one (Redis then drops what it would
- * have told). So each reconnect of either re-sends the redirect to the current subscriber, and the
- * link is ready (and says 'ready', which has the watch's keys read and tracked again) only once
- * the reader tracks to the subscriber that is listening now; a drop of either is an 'error'.
+ * An ioredis (or iovalkey) master's watch: tracking in the redirect mode over two `duplicate()`s, a reader
+ * (`CLIENT TRACKING on REDIRECT <id>`) and a subscriber to `__redis__:invalidate`. Ready only once the reader
+ * redirects to the live subscriber; either may reconnect alone (docs/decisions/0012, "ioredis-link.ts").
  */
 export class IoredisLink extends EventEmitter implements WatchClient {
   readonly #reader: IoredisClient;

@@ -11,11 +11,7 @@ export interface Shard {
   readonly connection: (() => WatchClient) | undefined;
 }
 
-/**
- * Where a cluster member's keys live, read from its cluster client's slot table: the one thing a
- * ClusterWatch (src/watch/cluster-watch.ts) needs of @redis/client's and ioredis' clusters, which
- * keep their tables differently.
- */
+/** Where a cluster member's keys live, from its client's slot table: all a ClusterWatch needs of either cluster client. */
 export interface Shards {
   /** Changes whenever the slot table may have: a new value is a topology change. */
   readonly version: unknown;
@@ -42,11 +38,7 @@ export function redisShards(cluster: RedisClusterClient): Shards {
   };
 }
 
-/**
- * An ioredis `Cluster`: `slots[n]` holds node keys (master first), `nodes('master')` the master
- * connections, each a standalone ioredis `Redis` the watch links to as for a standalone master
- * (src/watch/ioredis-link.ts). ioredis updates its table in place, and says 'refresh' when it did.
- */
+/** An ioredis `Cluster`: `slots[n]` node keys (master first), `nodes('master')`; its table changes in place ('refresh'). */
 export function ioredisShards(cluster: IoredisClusterClient): Shards {
   let version = 0;
   cluster.on('refresh', () => { version++; });

@@ -5,12 +5,7 @@ interface Duplicable extends RedisClient {
   duplicate(overrides: Record<string, unknown>): WatchClient;
 }
 
-/**
- * A watch connection as the Watch uses it, whatever client opened it: it emits 'invalidate' (a
- * key's Buffer, or null for every key) once per changed key, 'ready' when reads on it are tracked
- * (again), and 'error' when it dropped. @redis/client's RESP3 duplicate is one as it comes; an
- * ioredis member's is a pair of connections (src/watch/ioredis-link.ts).
- */
+/** A watch connection: 'invalidate' (a key's Buffer, null for all) per change, 'ready' when tracked again, 'error' on a drop. */
 export interface WatchClient {
   readonly isReady: boolean;
   connect(): Promise<unknown>;
@@ -20,10 +15,7 @@ export interface WatchClient {
   destroy(): void;
 }
 
-/**
- * Told of a change to `key` on master `index` (null: of every key, e.g. a flush or a lost table);
- * `present`: the key had been read present by a waiter since its last change (a release to wake for).
- */
+/** A change to `key` on master `index` (null: every key); `present`: read present by a waiter since (a release). */
 export type ChangeListener = (index: number, key: string | null, present: boolean) => void;
 
 /** GET on a key that holds another type: present, held by someone else. */
@@ -36,11 +28,7 @@ const WRONG_TYPE = Symbol('wrong type');
 /** PTTL's answer when the watch could not read (not connected): nothing is known. */
 export const UNKNOWN = -3;
 
-/**
- * What waiting (src/waiting/waiters.ts) and the lost-lock guard (guard.ts) need of one member's
- * watch, whatever the member is: a standalone master's Watch, or a cluster member's ClusterWatch
- * (cluster-watch.ts), which routes each key to the watch of the shard that owns it.
- */
+/** One member's watch: a master's Watch, or a ClusterWatch routing each key to its shard's. */
 export interface MemberWatch {
   readonly index: number;
   /** Whether a read of `key` can be answered now (its connection is open and ready). */
@@ -54,34 +42,19 @@ export interface MemberWatch {
 }
 
 /**
- * One master's watch connection: a connection of its own with client-side-caching invalidations
- * on (CLIENT TRACKING in the default mode), opened the first time someone waits: RESP3 for
- * @redis/client, a redirect link for ioredis and iovalkey (src/watch/ioredis-link.ts).
- *
- * Why tracking and a connection of its own (see docs/waiting-and-fairness.md): a tracked key costs
- * nothing until someone reads it on this connection, so the lock path — SET NX and the batch script
- * on the main connections — is untouched; Redis 7 pushes an invalidation within a millisecond of a
- * DEL or overwrite by any other connection; and the user's own connections are never switched into
- * RESP3 or tracking. A read (GET and PTTL) after a refusal both arms tracking (one-shot per read, so it is
- * read again by each sleep) and says whether the key is already gone — which closes the race between
- * the refusal and the read. Expiry is pushed late or never under load (redis.io/docs/latest/develop/
- * reference/client-side-caching), so the PTTL also sets a timer (src/waiting/waiters.ts).
- * PUBLISH in the release script (Redisson's way) would cost every release, waited on or not.
+ * One master's watch connection: CLIENT TRACKING on a connection of its own, opened the first time someone waits,
+ * so the lock path is untouched and a release is pushed within a millisecond. Why tracking over PUBLISH, and the
+ * read that closes the refusal race: docs/waiting-and-fairness.md and docs/decisions/0012, "watch.ts".
  */
 export class Watch implements MemberWatch {
   /**
-   * Keys read present since their last invalidation — only their change is a release — with what
-   * was read: the value, and when its TTL ends (performance.now(); Infinity with none). While a key
-   * is here its tracking is armed on this connection (Redis pushes the next change once, and every
-   * push takes the key out), so a read of it is answered from here without a command: a lock passed
-   * on among the callers of a process made each new head read it again, two commands per turn.
+   * Keys read present since their last change, with value and TTL end: their tracking is armed, so a read is
+   * answered from here without a command (each new head of a passed lock read it again otherwise).
    */
   readonly present = new Map<string, { readonly value: string; readonly expires: number }>();
   /**
-   * Per key with reads in flight: how many, and how many changes were told meanwhile. Each read
-   * compares the count at its start with the count at its end: a single flag per key, taken by the
-   * first read to finish, left the others of a burst (one per local turn of a passed lock) reading
-   * the key present with its tracking already spent, and their heads slept to their next retry.
+   * Per key with reads in flight: how many, and how many changes meanwhile, so each read of a burst sees a change
+   * (one flag per key, taken by the first read, left the others asleep).
    */
   readonly #reading = new Map<string, { reads: number; changes: number }>();
   #client: WatchClient | undefined;
@@ -107,11 +80,8 @@ export class Watch implements MemberWatch {
   }
 
   /**
-   * The key's PTTL on this master, read on the watch connection (which tracks it from then on);
-   * UNKNOWN when the watch is not connected. Never waits for a connection: the offline queue is off.
-   * A key holding `own` (the reader's refused attempt, whose undo is on its way on the main
-   * connection) reads as absent and is not a release when it goes: without that, the undo woke
-   * its own attempt.
+   * The key's PTTL here, read on the watch (which tracks it from then on); UNKNOWN when disconnected, never waiting.
+   * A key holding `own` (the reader's refused attempt, being undone) reads absent, or its undo would wake it.
    */
   async read(key: string, own: string | undefined): Promise<number> {
     const client = this.#open();
@@ -158,11 +128,7 @@ export class Watch implements MemberWatch {
     return ttl;
   }
 
-  /**
-   * The keys' values on this master, read on the watch connection (which tracks them from then on):
-   * null where absent; undefined when the watch could not read. Used for held locks: one read per
-   * change (our own renewals' PEXPIRE included).
-   */
+  /** The keys' values here, read on the watch (tracked from then on): null where absent, undefined if unread. */
   async owners(keys: readonly string[]): Promise<readonly (string | null)[] | undefined> {
     const client = this.#open();
     if (client === undefined || !client.isReady) return undefined;
@@ -226,10 +192,7 @@ export class Watch implements MemberWatch {
   }
 }
 
-/**
- * An @redis/client master's watch connection: a RESP3 duplicate with invalidations as events. The
- * duplicate keeps the source's URL, TLS and credentials (AUTH/ACL pass through).
- */
+/** An @redis/client master's watch: a RESP3 duplicate (same URL, TLS, credentials) with invalidations as events. */
 export function redisWatchClient(source: RedisClient): WatchClient {
   return (source as Duplicable).duplicate({ RESP: 3, emitInvalidate: true, disableOfflineQueue: true, commandOptions: { timeout: 0 } });
 }
