@@ -9,32 +9,11 @@ import { none, type Kind, type KindHost } from '../lifecycle/kind.js';
 const READ_OPS: LockOps = Object.freeze({ extend: OP_READ_EXTEND, release: OP_READ_RELEASE, watchable: false });
 
 /**
- * A read/write lock over the Redlock's masters: many readers or one writer, and a waiting writer is
- * not starved by a stream of readers.
- *
- * Per master, three keys: `<resource>:readers`, a sorted set of reader tokens scored by their
- * expiry on the master's own clock (expired ones dropped by the script before every look: a dead
- * reader frees the lock at its TTL, and the client's clock is never trusted); `<resource>:writer`,
- * a string holding the writer's token with PX (a mutex key); `<resource>:writer-waiting`, a marker a
- * refused writer sets. A reader joins only where there is no writer and no marker; a writer takes
- * the lock only where there is no writer and no live reader, and clears the marker.
- *
- * Safety (what the quorum gives): a writer holds its key on a majority, a reader its entry on a
- * majority, each within its validity. The two majorities share a master; there, whichever came
- * second saw the first's live key or entry and was refused. So no writer holds together with a
- * reader or another writer — Redlock's argument, under its assumptions: acknowledged writes kept
- * (fsync, or a restart delayed past the largest TTL), masters' clocks that do not jump (readers'
- * expiries are TIME-based, the writer's PX too), holders that stop at `lock.validity`. Readers are
- * not counted, so their number is unbounded.
- *
- * Writer preference (liveness, not safety): a writer refused by readers sets the marker for about
- * two retry intervals plus a node budget, and again at every refused attempt, so new readers are
- * refused while it waits and the readers already in drain out. A writer that dies or gives up stops
- * refreshing the marker and it expires: readers are held off for at most that long. Held readers
- * may still extend (cutting them off would break their locks); `maxExtensions` or `maxHoldTime`
- * bound how long they can keep a writer out. The marker is a hint per master: on a master where it
- * expired between retries a reader may slip in, which delays the writer but never breaks safety.
- * Readers, in turn, can starve under a steady stream of writers.
+ * A read/write lock over the Redlock's masters: many readers or one writer, and a waiting writer is not starved by a
+ * stream of readers. Per master a readers sorted set (expiries on the master's clock), a writer key and a
+ * writer-waiting marker; a reader's and a writer's majorities share a master, which refused the second. Readers are
+ * unbounded and may starve under a stream of writers. The keys, the safety argument and writer preference:
+ * docs/decisions/0012, "rwlock.ts".
  */
 export class ReadWriteLock {
   /** The lock's name: its keys are `<name>:readers`, `<name>:writer` and `<name>:writer-waiting`. */

@@ -7,10 +7,8 @@ import { usingLock } from '../lifecycle/using.js';
 import { isCount, type Kind, type KindHost } from '../lifecycle/kind.js';
 
 /**
- * A permit is its slot key plus the semaphore's release counter: extended owner-checked on the slot
- * alone; a release deletes the slot and bumps the counter, the one key a waiter watches (rather than
- * P slot keys: reading eight keys on five masters at every sleep cost more than the wake-ups saved).
- * The counter holds no token, so the lost-lock guard (watchHeld) does not watch permits.
+ * A permit is its slot key plus the release counter, the one key a waiter watches (reading P slots on every master at
+ * each sleep cost more than the wake-ups saved). The counter holds no token, so watchHeld does not watch permits.
  */
 const PERMIT_OPS: LockOps = Object.freeze({ extend: OP_PERMIT_EXTEND, release: OP_PERMIT_RELEASE, watchable: false });
 
@@ -18,35 +16,10 @@ const PERMIT_OPS: LockOps = Object.freeze({ extend: OP_PERMIT_EXTEND, release: O
 export const kMaxPermits = 1024;
 
 /**
- * A counting semaphore over the Redlock's masters: at most `permits` holders of `resource` at once.
- *
- * Design, and why not one sorted set of holders per master. A sorted set per master (holder →
- * expiry, at most P live members) with a majority quorum does NOT bound the holders by P: the
- * counting argument only gives holders × Q ≤ N × P, i.e. up to ⌊N·P/Q⌋ holders. Three masters,
- * P = 2: holders A on {1, 2}, B on {2, 3}, C on {1, 3} — every master counts 2, yet 3 hold. Only a
- * quorum above N·P/(P + 1) restores the bound (all five masters for P ≥ 4 of 5), which gives up
- * every tolerance of a failed master. So each permit is a slot instead: P keys
- * `<resource>:permit:<i>`, each one a Redlock mutex (SET NX PX with the holder's token). A holder
- * holds one slot on a majority within validity. Two holders of the same slot have majorities that
- * share a master, where one SET NX would have failed while the other's key lived: the mutex's
- * argument, slot by slot. Distinct holders thus hold distinct slots, and there are P of them.
- *
- * What that guarantees is exactly what Redlock guarantees for a mutex, under the same assumptions:
- * masters keep acknowledged writes (fsync) or restart empty only after the largest TTL, their
- * clocks do not jump (a key's PX expiry is the server's clock: a master whose clock jumps forward
- * frees a slot early), a holder stops using its permit when `lock.validity` runs out (a GC pause
- * past it breaks this as it breaks a mutex; fencing is per mutex, not offered here). It also
- * assumes every client of the resource uses the same `permits`: a client with more uses slots the
- * others do not know of.
- *
- * The acquisition asks for one slot (at random first, which spreads contenders); a master answers
- * with the slot taken, or with a free slot it would have given (not taken), or 0 when all are held.
- * When a quorum offered the same other slot, the call tries that one at once instead of sleeping;
- * a refused caller sleeps on the semaphore's release counter and wakes when a permit is released
- * (waiting, as a mutex's; callers of one process wait side by side, not queued behind each other,
- * and one of them wakes per change). Extend and release are owner-checked on the slot key; autoExtend
- * renews permits in the scheduler's batches with the mutexes. `lock.resources` is the slot key and
- * the counter's.
+ * A counting semaphore over the Redlock's masters: at most `permits` holders of `resource` at once. Each permit is a
+ * slot key held as a Redlock mutex (`<resource>:permit:<i>`), so distinct holders hold distinct slots, under the
+ * mutex's assumptions; every client must use the same `permits`. Why slots and not a sorted set per master, and how
+ * a slot is chosen: docs/decisions/0012, "semaphore.ts".
  */
 export class Semaphore {
   /** The semaphore's name: its keys are `<name>:permit:<i>` and `<name>:permits-released`. */
@@ -85,10 +58,7 @@ export class Semaphore {
 /** Per Redlock, per semaphore, the slot its next acquisition asks for first. */
 const nextSlots = new WeakMap<KindHost, Map<string, number>>();
 
-/**
- * Callers of one process ask for consecutive slots, starting at a random one per process: picked at
- * random, its own callers asked for the same slot often (docs/decisions/0005-semaphore-waiting.md).
- */
+/** Callers of one process ask for consecutive slots from a random start (docs/decisions/0005-semaphore-waiting.md). */
 function firstSlot(host: KindHost, resource: string, permits: number): number {
   let slots = nextSlots.get(host);
   if (slots === undefined) nextSlots.set(host, slots = new Map<string, number>());

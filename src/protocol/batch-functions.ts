@@ -1,7 +1,4 @@
-/**
- * Fencing counters live this long after their last use (7 days): they cannot grow without bound,
- * and a counter created again starts from the master's clock in microseconds (see fence below).
- */
+/** Fencing counters live 7 days after last use; one created again starts from the master's clock in µs (fence below). */
 export const FENCE_RETENTION_MS = 7 * 24 * 3600 * 1000;
 
 /** The batch script's local functions (src/protocol/batch-script.ts), defined before its loop over the operations. */

@@ -24,10 +24,7 @@ export function scriptBySource(source: string | undefined): Script | undefined {
   return SCRIPTS.find((script) => script.source === source);
 }
 
-/**
- * The command at the line a script error names (`script: <sha>, on @user_script:<line>`): Redis 7.0
- * refuses a command inside a script without naming it, so the line of pipelock's own source does.
- */
+/** The command at the line a script error names: Redis 7.0 does not name it, the line of pipelock's source does. */
 export function scriptCommandAt(message: string): string | undefined {
   const where = /script: ([0-9a-f]{40}), on @user_script:(\d+)/.exec(message);
   const line = where === null ? undefined : scriptBySha(where[1])?.source.split('\n')[Number(where[2]) - 1];
@@ -39,11 +36,7 @@ export function scriptLoadArgs(script: Script): string[] {
   return ['SCRIPT', 'LOAD', script.source];
 }
 
-/**
- * The words of one script call for ops[from, to): RELEASE_SCRIPT for a lone single-key release,
- * LEAN_SCRIPT when they fit it (single-key acquire, extend and release sharing a ttl: what nearly
- * every call carries), BATCH_SCRIPT otherwise.
- */
+/** One script call's words for ops[from, to): RELEASE_SCRIPT alone, LEAN_SCRIPT when they fit, else BATCH_SCRIPT. */
 export function callArgs(ops: readonly OpArgs[], from: number, to: number): string[] {
   if (to - from === 1) {
     const op = ops[from]!;
@@ -52,11 +45,7 @@ export function callArgs(ops: readonly OpArgs[], from: number, to: number): stri
   return leanArgs(ops, from, to) ?? batchArgs(BATCH_SHA, ops, from, to);
 }
 
-/**
- * Whether `reply` answers a call of `count` operations: one integer per operation, or — LEAN_SCRIPT
- * when every operation answered 1 — the integer `count` itself; a lone operation's call may answer
- * its integer alone (RELEASE_SCRIPT: 1 or 0).
- */
+/** Whether `reply` answers `count` operations: one integer each, LEAN_SCRIPT's `count`, or a lone operation's integer. */
 export function isCallReply(reply: unknown, count: number): boolean {
   return reply === count || (count === 1 && reply === 0) || (Array.isArray(reply) && reply.length === count);
 }

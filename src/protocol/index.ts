@@ -1,7 +1,6 @@
 /**
- * `pipelock/protocol`: the few facts of pipelock's wire protocol that an operator tool must know to
- * read what pipelock leaves on a master (pipelock-tools' `doctor` and `inspect` use nothing else).
- * Constants and pure functions only; the lock path's own modules stay private.
+ * `pipelock/protocol`: the facts of pipelock's wire protocol an operator tool needs to read what pipelock leaves on a
+ * master (pipelock-tools' `doctor` and `inspect` use nothing else). Constants and pure functions only.
  */
 import { quorumSize as majority } from './majority.js';
 import { SCRIPTS as kScripts } from './calls.js';

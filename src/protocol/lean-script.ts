@@ -3,21 +3,10 @@ import { OP_ACQUIRE, OP_EXTEND, OP_RELEASE } from './opcodes.js';
 import { type OpArgs } from './opcodes.js';
 
 /**
- * The script for the calls nearly every lock makes: single-key acquire (A), extend (E) and release
- * (R) whose acquires and extends share one ttl. KEYS holds one key per operation; ARGV one token per
- * operation, then the shape — the operation code when every operation has it, else one code per
- * operation ('AARE…', run in that order) — then the ttl (absent when there are only releases).
- * The reply, per operation as BATCH_SCRIPT's for single keys: A 1 if set (SET NX PX) else 0;
- * E 1 if the key held the token and was re-armed (PEXPIRE) else 0; R 1 if it held the token and was
- * deleted else 0. When every operation answered 1 the reply is the integer n instead of n ones.
- *
- * Why a second script: in BATCH_SCRIPT each operation pays for its generality — an op code, a ttl
- * and spare arguments parsed from ARGV and pushed into Lua as strings, string compares to find its
- * branch, a loop per key, a reply array: about a third more instructions per cycle on the server
- * (docs/decisions/0001-script-shapes.md). What is left is mostly the three redis.call of a cycle, each converting its arguments,
- * looking the command up and converting its reply back into Lua (redis.io/docs/latest/develop/interact/programmability/lua-api,
- * "Data type conversion"). GET runs under pcall so a key of another type counts as "not ours"
- * instead of failing every other operation of the call.
+ * The script for the calls nearly every lock makes: single-key acquire (A), extend (E) and release (R) sharing one
+ * ttl. KEYS one key per operation; ARGV one token per operation, the shape (one code, or one per operation), the ttl.
+ * Replies as BATCH_SCRIPT's per operation, or the integer n when all answered 1. Why a second script:
+ * docs/decisions/0001-script-shapes.md.
  */
 export const LEAN_SCRIPT = `local call, pcall, keys, argv = redis.call, redis.pcall, KEYS, ARGV
 local n = #keys
@@ -57,17 +46,10 @@ return out`;
 
 export const LEAN_SHA = createHash('sha1').update(LEAN_SCRIPT).digest('hex');
 
-/**
- * Most operations of a mixed call: the script unpacks the shape's bytes in one `string.byte`, and
- * Lua 5.1 refuses more results than its C stack holds (LUAI_MAXCSTACK, 8000). Larger mixed chunks
- * (chunkSize above this) go to BATCH_SCRIPT.
- */
+/** Most operations of a mixed call: one `string.byte` returns at most LUAI_MAXCSTACK (8000); larger go to BATCH_SCRIPT. */
 const kMixedMax = 4096;
 
-/**
- * `EVALSHA LEAN_SHA n key… token… shape [ttl]` for ops[from, to), or undefined when one of them is
- * not a single-key A, E or R, or the acquires and extends do not share one ttl.
- */
+/** `EVALSHA LEAN_SHA n key… token… shape [ttl]` for ops[from, to), or undefined when they do not fit LEAN_SCRIPT. */
 export function leanArgs(ops: readonly OpArgs[], from: number, to: number): string[] | undefined {
   const kind = ops[from]!.opcode;
   let same = true;

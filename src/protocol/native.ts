@@ -11,11 +11,7 @@ import { OP_ACQUIRE, OP_EXTEND, OP_RELEASE, type OpArgs } from './opcodes.js';
  * then PEXPIRE/DEL do inside one script.
  */
 
-/**
- * Which commands the owner-checked single-key operations use: 'auto' the native ones where a member
- * has them (docs/decisions/0007-native-commands.md), 'native' the same, 'scripts' always the Lua
- * scripts, as on servers without them.
- */
+/** The commands of owner-checked single-key operations: native where a member has them ('auto', 'native'), or scripts. */
 export type CommandsMode = 'auto' | 'native' | 'scripts';
 
 /** The compare-and-delete command a server has, if any. */
@@ -50,10 +46,8 @@ export function deleteIfEqArgs(command: DeleteCommand, key: string, token: strin
 }
 
 /**
- * The native words of `op` on a member with `caps`, or undefined when it needs a script there: a
- * single-key acquire always has them; a single-key extend or release when the member has the
- * command. Multi-key, fencing and every kind's operations keep their scripts (all-or-nothing over
- * several keys, or a counter, cannot be said in one of these commands).
+ * The native words of `op` on a member with `caps`, or undefined when it needs a script: a single-key acquire
+ * always; a single-key extend or release where the member has the command. Multi-key, fencing and kinds keep scripts.
  */
 export function nativeArgs(op: OpArgs, caps: Capabilities): string[] | undefined {
   if (op.keys.length !== 1) return undefined;
@@ -101,10 +95,8 @@ export const PROBES = {
 } as const satisfies Record<string, readonly string[]>;
 
 /**
- * What a probe's outcome says: 'yes' (answered), 'no' (an unknown command, a syntax error, the
- * command denied to the user), 'key' (refused for the probe's key by an ACL key pattern, which the
- * server checks before it parses the command: its version must tell), 'unknown' (the connection
- * failed, or an error that says nothing of the command, such as a proxy's or LOADING: ask again).
+ * What a probe's outcome says: 'yes' (answered), 'no' (unknown, syntax error, denied), 'key' (refused by an ACL key
+ * pattern, checked before parsing: ask the version), 'unknown' (failed, or an error that says nothing: ask again).
  */
 export function probeVerdict(outcome: { readonly reply?: unknown; readonly error?: Error }): 'yes' | 'no' | 'key' | 'unknown' {
   const error = outcome.error;
@@ -127,11 +119,7 @@ export function nativeByVersion(info: string): { readonly setIfEq: boolean; read
   return { setIfEq: at >= 804, deleteIfEq: at >= 804 ? 'DELEX' : undefined };
 }
 
-/**
- * Whether a script call's (or SCRIPT LOAD's) error says this member runs no scripts for this user:
- * an ACL without @scripting (rather than a key the user may not touch), a proxy that lacks the
- * commands, or a Valkey 9.1+ server whose Lua engine (a module since 9.1) is not loaded.
- */
+/** Whether a script error says no scripts run here for this user: ACL without @scripting, a proxy, no Lua engine module. */
 export function isScriptingDenied(error: Error): boolean {
   const message = error.message;
   return /^NOPERM\b.*run the '(evalsha|eval|script\|load|script|evalsha_ro|eval_ro)' command/.test(message)

@@ -1,9 +1,8 @@
 /**
- * The operations of the batch script (src/protocol/batch-script.ts), one row each: how many ARGV it
- * takes, how a master's integer reply counts, whether its quorum is a release's, and what undoes a
- * grant. Everything that reads an operation's shape reads it here: the argument builder, the
- * script's own argument parsing (generated from this table), Attempt's vote and the late-reply undo.
+ * The operations of the batch script, one row each: ARGV count, how a reply counts, whether its quorum is a
+ * release's, what undoes a grant. Everything that reads an operation's shape reads it here.
  */
+/** Acquire: all keys set (SET NX PX) or none. */
 
 /** Acquire: all keys set (SET NX PX) or none. */
 export const OP_ACQUIRE = 'A';
@@ -155,19 +154,12 @@ export function isRelease(opcode: OpCode): boolean {
   return kRelease[opcode.charCodeAt(0)] === 1;
 }
 
-/**
- * The owner-checked release that undoes an acquisition a master granted with reply `value` (an
- * integer > 0) — for a reply that came after its attempt stopped counting (src/engine/master.ts):
- * the keys it set, and the operation that deletes them. Undefined: nothing to undo.
- */
+/** The owner-checked undo of a late grant with reply `value` (src/engine/master.ts): its keys and op, or undefined. */
 export function undoOf(opcode: OpCode, keys: readonly string[], target: number, value: number): Undo | undefined {
   return OPS[opcode].undo?.(keys, target, value);
 }
 
-/**
- * The batch script's line that steps over one operation's ARGV, generated from the table so that
- * the Lua cannot disagree with the argument builder.
- */
+/** The batch script's line stepping over one operation's ARGV, generated from the table so Lua agrees with the builder. */
 export function argvStepLua(): string {
   const codes = (n: number): string => (Object.keys(OPS) as OpCode[]).filter((code) => OPS[code].args === n).map((code) => `op == '${code}'`).join(' or ');
   return `if ${codes(2)} then a = a + 2 elseif ${codes(4)} then a = a + 4 else a = a + 3 end`;

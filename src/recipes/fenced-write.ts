@@ -6,11 +6,8 @@ import { isIoredisClient } from '../transport/ioredis.js';
 import { NO_COMMAND_TIMEOUT } from '../transport/open.js';
 
 /**
- * The storage side: a fenced write to a Redis hash `{ fence, value }` that is rejected when the
- * stored fence is above the given one, so a stale holder cannot overwrite a newer holder's write.
- * An equal fence is the current holder's own (fences rise with every acquisition), so a holder
- * may write as often as its section needs.
- * SQL equivalent: `UPDATE t SET value = $1, fence = $2 WHERE id = $3 AND fence <= $2`.
+ * The storage side: a fenced write to a hash `{ fence, value }`, refused when the stored fence is above the given
+ * one; an equal fence is the holder's own. In SQL: `UPDATE t SET value = $1, fence = $2 WHERE id = $3 AND fence <= $2`.
  */
 export const FENCED_WRITE_SCRIPT = `local last = tonumber(redis.call('HGET', KEYS[1], 'fence')) or -1
 if last > tonumber(ARGV[1]) then return 0 end
@@ -18,10 +15,7 @@ redis.call('HSET', KEYS[1], 'fence', ARGV[1], 'value', ARGV[2])
 return 1`;
 const FENCED_WRITE_SHA = createHash('sha1').update(FENCED_WRITE_SCRIPT).digest('hex');
 
-/**
- * Writes `value` under `key` unless a newer fence already wrote there; resolves whether it was written.
- * `client` is the store's: @redis/client (a client or a cluster), or ioredis (whose own keyPrefix and settings then apply).
- */
+/** Writes `value` under `key` unless a newer fence wrote there; `client` is the store's (@redis/client or ioredis). */
 export async function fencedWrite(client: MasterClient, key: string, fence: number, value: string): Promise<boolean> {
   let send: (args: string[]) => Promise<unknown>;
   if (isRedisCluster(client)) {

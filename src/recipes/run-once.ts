@@ -66,18 +66,9 @@ export type RunOnceOutcome<T> =
   };
 
 /**
- * A run-once-per-window job guard (an hourly job run by several nodes, which a lost or racy
- * SETNX + EXPIRE lets skip or double), over the quorum:
- * 1. take the window's run key with a short lease (auto-renewed while the job runs);
- *    if it is held, it is either the done-marker (already-done) or another runner's lease;
- * 1b. with lockAtLeastFor, take the job's lower-bound lock (not per window, never released);
- *    held, some runner started the job less than lockAtLeastFor ago: ran-recently;
- * 2. count the attempt with INCR (the largest count of a quorum); past maxAttempts, stop;
- * 3. run; on success replace the lease by the done-marker until the window ends (owner-checked),
- *    so no runner re-runs it; on a thrown error release, so another runner retries;
- *    a crashed runner stops renewing and its lease expires, so another runner retries.
- * "Running twice is better than not running": if the marker cannot be written on a quorum the
- * outcome says `marked: false`, and another runner may run the job again in this window.
+ * A run-once-per-window job guard over the quorum (where SETNX + EXPIRE lets a job skip or double): a window's run
+ * key with a renewed lease, an optional lower bound, an attempt count, then a done-marker for the window. Running
+ * twice beats not running: an unwritten marker says `marked: false`. The steps: docs/decisions/0012, "run-once.ts".
  */
 export async function runOnce<T>(redlock: Redlock, jobKey: string, options: RunOnceOptions, job: (signal: AbortSignal) => Promise<T>): Promise<RunOnceOutcome<T>> {
   const now = Date.now();

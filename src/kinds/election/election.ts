@@ -14,10 +14,7 @@ import { resolveElectionOptions, type ResolvedElectionOptions } from './options.
 import { putRecord, readHistory, readRecord, type HistoryEntry, type RecordKeys } from './record.js';
 import { Term } from './term.js';
 
-/**
- * The least time the first campaigner in line has to come for a free lock before the next may take
- * its place (src/waiting/gate.ts turnArgs): a woken thread on a busy machine takes tens of ms.
- */
+/** The least time the first campaigner in line has to come for a free lock: a woken thread on a busy machine takes tens of ms. */
 const kMinGraceMs = 250;
 
 /** The current leader as a quorum of masters sees it. */
@@ -37,14 +34,9 @@ export interface CampaignOptions {
 }
 
 /**
- * Leader election over a Redlock's masters (etcd's concurrency.Election, client-go's timing).
- * Leading is holding the election's lock (`name`), auto-extended by the renewal scheduler with the
- * other locks; campaigners wait for it as any waiter does, woken by its release, in arrival order
- * across processes: every attempt goes to the gate first, so each joins the gate's line at its first
- * refusal (WaitMode `turn`: src/waiting/gate.ts turnArgs, docs/lock-kinds.md#leader-election).
- * A new leader raises the election's fencing counter across the quorum to get its term
- * (src/lifecycle/fencing.ts: greater than every earlier term), then writes the record
- * (src/kinds/election/record.ts) that leader() and observe() read.
+ * Leader election over a Redlock's masters (etcd's concurrency.Election, client-go's timing): leading is holding the
+ * auto-extended lock `name`; campaigners wait in arrival order at its gate (docs/lock-kinds.md#leader-election). A new
+ * leader raises the fencing counter for its term (src/lifecycle/fencing.ts), then writes the record leader() reads.
  */
 export class Election {
   /** The election's name: its lock's resource. */
@@ -69,10 +61,7 @@ export class Election {
     this.#counters = counterKeys([name]);
   }
 
-  /**
-   * Resolves when this caller leads, with its Term. Waits as long as it takes (until `signal`
-   * aborts or the Redlock quits); a failure to write the term on a quorum releases and rejects.
-   */
+  /** Resolves with this caller's Term when it leads (until `signal` aborts); a term no quorum took releases and rejects. */
   async campaign(options?: CampaignOptions): Promise<Term> {
     if (options !== undefined && !isObject(options)) throw new InvalidArgumentError('options', 'must be an object', options);
     const value = options?.value ?? '';
@@ -118,11 +107,9 @@ export class Election {
   }
 
   /**
-   * Leader changes in order, each once: the current leader first (if any), then every new term and
-   * every new proclaimed value, read from the election's history of changes (the last 128), so a
-   * leadership that begins and ends between two reads is still seen. Read every `retryPeriod`, and
-   * at once on a change made through this process; ends when `signal` aborts, or with a
-   * QuorumUnreachableError when a read reaches fewer than a quorum of masters.
+   * Leader changes in order, each once: the current leader, then every new term and value from the history (the
+   * last 128), read every `retryPeriod` and on a local change. Ends when `signal` aborts, or with
+   * QuorumUnreachableError when a read reaches fewer than a quorum.
    */
   async *observe(options?: { readonly signal?: AbortSignal }): AsyncGenerator<Leader, void, undefined> {
     if (options !== undefined && !isObject(options)) throw new InvalidArgumentError('options', 'must be an object', options);
@@ -163,10 +150,7 @@ export class Election {
     this.#sleepers.delete(wake);
   }
 
-  /**
-   * @internal Writes (erases, with no value) the record; false when no quorum took it. A member
-   * that cannot run it (no scripting, NOPERM) fails every write alike: a MisconfigurationError naming the fix.
-   */
+  /** @internal Writes (erases, with no value) the record; false without a quorum, MisconfigurationError where none can. */
   async put(lock: Lock, term: number, value: string | undefined, seq: number): Promise<boolean> {
     const record = value === undefined ? undefined : { token: lock.value, term, value, seq };
     const { masters, settings } = this.#host;
@@ -185,10 +169,7 @@ export class Election {
   }
 }
 
-/**
- * A campaign: the election's lock, a mutex that waits in turn from its arrival (WaitMode `turn`),
- * every attempt to the gate first.
- */
+/** A campaign: the election's lock, a mutex that waits in turn from its arrival, every attempt to the gate first. */
 class Campaign extends Mutex {
   constructor(name: string, readonly graceMs: number) {
     super([name]);
@@ -202,12 +183,7 @@ class Campaign extends Mutex {
     return 'turn';
   }
 
-  /**
-   * Never passed its predecessor's lock as it stands (the least validity it takes is infinite): an
-   * election's records are believed where the lock key holds the token they name, so a passed token
-   * would make the old leader's records count again wherever its resign's erase did not land; it
-   * gets a new token (H).
-   */
+  /** Never passed a lock as it stands: records count where the lock key holds their token, so a passed one revives them. */
   override terms(_duration: number, ttlArg: string, s: ResolvedSettings): HandoverTerms {
     return { ttlArg, budget: s.nodeTimeout, least: Infinity };
   }

@@ -5,10 +5,8 @@ import { QuorumUnreachableError } from '../../errors.js';
 import { OP_HISTORY_READ, OP_LEADER_ERASE, OP_LEADER_READ, OP_LEADER_WRITE } from '../../protocol/opcodes.js';
 
 /**
- * An election's record: the leader's term and proclaimed value, in a key beside the election's lock
- * key on every master. It is written only where the lock key still holds the writer's token, so a
- * stale leader (its keys expired and taken) can no longer overwrite its successor's record; readers
- * believe a record only where the lock key holds the token it names.
+ * An election's record: the leader's term and value beside the lock key on every master, written only where the lock
+ * key holds the writer's token and believed only where it holds the token it names, so a stale leader cannot win.
  */
 export interface LeaderRecord {
   /** The lock's token: which holding the record belongs to (never shown to callers). */
@@ -39,9 +37,8 @@ export interface RecordKeys {
 }
 
 /**
- * Writes (`record`) or erases (undefined) the holder's record: one operation of the batch script
- * on every master (src/protocol/election-ops.ts), owner-checked there; won on a quorum. An erase
- * given `withdrawn` also takes that change out of the history (a campaign given up).
+ * Writes (`record`) or erases (undefined) the holder's record, owner-checked (src/protocol/election-ops.ts); won on a
+ * quorum. An erase given `withdrawn` takes that change out of the history (a campaign given up).
  */
 export function putRecord(masters: MasterSet, keys: RecordKeys, token: string, record: LeaderRecord | undefined, budget: number, withdrawn?: HistoryEntry): Attempt {
   if (record !== undefined) {
@@ -52,11 +49,7 @@ export function putRecord(masters: MasterSet, keys: RecordKeys, token: string, r
   return masters.execute(OP_LEADER_ERASE, [keys.lock, keys.record, keys.history], token, '0', budget, 0, entryText(withdrawn));
 }
 
-/**
- * The leader as a quorum of masters sees it: the record whose token the lock key holds on at least a
- * quorum; undefined when none does (no leader, or between leaders). Rejects when fewer than a
- * quorum of masters answered: their silence says nothing either way.
- */
+/** The record whose token the lock key holds on a quorum, or undefined; rejects when fewer than a quorum answered. */
 export async function readRecord(masters: MasterSet, keys: RecordKeys, budget: number): Promise<LeaderRecord | undefined> {
   // Decided once a token's record stands on a quorum, or once a quorum answered and no token can
   // reach one with the masters still out. A quorum read meets every completed proclaim's quorum on
@@ -72,10 +65,8 @@ export async function readRecord(masters: MasterSet, keys: RecordKeys, budget: n
 }
 
 /**
- * The history's changes that stand on a quorum of masters, oldest first. Every master is waited
- * for (up to `budget`): a change written on a bare quorum that includes a slow master is seen only
- * with that master's answer. A change on fewer (a write that failed) is not one. Rejects when fewer
- * than a quorum answered.
+ * The history's changes that stand on a quorum, oldest first; every master is waited for (up to `budget`), as a
+ * change on a bare quorum may need the slowest. Rejects when fewer than a quorum answered.
  */
 export async function readHistory(masters: MasterSet, keys: RecordKeys, budget: number): Promise<HistoryEntry[]> {
   const read = await masters.read(OP_HISTORY_READ, [keys.history], budget).done;

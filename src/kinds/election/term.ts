@@ -13,16 +13,9 @@ export interface TermHost {
   changed(): void;
 }
 
-/**
- * One leadership: what campaign() resolves with. `term` is a fencing token, greater than every
- * earlier term of the election; the system the leader acts on must check it, because a lease is
- * not a guarantee that only one process acts (a paused leader may act after its lease ended).
- */
+/** One leadership. `term` is a fencing token above every earlier one: check it where you act, as a paused leader may act late. */
 export class Term {
-  /**
-   * Aborted, with the reason, when leadership is lost (a LockLostError) or resigned (a ResignedError).
-   * Reading `aborted` checks the validity first: true at once after a pause past the lease.
-   */
+  /** Aborts when leadership is lost (LockLostError) or resigned (ResignedError); reading `aborted` checks validity first. */
   readonly signal: RedlockAbortSignal;
   readonly #host: TermHost;
   readonly #lock: Lock;
@@ -61,10 +54,7 @@ export class Term {
     return this.signal.aborted ? 0 : this.#lock.validity;
   }
 
-  /**
-   * Changes the value others read (leader(), observe()) without a new election. Rejects with the
-   * signal's reason once leadership is over, and with QuorumUnreachableError if no quorum took it.
-   */
+  /** Changes the value others read without a new election; rejects once leadership is over, or without a quorum. */
   async proclaim(value: string): Promise<void> {
     if (typeof value !== 'string') throw new InvalidArgumentError('value', 'must be a string', value);
     if (this.signal.aborted) throw this.signal.reason;
@@ -76,11 +66,7 @@ export class Term {
     this.#host.changed();
   }
 
-  /**
-   * Gives up leadership: the signal aborts first (so guarded work stops), then the record and the
-   * lock go, and the next campaigner is woken. A second call (or one after the lease was lost)
-   * resolves with the first's outcome and sends nothing more.
-   */
+  /** Gives up leadership: signal aborts, record and lock go, the next wakes. A second call resolves with the first's outcome. */
   resign(): Promise<void> {
     return (this.#resigning ??= this.#resign());
   }

@@ -6,20 +6,12 @@ import { readClockFirst } from '../../util/fresh-signal.js';
 type ReleaseSettings = Parameters<Lock['release']>[0];
 type ExtendSettings = Parameters<Lock['extend']>[1];
 
-/**
- * What one async context holds: per Redlock, each resource → the holding that covers it. The object
- * is the AsyncLocalStorage store, so every promise chain forked inside the context (Promise.all
- * children, timers) sees the same one: they are the same owner, as the threads of one Redisson
- * thread id would be if it had children.
- */
+/** What one async context holds (the AsyncLocalStorage store): per Redlock, resource → holding. */
 export interface Context {
   readonly held: Map<object, Map<string, Holding>>;
 }
 
-/**
- * One Redlock lock held by one context, and how many handles of that context share it. The count
- * is local: the masters see one acquisition, one renewal stream and one release, whatever the depth.
- */
+/** One lock held by one context and its handle count: local, as the masters see one acquisition whatever the depth. */
 export class Holding {
   readonly resources: readonly string[];
   /** Handles not yet released, the outermost included. */
@@ -31,10 +23,7 @@ export class Holding {
   #settle: () => void = () => undefined;
   readonly #context: Context;
   readonly #owner: object;
-  /**
-   * The signal every handle sees. It follows the lock's own (a loss reaches every nested holder
-   * through it) and also aborts when a `using` scope ends with nested holders still inside.
-   */
+  /** The signal every handle sees: the lock's, also aborted when a `using` scope ends with nested holders inside. */
   readonly #controller = new AbortController();
   /** Reading `aborted` reads the lock's first, which reads the clock: after a blocked loop no timer has run yet. */
   readonly #signal: RedlockAbortSignal = readClockFirst(this.#controller.signal, () => this.#lock?.signal?.aborted);
@@ -87,10 +76,8 @@ export class Holding {
   }
 
   /**
-   * The outermost handle lets go. With nested holders still inside, an explicit release is refused
-   * (nothing changes: the caller releases them first, or it is a bug to fix); a `using` scope that
-   * ended forces it, since a scope that outlives its routine would hold the key for ever: the
-   * nested holders' signal aborts with the same error first, so they learn they are outside.
+   * The outermost lets go. With nested holders inside, an explicit release is refused; a `using` scope that ended
+   * forces it (else the key is held for ever), aborting the nested holders' signal with the same error first.
    */
   async release(force: boolean, settings?: ReleaseSettings): Promise<ReleaseResult> {
     const lock = this.#lock!;

@@ -7,11 +7,7 @@ import { kAsyncDispose } from '../../util/dispose.js';
 type ReleaseSettings = Parameters<Lock['release']>[0];
 type ExtendSettings = Parameters<Lock['extend']>[1];
 
-/**
- * One holder's handle on a reentrant lock. The outermost handle of a context is the one whose
- * acquisition went to the masters; the nested ones share its Redlock lock: its token, fencing
- * token, validity and signal.
- */
+/** One holder's handle on a reentrant lock; nested handles share the outermost's lock, token, fence and signal. */
 export class ReentrantLock {
   /** The resources this holder asked for (for a nested holder, a subset of the outermost's). */
   readonly resources: readonly string[];
@@ -39,10 +35,7 @@ export class ReentrantLock {
     return this.#lock.fence;
   }
 
-  /**
-   * Aborts when the shared lock is lost (LockLostError, as Redlock's signal), or when the outermost
-   * `using` scope ended while this holder was still inside (ReentrancyError).
-   */
+  /** Aborts when the shared lock is lost (LockLostError), or its outermost `using` ended with this inside (ReentrancyError). */
   get signal(): RedlockAbortSignal {
     return this.#holding.signal;
   }
@@ -62,11 +55,7 @@ export class ReentrantLock {
     return this.#holding.holders;
   }
 
-  /**
-   * A nested holder lets go locally and resolves undefined, with nothing sent. The outermost
-   * releases the Redlock lock (its ReleaseResult), and is refused with a ReentrancyError while
-   * nested holders have not let go. Releasing a handle twice does nothing the second time.
-   */
+  /** A nested holder lets go locally (undefined); the outermost releases, refused while nested holders remain. */
   release(settings?: ReleaseSettings): Promise<ReleaseResult | undefined> {
     if (this.#released) return Promise.resolve(undefined);
     if (!this.outermost) {
@@ -77,10 +66,7 @@ export class ReentrantLock {
     return this.#releaseOutermost(false, settings);
   }
 
-  /**
-   * `await using held = await reentrant.acquire(…)`: release() at the end of the scope (nested
-   * scopes end first, so the outermost is not refused). A second dispose, or one after release(), sends nothing.
-   */
+  /** `await using held = await reentrant.acquire(…)`: release() at scope end; a second dispose sends nothing. */
   async [kAsyncDispose](): Promise<void> {
     await this.release();
   }
@@ -92,11 +78,7 @@ export class ReentrantLock {
     return this.#releaseOutermost(true, undefined);
   }
 
-  /**
-   * The outermost holder may extend the shared lock (in place: this handle stays valid). A nested
-   * holder may not: the lock is renewed for it, and a shorter duration asked from inside would cut
-   * the outermost's validity below what it was promised.
-   */
+  /** Only the outermost may extend (in place): a shorter duration from inside would cut its promised validity. */
   async extend(duration: number, settings?: ExtendSettings): Promise<this> {
     if (!this.outermost) throw new ReentrancyError(`a nested holder of ${this.resources.join(', ')} cannot extend the shared lock; it is auto-extended, and only the outermost holder may extend it`, this.resources);
     await this.#holding.extend(duration, settings);

@@ -10,40 +10,15 @@ import { internals, Redlock } from '../../redlock.js';
 import { Holding, type Context } from './holding.js';
 import { ReentrantLock } from './lock.js';
 
-/**
- * The owner of a reentrant lock is an async context: Node's counterpart of the thread id by which
- * Redisson's reentrant lock counts (a hash owner → count on the master). Made by the first
- * ReentrantRedlock, and inert until a scope is entered: on Node 20 and 22 the first `run()` turns on
- * promise hooks for the whole process (a cost on every await), so a program that never uses this
- * class never pays it.
- */
+/** The owner of a reentrant lock is an async context; inert until a scope is entered (promise hooks cost every await). */
 let sharedContexts: AsyncLocalStorage<Context> | undefined;
 
 /**
- * Reentrant locks over a Redlock: inside one async context (a `using()` routine or a `run()`
- * callback, and every promise chain forked from it), acquiring resources that the context already
- * holds succeeds with no network round trip and counts; the keys go when the outermost holder
- * lets go. Another context — another async chain of this process, or another process — waits as for
- * any Redlock lock: same coalesced transport, retries, wake-ups on release, renewal and fencing,
- * because the outermost acquisition *is* a `Redlock.acquire` (auto-extended) and nothing else is sent.
- *
- * Why a separate class and not a setting of Redlock: node-redlock v5 code must behave exactly as
- * before, and under a setting the same `redlock.using(['a'], …)` nested in another would silently
- * change from "waits (and times out)" to "enters", depending on a constructor far away. A caller
- * who writes `new ReentrantRedlock(redlock)` has asked for the new meaning at the call site; the
- * Redlock, its defaults and its hot path are untouched, and both can be used side by side on the
- * same masters (a plain acquisition of a resource held reentrantly waits like any other).
- *
- * Safety. The count is local: the masters hold one lock under one token for the whole nest, so
- * Redlock's argument carries over unchanged — a quorum majority holds the keys under this token,
- * no other owner (context or process) can hold them until they are released or expire, and the
- * renewal scheduler keeps them for as long as the outermost holder does. What it does not give:
- * - mutual exclusion *inside* a context. Children forked in one context (`Promise.all` in a
- *   `using`) are the same owner and may all be inside at once: that is what reentrancy means,
- *   as two Redisson calls on one thread id would be. Serialise them yourself if they conflict.
- * - a nested holder learns of a lost lock only through the signal (the outermost's, shared), as
- *   the outermost does; a holder that does not look at it acts on after the loss, as with any Redlock.
- * - protection against the holder's own pauses: the fencing token (shared by the nest) is for that.
+ * Reentrant locks over a Redlock: inside one async context, acquiring what the context holds succeeds with no round
+ * trip and counts; the keys go when the outermost lets go. Other contexts wait as for any Redlock lock, since the
+ * outermost acquisition is a `Redlock.acquire`. Children forked in one context are one owner and may be inside at
+ * once. A class of its own so node-redlock code keeps its meaning; why, and the safety argument:
+ * docs/decisions/0012, "reentrant/redlock.ts".
  */
 export class ReentrantRedlock {
   /** The Redlock it is a view over (its masters, settings and renewal scheduler). */
@@ -60,23 +35,16 @@ export class ReentrantRedlock {
     this.#plain = plainCall(redlock.settings);
   }
 
-  /**
-   * Runs `fn` as a new owner: a fresh context that holds nothing, whatever the caller holds (as a
-   * new thread would). Inside, `acquire()` and `release()` count as in a `using()` routine.
-   */
+  /** Runs `fn` as a new owner, holding nothing whatever the caller holds; inside, acquire() and release() count. */
   run<T>(fn: () => Promise<T>): Promise<T> {
     if (typeof fn !== 'function') return Promise.reject(new InvalidArgumentError('fn', 'must be a function', fn));
     return this.#contexts.run({ held: new Map() }, fn);
   }
 
   /**
-   * Inside a context: when the context holds every one of `resources` under one lock, a nested
-   * handle on it (no round trip; `duration` and retry settings unused, the shared lock's apply);
-   * when it holds none of them, a Redlock acquisition, always auto-extended, owned by the context.
-   * Resources held only in part — or spread over several locks of the context — are refused with a
-   * ReentrancyError: acquiring just the missing ones would hand back one handle over two tokens,
-   * two validities and two fences, and acquiring them all again would wait for the context itself.
-   * Nest the acquisitions instead (each handle then is one lock). Outside any context: ReentrancyError.
+   * Inside a context: a nested handle when it holds all of `resources` under one lock (no round trip), an
+   * auto-extended acquisition when it holds none; ReentrancyError when it holds them in part (nest the acquisitions
+   * instead) or outside any context.
    */
   acquire(resources: readonly string[], duration: number, settings?: CallSettings): Promise<ReentrantLock> {
     const context = this.#contexts.getStore();
@@ -92,11 +60,8 @@ export class ReentrantRedlock {
   }
 
   /**
-   * Runs `routine` holding `resources`: outside any context it starts one (the routine and all it
-   * forks own the lock); inside one it joins it, so a nested `using` of held resources counts
-   * instead of sending. The keys are released when the outermost scope ends — if nested holders are
-   * still inside then (a child the routine did not await), their signal aborts with a
-   * ReentrancyError and so does this call.
+   * Runs `routine` holding `resources`, starting a context or joining the current one. The keys go when the outermost
+   * scope ends; nested holders still inside then abort with ReentrancyError, and so does this call.
    */
   using<T>(resources: readonly string[], duration: number, settings: CallSettings, routine: (signal: RedlockAbortSignal) => Promise<T>): Promise<T>;
   using<T>(resources: readonly string[], duration: number, routine: (signal: RedlockAbortSignal) => Promise<T>): Promise<T>;
