@@ -116,10 +116,7 @@ export function aclGrants(features: readonly AclFeature[] = ACL_FEATURES, keys =
   return { commands: [...commands].sort(), keys: [...patterns].map((p) => `%RW~${p}`), channels: ['&__redis__:invalidate'] };
 }
 
-/**
- * A ready `ACL SETUSER` line for `user`: the grants, and `native` (the native compare-and-delete
- * commands the server has, e.g. delifeq on Valkey 9: a server refuses to grant a command it lacks).
- */
+/** A ready `ACL SETUSER` line: the grants and the `native` commands the server has (one it lacks cannot be granted). */
 export function aclSetUser(user: string, grants: AclGrants, native: readonly string[] = []): string {
   const commands = [...grants.commands, ...native.map((c) => c.toLowerCase())].map((c) => `+${c}`);
   return ['ACL SETUSER', user, 'on', '>PASSWORD', 'resetkeys', 'resetchannels', '-@all', ...commands, ...grants.keys, ...grants.channels].join(' ');

@@ -1,7 +1,4 @@
-/**
- * The part of an @redis/client client pipelock uses. Any `createClient()` result fits; a
- * structural type keeps user clients with their own modules, scripts or RESP version assignable.
- */
+/** The part of an @redis/client client pipelock uses: structural, so clients with any modules or RESP version fit. */
 export interface RedisClient {
   /** The socket is open (connected or reconnecting). */
   readonly isOpen: boolean;
@@ -82,10 +79,7 @@ export interface ClusterShardNode {
   };
 }
 
-/**
- * The part of an @redis/client cluster (`createCluster()`) pipelock uses: routing by key with
- * MOVED/ASK handling (`sendCommand(firstKey, …)`), the slot table, and each master's connection.
- */
+/** The part of an @redis/client cluster pipelock uses: routing by key (MOVED/ASK), the slot table, each master's connection. */
 export interface RedisClusterClient {
   /** The cluster client is open. */
   readonly isOpen: boolean;
@@ -122,10 +116,7 @@ export interface ClusterSeeds {
   readonly cluster: readonly string[];
 }
 
-/**
- * A client a user may hand pipelock: @redis/client (any `createClient()` result), an ioredis 5/6
- * `Redis`, or a Redis Cluster (an @redis/client `createCluster()` result) as one member.
- */
+/** A client for pipelock: @redis/client (createClient()), an ioredis 5/6 `Redis`, or a Redis Cluster as one member. */
 export type MasterClient = RedisClient | IoredisClient | RedisClusterClient;
 
 /** The part of an ioredis `Cluster` pipelock uses (structural: whichever copy of ioredis built it). */

@@ -49,12 +49,7 @@ export interface MetricsSink {
   capability(master: string, reason: 'probe' | 'fallback', extend: string, release: string): void;
 }
 
-/**
- * Subscribes to pipelock's channels and turns the events into sink calls, and keeps the locks this
- * process holds for the gauges. A lock leaves the set when it is released, replaced by an extension,
- * lost, or its validity ran out unreleased (checked when the gauges are read, so an expiry needs
- * no timer).
- */
+/** Turns pipelock's channel events into sink calls and keeps this process's held locks for the gauges. */
 export class Collector {
   readonly #sink: MetricsSink;
   readonly #label: ResourceLabel | undefined;
@@ -184,10 +179,7 @@ export class Collector {
   }
 }
 
-/**
- * A bounded label for an error: pipelock's and Node's `code` (ERR_PIPELOCK_…, ECONNREFUSED), else the
- * Redis error's leading word (NOSCRIPT, READONLY, NOPERM), else the class name.
- */
+/** A bounded label for an error: its `code`, else the Redis error's first word (NOSCRIPT, NOPERM), else the class name. */
 export function codeOf(error: unknown): string {
   if (typeof error !== 'object' || error === null) return 'UNKNOWN';
   const code = (error as { code?: unknown }).code;

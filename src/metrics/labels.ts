@@ -8,10 +8,7 @@ export const kMaxResourceLabels = 100;
 /** The label of a resource no template matches, and of every value past the cap. */
 export const OTHER_RESOURCE = 'other';
 
-/**
- * A template's matcher: `*` stands for one `:`-separated segment or part of one (`orders:*`,
- * `tenant:*:invoice:*`), and the template itself is the label, so a million order keys are one series.
- */
+/** A template's matcher: `*` is one `:` segment or part of one, and the template is the label (one series, many keys). */
 function templateMatcher(template: string): RegExp {
   const escaped = template.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^:]*');
   return new RegExp(`^${escaped}$`);
@@ -38,10 +35,7 @@ function capped(label: ResourceLabel): ResourceLabel {
   };
 }
 
-/**
- * What the adapters' `resourceLabel` option accepts: templates (`'orders:*'` or a list of them), a
- * function, or `true` (the resources joined by ','); any of them capped at kMaxResourceLabels values.
- */
+/** `resourceLabel`: templates, a function, or `true` (resources joined by ','), capped at kMaxResourceLabels values. */
 export function resolveResourceLabel(option: unknown, argument: string): ResourceLabel | undefined {
   if (option === undefined || option === false) return undefined;
   if (option === true) return capped((resources) => resources.join(','));

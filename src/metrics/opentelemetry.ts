@@ -61,10 +61,7 @@ export const OPENTELEMETRY_METRICS = Object.freeze({
   capabilityChanges: 'pipelock.master.capability.changes',
 });
 
-/**
- * Records pipelock's events on OpenTelemetry instruments. Needs `@opentelemetry/api` installed
- * unless a `meter` is given; it is loaded now, not when `pipelock/metrics` is imported.
- */
+/** Records pipelock's events on OpenTelemetry instruments; needs `@opentelemetry/api` (loaded now) unless `meter` is given. */
 export function openTelemetryMetrics(options: OpenTelemetryMetricsOptions = {}): MetricsHandle {
   if (!isObject(options)) throw new InvalidArgumentError('options', 'must be an object', options);
   const label = resolveResourceLabel(options.resourceLabel, 'options.resourceLabel');

@@ -3,11 +3,7 @@ import { InvalidArgumentError } from '../errors.js';
 
 const require = createRequire(import.meta.url);
 
-/**
- * Loads an optional peer dependency when its adapter is called, not when `pipelock/metrics` is
- * imported: a user of one exporter never needs the other installed. Resolved from pipelock's own
- * location, which in an installed app is the app's node_modules, so the app's copy is the one used.
- */
+/** Loads an optional peer dependency when its adapter is called, from pipelock's location (the app's node_modules). */
 export function loadPeer(name: string, adapter: string): unknown {
   try {
     return require(name);

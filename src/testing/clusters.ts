@@ -1,8 +1,6 @@
 /**
- * Local Redis Clusters of masters only (no replicas), for tests, load tests and benchmarks: each
- * cluster is `shards` redis-server processes started with `--cluster-enabled yes` by startMasters,
- * given contiguous slot ranges with CLUSTER ADDSLOTSRANGE (Redis ≥ 7.0) and joined with CLUSTER MEET.
- * That is what `redis-cli --cluster create … --cluster-replicas 0` does, without a second binary.
+ * Local Redis Clusters of masters only, for tests and benchmarks: `shards` processes with `--cluster-enabled yes`,
+ * slots assigned with CLUSTER ADDSLOTSRANGE (Redis ≥ 7.0) and joined with CLUSTER MEET.
  */
 import { RedisClient } from '@redis/client';
 import { setTimeout as delay } from 'node:timers/promises';

@@ -1,9 +1,6 @@
 import { createServer } from 'node:net';
 
-/**
- * Asks the OS for a free port on `host` by listening on port 0, then releases it.
- * Another process may take it before redis-server binds; the caller retries on "Address already in use".
- */
+/** A free port on `host` from listening on port 0; another process may take it first, so the caller retries. */
 export function freePort(host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();

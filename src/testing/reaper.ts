@@ -1,9 +1,6 @@
 import { rmSync } from 'node:fs';
 
-/**
- * Every server this process started and every temp dir it made, so nothing outlives the process:
- * on 'exit' they are killed synchronously, and on SIGINT/SIGTERM too when someone asked for it.
- */
+/** Every server and temp dir this process made, killed on 'exit' (and on SIGINT/SIGTERM when asked), so none outlives it. */
 const live = new Map<number, boolean>(); // pid → whether its starter wants signal handling
 const dirs = new Set<string>();
 let wantSignals = 0;

@@ -1,7 +1,4 @@
-/**
- * The command line of one local master: no persistence, so a restart comes back empty, and its
- * own working directory so nothing it writes collides with a sibling.
- */
+/** One local master's command line: no persistence (a restart comes back empty), and a working directory of its own. */
 export function serverArgs(port: number, host: string, dir: string, extraArgs: readonly string[] = []): string[] {
   return [
     '--port', String(port),

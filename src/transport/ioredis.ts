@@ -26,24 +26,9 @@ export function checkIoredisClient(client: IoredisClient, name: string): void {
 }
 
 /**
- * A transport over an ioredis `Redis`. pipelock sends on its own connection, a `duplicate()` of
- * the user's client: same host, TLS, AUTH/ACL, Sentinel and retry settings, but with the options that
- * decide what a lock command means set pipelock's way. On the user's own connection they are the
- * user's choice and would change the protocol under us (ioredis' README and lib/redis/event_handler):
- *
- * - `autoResendUnfulfilledCommands` (default on) writes commands that were in flight at a
- *   disconnect again after the reconnect: an acquisition its attempt already gave up on (and whose
- *   cleanup failed on the dead connection) would land later and hold the key until its TTL. Off,
- *   with `maxRetriesPerRequest: 0` so that ioredis rejects them at the drop instead of leaving them
- *   unsettled (its close handler flushes the queue when `retryAttempts % (max + 1) === 0`).
- * - `enableAutoPipelining` defers sends to `process.nextTick`, reordering them against direct
- *   sends; the NOSCRIPT replay and the cleanup-after-acquire rule need call order.
- * - `commandTimeout` arms a timer per command (pipelock bounds each attempt with one deadline);
- *   `stringNumbers` turns the script's integer replies into strings; `keyPrefix` is applied by the
- *   master set to lock keys, not by ioredis to the batch script's declared keys.
- *
- * The cost is one more connection per master; `quit()` closes it and, as node-redlock v5 did, the
- * user's client.
+ * A transport over an ioredis `Redis`, sending on its own `duplicate()` (same host, TLS, auth, Sentinel, retries) with
+ * the options that change what a lock command means set pipelock's way: no resend after a reconnect, no
+ * auto-pipelining, no command timeout, numbers as numbers, no keyPrefix. Why each: docs/decisions/0012, "ioredis.ts".
  */
 export class IoredisTransport implements Transport {
   readonly name: string;

@@ -112,9 +112,8 @@ export function keyPrefixOf(entries: readonly MemberEntry[]): string {
 export type ConnectionMode = 'auto' | 'lean' | 'client';
 
 /**
- * The transport of one checked entry. `onError` hears the errors of connections pipelock opens
- * (from URLs, or beside an ioredis client), which have no other listener: an unheard 'error'
- * event would crash the process.
+ * The transport of one checked entry. `onError` hears the errors of connections pipelock opens, which have no other
+ * listener: an unheard 'error' would crash the process.
  */
 export function openTransport(
   entry: MemberEntry,

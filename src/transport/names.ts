@@ -1,9 +1,6 @@
 import type { ClusterShardNode, IoredisClient, RedisClient } from '../clients.js';
 
-/**
- * How a master is named in messages, events and metrics: `host:port` (or a socket path), and
- * `cluster(host:port,…)` for a cluster member; the position in `clients` when nothing usable is known.
- */
+/** A master's name in messages, events and metrics: `host:port`, `cluster(host:port,…)`, else its position in `clients`. */
 export function hostPort(host: unknown, port: unknown): string {
   return `${typeof host === 'string' && host !== '' ? host : 'localhost'}:${typeof port === 'number' || (typeof port === 'string' && port !== '') ? String(port) : '6379'}`;
 }

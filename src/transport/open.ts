@@ -7,10 +7,7 @@ import { closeWithin } from './close.js';
 type RedisModule = typeof import('@redis/client');
 let redisModule: RedisModule | undefined;
 
-/**
- * @redis/client is an optional peer dependency (so is ioredis): a user who hands pipelock ioredis
- * clients need not install it. It is loaded the first time pipelock opens a connection from a URL.
- */
+/** @redis/client is an optional peer (as is ioredis), loaded when pipelock first opens a connection from a URL. */
 export function loadRedisClient(url: string): RedisModule {
   if (redisModule !== undefined) return redisModule;
   try {
@@ -23,9 +20,8 @@ export function loadRedisClient(url: string): RedisModule {
 }
 
 /**
- * @redis/client 6.x arms a 5 s timeout on every command by default (an AbortSignal.timeout and a
- * listener each), which costs more than the lock work itself (docs/decisions/0004-command-timeouts.md).
- * pipelock bounds each attempt with one deadline instead, so every command it sends turns it off.
+ * Turns off @redis/client 6.x's default 5 s timeout per command, which costs more than the lock work: pipelock bounds
+ * each attempt with one deadline (docs/decisions/0004-command-timeouts.md).
  */
 export const NO_COMMAND_TIMEOUT = Object.freeze({ timeout: 0 });
 
@@ -59,10 +55,7 @@ export function openClient(url: string, extra?: RedisClientOptions): RedisClient
   return plainFactory(options) as RedisClient;
 }
 
-/**
- * Closes a connection pipelock opened: gracefully (pending replies first) when it is up, but for at
- * most `graceMs`, since a stalled master may never answer; at once when it is down or reconnecting.
- */
+/** Closes a connection pipelock opened: gracefully for at most `graceMs` (a stalled master may never answer), else at once. */
 export async function closeClient(client: RedisClient, graceMs: number): Promise<void> {
   if (!client.isOpen) return;
   if (client.isReady && client.close !== undefined) {

@@ -9,11 +9,8 @@ type Event = 'ready' | 'error';
 type Listener = (error: Error) => void;
 
 /**
- * Per client, one permanent listener per event, dispatching through this table. `createClient()`
- * returns `Object.create(new Client())`: once `off()` brings that object's count of listeners for
- * an event to 0, Node gives it its own `_events`, and listeners added later never fire (checked on
- * @redis/client 6.3.1). Detaching and attaching again (a second Redlock on the same client after the
- * first quit) would then miss 'ready'; never calling `off()` cannot.
+ * Per client, one permanent listener per event, dispatching through this table: after `off()` empties a
+ * `createClient()` object's listeners, later ones never fire (@redis/client 6.3.1; docs/decisions/0012, "redis.ts").
  */
 const tables = new WeakMap<RedisClient, Map<Event, Set<Listener>>>();
 
@@ -48,10 +45,7 @@ export class RedisTransport implements Transport {
     this.name = redisClientName(client, index);
   }
 
-  /**
-   * Opens a client from a URL and connects it. `onError` hears its errors from before the connect
-   * on: a connection nobody else listens to would crash the process on an unheard 'error' event.
-   */
+  /** Opens and connects a client from a URL; `onError` hears it from the start (an unheard 'error' crashes the process). */
   static open(url: string, index: number, clientOptions: RedisClientOptions | undefined, onError: (error: Error) => void): RedisTransport {
     const transport = new RedisTransport(openClient(url, clientOptions), index);
     transport.onError(onError);

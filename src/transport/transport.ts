@@ -18,9 +18,8 @@ export interface Sink<T = unknown> {
 }
 
 /**
- * How a master's code talks to its connection: the one seam between pipelock's per-master logic
- * (coalescing, script replay, deadlines) and a client library. Every client kind (@redis/client,
- * ioredis) implements it once; nothing else in the data path touches a client directly.
+ * The one seam between pipelock's per-master logic and a client library: each client kind implements it once, and
+ * nothing else in the data path touches a client.
  */
 export interface Transport {
   /** The client as the caller gave it (or as pipelock opened it from a URL), for stats and `clients`. */
@@ -31,26 +30,16 @@ export interface Transport {
   readonly isOpen: boolean;
   /** Connected and past the handshake: a command sent now goes out now. */
   readonly isReady: boolean;
-  /**
-   * Sends one command (its words, as Redis takes them). No per-command timeout: pipelock bounds
-   * each attempt with its own deadline. Rejects with the server's or the connection's error.
-   */
+  /** Sends one command (no per-command timeout: each attempt has its deadline); rejects with the server's or socket's error. */
   send(args: readonly string[]): Promise<unknown>;
   /**
-   * Present on a transport that routes each operation itself (a Redis Cluster member): sends a
-   * coalesced batch and resolves with the reply the batch's own call would have had, except that
-   * an operation whose part failed gets its Error in its place.
+   * On a transport that routes each operation itself (a cluster member): sends a batch and resolves with its call's
+   * reply, a failed operation's part replaced by its Error.
    */
   sendBatch?(batch: Call): Promise<unknown>;
-  /**
-   * Present on pipelock's own lean connection (src/transport/lean/): sends one command as `send` does,
-   * but its reply or error goes to `sink` with `token`, exactly once and in the order posted.
-   */
+  /** On the lean connection: sends as `send`, the reply or error going to `sink` with `token`, once and in order. */
   post?(args: readonly string[], sink: Sink, token: unknown): void;
-  /**
-   * Present with `post`: between cork() and uncork() posted commands are gathered and written at
-   * uncork() in one write, instead of in a microtask of their own (the engine corks each flush).
-   */
+  /** With `post`: commands posted between cork() and uncork() go out in one write (the engine corks each flush). */
   cork?(): void;
   uncork?(): void;
   /** Called at every (re)connect once the connection is ready; returns the unsubscribe. */

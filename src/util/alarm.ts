@@ -1,13 +1,7 @@
-/**
- * The longest delay Node.js's timers take: a longer one is silently cut to 1 ms (with a
- * TimeoutOverflowWarning), which for a lock of more than ~24.8 days meant re-arming every millisecond.
- */
+/** The longest delay Node's timers take: a longer one is cut to 1 ms, re-arming every ms for a lock of over ~24.8 days. */
 export const kMaxTimerMs = 2 ** 31 - 1;
 
-/**
- * One unref'd timer armed for a `performance.now()` instant. Both of pipelock's schedulers (attempt
- * deadlines, renewals) are one of these over their own structure, never a timer per lock.
- */
+/** One unref'd timer for a `performance.now()` instant: each scheduler is one over its own structure, never one per lock. */
 export class Alarm {
   readonly #ring: () => void;
   #timer: NodeJS.Timeout | undefined;

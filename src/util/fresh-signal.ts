@@ -1,9 +1,4 @@
-/**
- * A signal whose `aborted`, `reason` (and `throwIfAborted()`) run `check` first. A timer is no guard after a
- * pause (SIGSTOP, a blocked event loop): the holder's own timers, due earlier, run before the one
- * that would abort the signal, so a holder reading `aborted` after the pause must read the clock.
- * `check` aborts the signal (synchronously) when the clock says so.
- */
+/** A signal whose `aborted` and `reason` run `check` first: after a pause, the holder's own timers run before the abort's. */
 export function readClockFirst<T extends AbortSignal>(signal: T, check: () => void): T {
   const aborted = (): boolean => Reflect.get<AbortSignal, 'aborted'>(AbortSignal.prototype, 'aborted', signal);
   Object.defineProperty(signal, 'aborted', { get: () => { check(); return aborted(); } });

@@ -1,11 +1,6 @@
 /**
- * A binary min-heap on a numeric key read through `keyOf`: the renewal scheduler's one timer runs
- * over one of these instead of a timer per lock. (Attempt deadlines do not use it: each master scans
- * its unanswered calls, see unanswered.ts, so a decided attempt is not kept alive until its budget.)
- *
- * `placed` is told every item's index whenever it moves (−1 when it leaves), so that an item can be
- * removed from the middle in O(log n): a released lock leaves at once instead of staying reachable —
- * its Lock, attempts and AbortController with it — until its renewal would have been due.
+ * A binary min-heap on `keyOf`, for the renewal scheduler's one timer. `placed` hears each item's index as it moves
+ * (−1 when it leaves), so a released lock leaves in O(log n) instead of staying reachable until due.
  */
 export class Heap<T> {
   readonly #items: T[] = [];

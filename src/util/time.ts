@@ -25,10 +25,7 @@ export function after(ms: number, fn: () => void): NodeJS.Timeout {
   return setTimeout(fn, ms);
 }
 
-/**
- * The one abortable sleep: resolves true after `ms`, or false as soon as `signal` aborts (at once
- * when it already has). The timer keeps the process alive, as a caller awaiting it expects.
- */
+/** The one abortable sleep: true after `ms`, false once `signal` aborts. Its timer keeps the process alive. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
   if (signal === undefined) return new Promise((resolve) => setTimeout(resolve, ms, true));
   if (signal.aborted) return Promise.resolve(false);
@@ -44,10 +41,7 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
   });
 }
 
-/**
- * `promise`'s value, or undefined once `ms` have passed first; a rejection counts as settled too
- * (undefined). The timer is unref'd unless `keepAlive` (a caller that waits on nothing else).
- */
+/** `promise`'s value, or undefined after `ms` or on rejection; the timer is unref'd unless `keepAlive`. */
 export function within<T>(promise: Promise<T>, ms: number, keepAlive = false): Promise<T | undefined> {
   return new Promise<T | undefined>((resolve) => {
     const timer = setTimeout(resolve, ms, undefined);

@@ -14,14 +14,9 @@ export function isIoredisCluster(value: unknown): value is IoredisClusterClient 
 const seenReady = new WeakSet<object>();
 
 /**
- * A cluster member over an ioredis `Cluster`. As for a standalone ioredis master
- * (src/transport/ioredis.ts), pipelock sends on its own `duplicate()`, with the options that change
- * what a lock command means set its way: no auto-pipelining (it reorders sends), no replay of
- * in-flight commands after a reconnect, integer replies as numbers, no keyPrefix (the master set
- * puts it before lock keys, as node-redlock v5's `evalsha` did). ioredis routes a command by its
- * first key and follows MOVED and ASK itself (built/cluster/index.js handleError); TRYAGAIN it
- * retries after `retryDelayOnTryAgain`, set short here so that a call split across a migrating
- * slot comes back soon enough to be split per operation within the attempt's budget.
+ * A cluster member over an ioredis `Cluster`, sending on its own `duplicate()` set as for a standalone master
+ * (src/transport/ioredis.ts). ioredis follows MOVED and ASK itself; `retryDelayOnTryAgain` is short, so a call split
+ * across a migrating slot returns within the attempt's budget.
  */
 export class IoredisClusterTransport extends ClusterTransport {
   readonly name: string;

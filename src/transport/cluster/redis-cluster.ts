@@ -12,9 +12,8 @@ import { ClusterTransport } from './transport.js';
 const seenReady = new WeakSet<object>();
 
 /**
- * A cluster member over @redis/client's cluster client (the user's `createCluster()`, or one
- * pipelock opens from seed URLs). Its `sendCommand(firstKey, …)` follows MOVED (refreshing the
- * slot table) and ASK (with ASKING), up to `maxCommandRedirections` (cluster/index.js `_execute`).
+ * A cluster member over @redis/client's cluster client, whose `sendCommand(firstKey, …)` follows MOVED and ASK up to
+ * `maxCommandRedirections`.
  */
 export class RedisClusterTransport extends ClusterTransport {
   readonly name: string;

@@ -2,18 +2,14 @@ import calculateSlot from 'cluster-key-slot';
 import { InvalidArgumentError } from '../../errors.js';
 
 /**
- * The hash slot of a key: cluster-key-slot is the implementation ioredis and @redis/client both
- * route with (CRC16-XMODEM of the key, or of its first non-empty `{hash tag}`, mod 16384;
- * redis.io/docs/latest/operate/oss_and_stack/reference/cluster-spec/#hash-tags), so pipelock's
- * grouping can never disagree with the client that sends the call.
+ * The hash slot of a key, by cluster-key-slot, which both ioredis and @redis/client route with, so pipelock's
+ * grouping never disagrees with the client that sends the call.
  */
 export const slotOf: (key: string) => number = calculateSlot;
 
 /**
- * On a Redis Cluster member, one operation's keys must share a slot: Redis refuses a script whose
- * declared keys span slots (CROSSSLOT, even with `allow-cross-slot-keys`, measured on 7.0.15), and
- * all-or-nothing across shards is not offered (see docs/deployments.md). Throws the typed error
- * that tells the user how to get one slot: a hash tag.
+ * On a cluster member one operation's keys must share a slot (CROSSSLOT refuses others; docs/deployments.md): throws
+ * the typed error that says to use a hash tag.
  */
 export function checkOneSlot(keys: readonly string[], resources: readonly string[]): void {
   if (keys.length < 2) return;
@@ -30,9 +26,8 @@ export function checkOneSlot(keys: readonly string[], resources: readonly string
 }
 
 /**
- * The fencing counter of a resource on a cluster member: in the resource's slot, so that the one
- * script call taking the lock can bump its counter. The prefix has no `{`, so a resource with a
- * hash tag keeps it; one without gets its whole name as the tag.
+ * A resource's fencing counter on a cluster member, in the resource's slot so one script call bumps it. The prefix
+ * has no `{`: a hash tag is kept, else the whole name is the tag.
  */
 export function clusterCounterKey(resource: string): string {
   const plain = `pipelock:fence:${resource}`;
@@ -43,9 +38,8 @@ export function clusterCounterKey(resource: string): string {
 }
 
 /**
- * A key pipelock keeps beside a lock key `lockKey` (`head` + `key`: a waiting queue), in that key's
- * slot on a cluster member (as clusterCounterKey). Where no name shares the slot, the plain one:
- * the call using it then fails on that member, which the caller treats as that member's failure.
+ * A key kept beside `lockKey` (`head` + `key`), in its slot on a cluster member; where no name shares the slot, the
+ * plain one, whose call then fails on that member.
  */
 export function sideKey(head: string, key: string, clustered: boolean, lockKey = key): string {
   const plain = head + key;

@@ -14,26 +14,10 @@ const KEYED: ReadonlySet<string> = new Set(['SET', 'DELIFEQ', 'DELEX', 'TYPE', '
 const kTryAgainMs = 10;
 
 /**
- * A Redis Cluster as one Redlock member. The coalescer still cuts one batch per tick for the
- * member; here the batch is split by hash slot and each slot's operations go out as one EVALSHA to
- * the shard owning it. All calls of one tick to one shard leave in one corked write (node-redis
- * `#scheduleWrite`).
- *
- * Why per slot and not per shard: Redis checks a script's declared keys before running it and
- * refuses keys of two slots (CROSSSLOT), even on one shard and even with
- * `#!lua flags=allow-cross-slot-keys` (measured, redis-server 7.0.15); keys passed in ARGV instead
- * are checked only when touched, so a key of a slot that moved fails mid-script and the writes
- * made before it stay. With declared keys of one slot, a call either runs whole on the node
- * owning the slot or is refused before it runs (MOVED, ASK, TRYAGAIN, CLUSTERDOWN): an operation is
- * never half-applied, and a refused call can be resent as it is.
- *
- * Redirections: @redis/client's cluster `sendCommand` follows MOVED (refreshing its slot table)
- * and ASK (with ASKING), up to `maxCommandRedirections`; TRYAGAIN is resent here after
- * kTryAgainMs while the batch's deadline allows. NOSCRIPT (a shard restarted, or the target of a
- * migration never saw the script) is resent as EVAL, which also caches the script there.
- * Whatever still fails is that operation's failure on this member, never a silent loss.
- *
- * Subclasses adapt one client library: RedisClusterTransport (@redis/client), IoredisClusterTransport.
+ * A Redis Cluster as one Redlock member: each tick's batch is split by hash slot, one EVALSHA per slot to its shard,
+ * so a call runs whole or is refused before it runs (CROSSSLOT forbids more). Redirections are followed, TRYAGAIN
+ * resent, NOSCRIPT resent as EVAL; what still fails is that operation's failure (docs/decisions/0012,
+ * "cluster/transport.ts"). Subclasses adapt one client library.
  */
 export abstract class ClusterTransport implements Transport {
   abstract readonly name: string;
@@ -52,10 +36,7 @@ export abstract class ClusterTransport implements Transport {
   /** Resolves once the client is connected; NodeUnavailableError when `deadline` comes first or it was closed. */
   protected abstract connected(deadline: number): Promise<void>;
 
-  /**
-   * SCRIPT LOAD goes to every master (a script call may land on any), and answers the script's SHA
-   * only if every master did; anything else is routed by no key.
-   */
+  /** SCRIPT LOAD goes to every master and answers the SHA only if all did; anything else is routed by no key. */
   async send(args: readonly string[]): Promise<unknown> {
     // A command on one key (a capability probe, a foreign key's TYPE) goes to the shard owning it.
     if (KEYED.has(args[0]!)) return this.route(args[1], args);
@@ -97,11 +78,8 @@ export abstract class ClusterTransport implements Transport {
   }
 
   /**
-   * One slot's operations as one call: per operation its integer or the call's Error. While a slot
-   * migrates, a call whose keys are split between source and target is refused with TRYAGAIN
-   * (cluster-spec "ASK redirection": multi-key operations on a migrating slot), and stays refused
-   * until the migration ends: such a call is split into one call per operation, each of which
-   * runs whole on one side (or is redirected there with ASK).
+   * One slot's operations as one call: per operation its integer or the call's Error. A call split across a migrating
+   * slot is refused with TRYAGAIN until the migration ends, so it is split into one call per operation.
    */
   async #slot(ops: readonly OpArgs[], args: readonly string[], deadline: number): Promise<unknown[]> {
     try {

@@ -18,13 +18,9 @@ type ParserClass = new (handlers: { returnReply(reply: unknown): void; returnErr
 const RedisParser = createRequire(import.meta.url)('redis-parser') as ParserClass;
 
 /**
- * pipelock's own connection to one master: each flush's commands go out as one string in one
- * `socket.write`, and every chunk read is parsed in bulk, each reply settling the oldest command
- * through its sink (src/transport/lean/pending.ts), with no promise or command object per command.
- * Emits 'ready' after each handshake (AUTH, CLIENT SETNAME, SELECT, or a PING) and 'error' once per failure of
- * a connection, before failing the commands it awaited; reconnects with the configured backoff.
- * Shaped as an @redis/client client (isOpen, isReady, sendCommand, on/off, close, destroy) so that
- * `Redlock.clients` holds something usable.
+ * pipelock's own connection to one master: each flush one `socket.write`, replies parsed in bulk into the oldest
+ * command's sink (src/transport/lean/pending.ts), no promise per command. 'ready' after each handshake, 'error' once per
+ * failure before the awaited commands fail; reconnects with backoff. Shaped as an @redis/client client.
  */
 export class LeanConnection extends EventEmitter implements Sink<Socket> {
   readonly options: LeanOptions;

@@ -1,7 +1,4 @@
-/**
- * One command in RESP (an array of bulk strings), appended to `out`. Lengths are in bytes: a key
- * or token may hold any UTF-8.
- */
+/** One command in RESP appended to `out`; lengths in bytes, as a key or token may hold any UTF-8. */
 export function encode(out: string, args: readonly string[]): string {
   out += `*${args.length}\r\n`;
   for (let i = 0; i < args.length; i++) {

@@ -25,10 +25,7 @@ export function fromRedisClient(client: RedisClient): LeanOptions {
   return leanOptions(options.url ?? 'redis://localhost:6379', options);
 }
 
-/**
- * A lean connection's options from an ioredis client's: address, TLS, credentials, database, name,
- * connect timeout, socket settings and retry strategy, with ioredis' defaults where unset.
- */
+/** A lean connection's options from an ioredis client's, with ioredis' defaults where unset. */
 export function fromIoredisClient(client: IoredisClient): LeanOptions {
   const o = client.options as IoredisConnectOptions;
   const retry = o.retryStrategy;

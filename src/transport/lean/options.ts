@@ -30,9 +30,8 @@ function decoded(part: string): string | undefined {
 }
 
 /**
- * The URL's host, port, credentials and database, then `clientOptions` over them, as @redis/client
- * reads them (options given beside the URL win). Socket defaults are @redis/client's: no Nagle,
- * keep-alive after 5 s, a 5 s connect timeout.
+ * The URL's host, port, credentials and database with `clientOptions` over them, as @redis/client reads them;
+ * @redis/client's socket defaults (no Nagle, keep-alive after 5 s, 5 s connect timeout).
  */
 export function leanOptions(url: string, extra?: RedisClientOptions): LeanOptions {
   const parsed = new URL(url);
@@ -55,10 +54,8 @@ export function leanOptions(url: string, extra?: RedisClientOptions): LeanOption
 }
 
 /**
- * The commands of a connection's handshake, in order: AUTH, CLIENT SETNAME, SELECT (each when set),
- * else PING. Never none: 'ready' must mean the server accepted the connection and answered on it,
- * not only that the kernel completed TCP's handshake (a master slow to accept ran the first lock's
- * write after a read sent later on another connection: test/integration/first-lock.test.ts).
+ * The handshake: AUTH, CLIENT SETNAME, SELECT (each when set), else PING. Never none: 'ready' must mean the server
+ * answered (test/integration/first-lock.test.ts).
  */
 export function handshake(options: LeanOptions): string[][] {
   const commands: string[][] = [];

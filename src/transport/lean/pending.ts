@@ -1,9 +1,8 @@
 import type { Sink } from '../transport.js';
 
 /**
- * The commands of one connection awaiting replies, in the order they were written: Redis answers in
- * that order, so each reply settles the oldest. A ring of two parallel arrays, grown by doubling and
- * never shrunk, so a steady stream of commands allocates nothing per command.
+ * One connection's commands awaiting replies, in write order (each reply settles the oldest): a ring of two arrays,
+ * grown by doubling, so a steady stream allocates nothing per command.
  */
 export class Pending {
   #sinks: (Sink | undefined)[] = new Array<Sink | undefined>(16);

@@ -1,7 +1,4 @@
-/**
- * What every lean connection of the process did, for bench:peers and bench:ci: socket writes (one
- * per master per flush), commands written, reply chunks read. Plain counters: one add each.
- */
+/** What every lean connection of the process did (writes, commands, reply chunks), for bench:peers and bench:ci. */
 export const leanStats = { writes: 0, commands: 0, reads: 0 };
 
 export function resetLeanStats(): void {

@@ -8,9 +8,8 @@ import { LeanConnection } from './connection.js';
 import type { LeanOptions } from './options.js';
 
 /**
- * The Transport over a lean connection (src/transport/lean/connection.ts): pipelock's own, opened
- * from a URL, or beside a client the user gave (setting `connection: 'lean'`). Its `client` is the
- * user's client when there is one, else the connection itself.
+ * The Transport over a lean connection (src/transport/lean/connection.ts), from a URL or beside a given client
+ * (`connection: 'lean'`); its `client` is the user's when there is one.
  */
 export class LeanTransport implements Transport {
   readonly name: string;
@@ -61,10 +60,7 @@ export class LeanTransport implements Transport {
     return this.connection.isReady;
   }
 
-  /**
-   * An @redis/client client for the URL (never connected): what the watch connection duplicates,
-   * since the lean connection speaks RESP2 without client-side caching.
-   */
+  /** An unconnected @redis/client client for the URL, for the watch to duplicate (the lean connection has no tracking). */
   watchSource(): RedisClient {
     this.#source ??= openClient(this.#url!, this.#clientOptions);
     return this.#source;
