@@ -62,7 +62,8 @@ export function rankViolations(tree: Readonly<Record<string, readonly { id: stri
       const to = dep.id === null ? undefined : layerOf(dep.id);
       if (to === undefined || to === from) continue;
       const other = RANKS[to];
-      if (other === undefined || other >= rank) problems.push(`${file} -> ${dep.id!} (${from} rank ${rank} -> ${to} rank ${String(other)})`);
+      if (other === undefined || other >= rank)
+        problems.push(`${file} -> ${dep.id!} (${from} rank ${rank} -> ${to} rank ${String(other)})`);
     }
   }
   return problems;
@@ -70,11 +71,16 @@ export function rankViolations(tree: Readonly<Record<string, readonly { id: stri
 
 async function main(): Promise<void> {
   // tools/src reaches the library through `pipelock`, which the tsconfig's paths resolve to src/.
-  const tree = await parseDependencyTree(['src/**/*.ts', 'src/*.cts', 'tools/src/**/*.ts'], { tsconfig: 'tsconfig.json', transform: false, skipDynamicImports: false });
+  const tree = await parseDependencyTree(['src/**/*.ts', 'src/*.cts', 'tools/src/**/*.ts'],
+    { tsconfig: 'tsconfig.json', transform: false, skipDynamicImports: false });
   const cycles = parseCircular(tree, false);
   const ranks = rankViolations(tree);
-  if (cycles.length > 0) console.error(`check-layers: ${cycles.length} import cycle(s) in src/ or tools/src/ (type-only imports count):\n${prettyCircular(cycles)}`);
-  if (ranks.length > 0) console.error(`check-layers: ${ranks.length} import(s) against the layers of src/ (a file imports only lower ranks or its own folder):\n  ${ranks.join('\n  ')}`);
+  if (cycles.length > 0)
+    console.error(`check-layers: ${cycles.length} import cycle(s) in src/ or tools/src/ (type-only imports `
+      + `count):\n${prettyCircular(cycles)}`);
+  if (ranks.length > 0)
+    console.error(`check-layers: ${ranks.length} import(s) against the layers of src/ (a file imports only lower ranks or its own `
+      + `folder):\n  ${ranks.join('\n  ')}`);
   if (cycles.length > 0 || ranks.length > 0) {
     process.exitCode = 1;
     return;

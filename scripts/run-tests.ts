@@ -116,7 +116,8 @@ async function testFiles(dir: string): Promise<string[]> {
 
 /** The jobs of one tier: a check, every test file of its directory, or a variant's listed files. */
 async function planTier(tier: string): Promise<Job[]> {
-  if (kChecks.has(tier)) return [{ tier, name: `npm run ${tier}`, command: 'npm', args: ['run', '--silent', tier], env: {}, check: true, cpu: true }];
+  if (kChecks.has(tier))
+    return [{ tier, name: `npm run ${tier}`, command: 'npm', args: ['run', '--silent', tier], env: {}, check: true, cpu: true }];
   const variant = kVariants[tier];
   const dir = join('test', variant?.dir ?? tier);
   const isDir = await stat(join(root, dir)).then((stats) => stats.isDirectory(), () => false);
@@ -127,7 +128,8 @@ async function planTier(tier: string): Promise<Job[]> {
   if (missing.length > 0) fail(`tier ${tier} lists ${missing.join(', ')}, not found in ${dir}`);
   const args = ['--conditions=pipelock-source', '--import', 'tsx', '--import', setup];
   return (variant?.files ?? files).map((file) => ({
-    tier, name: join(dir, file), command: process.execPath, args: [...args, join(dir, file)], env: variant?.env ?? {}, check: false, cpu: kCpuTiers.has(tier),
+    tier, name: join(dir, file), command: process.execPath, args: [...args, join(dir, file)], env: variant?.env ?? {}, check: false,
+      cpu: kCpuTiers.has(tier),
   }));
 }
 
@@ -151,7 +153,8 @@ const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 function report(outcome: Outcome): void {
   const { job, tally, problem, output } = outcome;
   const mark = tally.failed > 0 ? '✘' : '✔';
-  const counts = job.check ? (problem ?? 'ok') : `${tally.passed} passed, ${tally.failed} failed${problem === undefined ? '' : `; ${problem}`}`;
+  const counts =
+    job.check ? (problem ?? 'ok') : `${tally.passed} passed, ${tally.failed} failed${problem === undefined ? '' : `; ${problem}`}`;
   const label = job.tier === 'valkey' ? `${job.name} on valkey` : job.name;
   process.stdout.write(`\n${mark} ${label} (${seconds(outcome.endedMs - outcome.startedMs)}): ${counts}\n${output.trimEnd()}\n`);
 }
@@ -170,7 +173,8 @@ function summarise(tiers: readonly string[], outcomes: readonly Outcome[], wallM
     for (const { job, tally, problem, output } of failed) {
       const names = [...output.matchAll(/FAIL {2}(?:.* )?"(.*)"$/gm)].map((match) => match[1]!);
       const which = names.length > 0 ? ` (${names.join('; ')})` : '';
-      console.log(`  ✘ ${job.name}${job.tier === 'valkey' ? ' on valkey' : ''}: ${job.check ? problem : `${tally.failed} failed${which}`}${!job.check && problem ? `; ${problem}` : ''}`);
+      console.log(`  ✘ ${job.name}${job.tier === 'valkey' ? ' on valkey' : ''}: `
+        + `${job.check ? problem : `${tally.failed} failed${which}`}${!job.check && problem ? `; ${problem}` : ''}`);
     }
   }
   console.log('\nWall time per tier (they overlap):');
@@ -179,7 +183,8 @@ function summarise(tiers: readonly string[], outcomes: readonly Outcome[], wallM
     if (mine.length === 0) continue;
     const span = Math.max(...mine.map((o) => o.endedMs)) - Math.min(...mine.map((o) => o.startedMs));
     const busy = mine.reduce((sum, o) => sum + o.endedMs - o.startedMs, 0);
-    console.log(`  ${tier.padEnd(12)} ${seconds(span).padStart(8)}  (${mine.length} job${mine.length === 1 ? '' : 's'}, ${seconds(busy)} summed)`);
+    console.log(`  ${tier.padEnd(12)} ${seconds(span).padStart(8)}  (${mine.length} job${mine.length === 1 ? '' : 's'}, `
+      + `${seconds(busy)} summed)`);
   }
   console.log(`  ${'all'.padEnd(12)} ${seconds(wallMs).padStart(8)}`);
   if (interrupted !== undefined) {
@@ -200,7 +205,8 @@ function preflight(tiers: readonly string[]): void {
     if (result.status === 0) continue;
     process.stderr.write(result.stderr || `${result.error?.message ?? ''}\n`);
     const needing = tiers.filter((tier) => kNeeds[tier]?.includes(script));
-    console.error(`run-tests: ${needing.join(', ')} need${needing.length === 1 ? 's' : ''} what ${script} provides (see above); no test was run`);
+    console.error(`run-tests: ${needing.join(', ')} need${needing.length === 1 ? 's' : ''} what ${script} provides (see above); `
+      + `no test was run`);
     process.exit(1);
   }
 }
@@ -222,9 +228,11 @@ async function main(): Promise<void> {
     });
   }
   const limits: Limits = { total: concurrency, cpu: Math.min(concurrency, availableParallelism()) };
-  console.log(`run-tests: ${planned.length} jobs (${tiers.join(', ')}), ${limits.total} at a time, of them ${limits.cpu} CPU-bound (checks, unit and package files)`);
+  console.log(`run-tests: ${planned.length} jobs (${tiers.join(', ')}), ${limits.total} at a time, of them ${limits.cpu} CPU-bound `
+    + `(checks, unit and package files)`);
   const started = performance.now();
-  const outcomes = await runPool(await order(planned), limits, (job) => runJob(job, root, timeoutMs), report, () => interrupted !== undefined);
+  const outcomes =
+    await runPool(await order(planned), limits, (job) => runJob(job, root, timeoutMs), report, () => interrupted !== undefined);
   const total = summarise(tiers, outcomes, performance.now() - started, interrupted);
   if (interrupted === undefined) await saveTimes(outcomes);
   console.log(`\n${total.passed} passed, ${total.failed} failed${total.skipped > 0 ? `, ${total.skipped} skipped` : ''}`);

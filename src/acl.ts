@@ -42,7 +42,8 @@ const kOps: Readonly<Record<AclFeature, readonly string[]>> = {
  * for its tracking redirect (src/watch/ioredis-link.ts).
  */
 const kSent: Readonly<Record<AclFeature, readonly string[]>> = {
-  lock: ['evalsha', 'eval', 'script|load', 'info', 'get', 'set', 'pttl', 'hello', 'quit', 'ping', 'client|tracking', 'client|id', 'subscribe', 'zrem'],
+  lock: ['evalsha', 'eval', 'script|load', 'info', 'get', 'set', 'pttl', 'hello', 'quit', 'ping', 'client|tracking',
+    'client|id', 'subscribe', 'zrem'],
   fencing: [],
   runOnce: [],
   semaphore: [],
@@ -119,5 +120,6 @@ export function aclGrants(features: readonly AclFeature[] = ACL_FEATURES, keys =
 /** A ready `ACL SETUSER` line: the grants and the `native` commands the server has (one it lacks cannot be granted). */
 export function aclSetUser(user: string, grants: AclGrants, native: readonly string[] = []): string {
   const commands = [...grants.commands, ...native.map((c) => c.toLowerCase())].map((c) => `+${c}`);
-  return ['ACL SETUSER', user, 'on', '>PASSWORD', 'resetkeys', 'resetchannels', '-@all', ...commands, ...grants.keys, ...grants.channels].join(' ');
+  return ['ACL SETUSER', user, 'on', '>PASSWORD', 'resetkeys', 'resetchannels', '-@all', ...commands, ...grants.keys,
+    ...grants.channels].join(' ');
 }

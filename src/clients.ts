@@ -95,7 +95,8 @@ export interface RedisClusterClient {
   /** The connection to one shard master. */
   nodeClient(node: ClusterShardNode): RedisClient | Promise<RedisClient>;
   /** Sends one command to the shard owning `firstKey`, following MOVED and ASK. */
-  sendCommand(firstKey: string | undefined, isReadonly: boolean | undefined, args: string[], options?: { timeout?: number }): Promise<unknown>;
+  sendCommand(firstKey: string | undefined, isReadonly: boolean | undefined, args: string[],
+    options?: { timeout?: number }): Promise<unknown>;
   /** Subscribes to an event. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   on(event: string, listener: (...args: any[]) => void): unknown;

@@ -56,10 +56,7 @@ export class RedlockClosedError extends PipelockError {
   }
 }
 
-/**
- * An operation did not reach a quorum (node-redlock's class, kept as the parent of every
- * quorum failure so `instanceof ExecutionError` keeps working for code written against it).
- */
+/** An operation did not reach a quorum: node-redlock's class, the parent of every quorum failure, so `instanceof` keeps working. */
 export class ExecutionError extends PipelockError {
   /** Every master's outcome in the last attempt (empty when no attempt was sent). */
   readonly nodes: readonly NodeOutcome[];
@@ -77,9 +74,8 @@ export class ExecutionError extends PipelockError {
   }
 
   /**
-   * One entry per attempt; each resolves when every master of that attempt has answered or timed
-   * out. Built on first read: on a hot key most refusals are never inspected, and building the
-   * stats (a Set, a Map and an error per vote) cost more than the refused attempt itself.
+   * One entry per attempt, each resolved once its masters all answered or timed out. Built on first read: most refusals on a hot key
+   * are never inspected, and their stats cost more than the refused attempt.
    */
   get attempts(): ExecutionAttempts {
     if (typeof this.#attempts === 'function') this.#attempts = this.#attempts();
@@ -139,24 +135,27 @@ export class QuorumUnreachableError extends ExecutionError {
 
 /** The lock's validity ran out before the operation could be done: an extension, or an acquisition whose quorum answered too late. */
 export class LockExpiredError extends ExecutionError {
-  constructor(message = 'Cannot extend an already-expired lock.', attempts?: ExecutionAttempts | (() => ExecutionAttempts), nodes?: readonly NodeOutcome[]) {
+  constructor(message = 'Cannot extend an already-expired lock.', attempts?: ExecutionAttempts | (() => ExecutionAttempts),
+    nodes?: readonly NodeOutcome[]) {
     super(message, attempts, nodes, 'ERR_PIPELOCK_LOCK_EXPIRED');
   }
 }
 
 /** A majority of masters no longer hold the lock under its token: it was deleted, expired or taken over. */
 export class LockLostError extends ExecutionError {
-  constructor(message: string, attempts?: ExecutionAttempts | (() => ExecutionAttempts), nodes?: readonly NodeOutcome[], options?: { cause?: unknown; code?: string }) {
+  constructor(message: string, attempts?: ExecutionAttempts | (() => ExecutionAttempts), nodes?: readonly NodeOutcome[],
+    options?: { cause?: unknown; code?: string }) {
     super(message, attempts, nodes, options?.code ?? 'ERR_PIPELOCK_LOCK_LOST', options);
   }
 }
 
-/** Renewed by the worker (`renewal: 'worker'`) and let go: this thread's event loop did not turn for longer than `heartbeatBound`, so its keys expired. */
+/** Renewed by the worker (`renewal: 'worker'`) and let go: the event loop did not turn within `heartbeatBound`, so its keys expired. */
 export class EventLoopBlockedError extends LockLostError {
   /** The setting heartbeatBound, in ms, that the blocked stretch exceeded. */
   readonly boundMs: number;
   constructor(resources: string, boundMs: number) {
-    super(`${resources}: the event loop was blocked for longer than heartbeatBound (${boundMs} ms), so the renewal worker stopped renewing it and it expired`, [], [], { code: 'ERR_PIPELOCK_LOOP_BLOCKED' });
+    super(`${resources}: the event loop was blocked for longer than heartbeatBound (${boundMs} ms), so the renewal worker stopped renewing `
+      + `it and it expired`, [], [], { code: 'ERR_PIPELOCK_LOOP_BLOCKED' });
     this.boundMs = boundMs;
   }
 }
@@ -185,20 +184,18 @@ export class LockAbortedError extends ExecutionError {
   }
 }
 
-/**
- * The client itself is the bottleneck: this operation's turn would come after its deadline, so it failed
- * before anything was sent (nothing of it is on any master). Back off, or issue less at once.
- */
+/** The client is the bottleneck: this operation's turn would come after its deadline, so nothing was sent. Back off, or issue less. */
 export class OverloadedError extends ExecutionError {
   /** Keys of acquisitions queued in this client's admission window ahead of this one (one window for all masters). */
   readonly queueDepth: number;
-  /** The estimated wait for this acquisition's turn, in ms (from the masters' observed rate); for one whose deadline passed while it waited, how far past it its turn came. */
+  /** The estimated wait for this acquisition's turn in ms; for one whose deadline passed while waiting, how far past it. */
   readonly waitMs: number;
   /** What the caller's deadline left, in ms. */
   readonly budgetMs: number;
   constructor(queueDepth: number, waitMs: number, budgetMs: number) {
     super(
-      `the client is overloaded: ${queueDepth} key(s) of acquisitions queued ahead of this one, its turn would come in about ${Math.round(waitMs)} ms ` +
+      `the client is overloaded: ${queueDepth} key(s) of acquisitions queued ahead of this one, its turn would come in about `
+        + `${Math.round(waitMs)} ms ` +
         `but its deadline allows ${Math.round(budgetMs)} ms; nothing was sent`,
       [], [], 'ERR_PIPELOCK_OVERLOADED',
     );
@@ -241,7 +238,8 @@ export class MisconfigurationError extends ExecutionError {
   readonly keys: readonly string[];
   /** What to change: the command, permission or setting. */
   readonly fix: string;
-  constructor(message: string, details: { readonly reason: string; readonly master: string; readonly keys: readonly string[]; readonly fix: string },
+  constructor(message: string,
+    details: { readonly reason: string; readonly master: string; readonly keys: readonly string[]; readonly fix: string },
     attempts?: ExecutionAttempts | (() => ExecutionAttempts), nodes?: readonly NodeOutcome[]) {
     super(`${message}. Fix: ${details.fix}`, attempts, nodes, 'ERR_PIPELOCK_MISCONFIGURED');
     this.reason = details.reason;
@@ -266,7 +264,8 @@ export class NoScriptingError extends PipelockError {
   /** What needed a script ('a lock on several resources', 'fencing tokens', …). */
   readonly feature: string;
   constructor(name: string, feature: string, cause: Error | undefined) {
-    super(`master ${name} runs no scripts for this user${cause === undefined ? '' : ` (${cause.message})`}, and ${feature} needs one`, 'ERR_PIPELOCK_NO_SCRIPTING', cause === undefined ? undefined : { cause });
+    super(`master ${name} runs no scripts for this user${cause === undefined ? '' : ` (${cause.message})`}, and ${feature} needs one`,
+      'ERR_PIPELOCK_NO_SCRIPTING', cause === undefined ? undefined : { cause });
     this.feature = feature;
   }
 }
@@ -293,7 +292,8 @@ export class NodeStalledError extends PipelockError {
   /** The stalled master (`host:port`). */
   readonly master: string;
   constructor(master: string) {
-    super(`master ${master} is stalled: a call to it went unanswered past its time budget (nodeTimeout), so nothing is sent to it but one probe until it answers in time`, 'ERR_PIPELOCK_NODE_STALLED');
+    super(`master ${master} is stalled: a call to it went unanswered past its time budget (nodeTimeout), so nothing is sent to it but one `
+      + `probe until it answers in time`, 'ERR_PIPELOCK_NODE_STALLED');
     this.master = master;
   }
 }

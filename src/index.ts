@@ -12,11 +12,14 @@ export type { CallSettings } from './lifecycle/lock.js';
 export type { Routine } from './lifecycle/using.js';
 export { kDefaults as defaultSettings } from './settings.js';
 export type {
-  RedisClient, MasterClient, IoredisClient, IoredisOptions, RedisClusterClient, IoredisClusterClient, ClusterShardNode, ClusterSeeds, MemberEntry,
+  RedisClient, MasterClient, IoredisClient, IoredisOptions, RedisClusterClient, IoredisClusterClient, ClusterShardNode,
+    ClusterSeeds, MemberEntry,
 } from './clients.js';
 export {
-  PipelockError, InvalidArgumentError, RedlockClosedError, ExecutionError, ResourceLockedError, MisconfigurationError, QuorumUnreachableError,
-  LockExpiredError, LockLostError, EventLoopBlockedError, LockRevokedError, ExtensionLimitError, LockAbortedError, NodeUnavailableError, NodeTimeoutError,
+  PipelockError, InvalidArgumentError, RedlockClosedError, ExecutionError, ResourceLockedError,
+    MisconfigurationError, QuorumUnreachableError,
+  LockExpiredError, LockLostError, EventLoopBlockedError, LockRevokedError, ExtensionLimitError, LockAbortedError,
+    NodeUnavailableError, NodeTimeoutError,
   UnexpectedReplyError, OverloadedError, ReentrancyError, ResignedError, type ExecutionStats, type ExecutionAttempts, type NodeOutcome,
   type ExecutionResult, type ClientExecutionResult, type ClientVotedFor, type ClientVotedAgainst,
 } from './errors.js';

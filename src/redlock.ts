@@ -27,7 +27,7 @@ import { asError, isObject } from './util/checks.js';
 import { Waiters } from './waiting/waiters.js';
 import { WatchHub } from './watch/hub.js';
 
-/** The constructor's second argument: any settings (docs/settings.md) and, for the connections pipelock opens from URLs, `clientOptions`. */
+/** The constructor's second argument: settings (docs/settings.md) and `clientOptions` for the connections opened from URLs. */
 export interface RedlockOptions extends Settings {
   /** Extra @redis/client options for the connections pipelock opens from URLs (TLS, credentials, …). */
   readonly clientOptions?: RedisClientOptions;
@@ -64,7 +64,8 @@ export class Redlock extends EventEmitter implements LockOwner {
   readonly #reports: Reports = {
     wanted: () => this.listenerCount('error') > 0,
     report: (error) => { if (this.listenerCount('error') > 0) this.emit('error', error); },
-    capability: (change) => { if (this.listenerCount('capability') > 0) this.emit('capability', memberCapabilities(change.node, change.name, change.capabilities, true, change)); },
+    capability: (change) => { if (this.listenerCount('capability') > 0) this.emit('capability',
+      memberCapabilities(change.node, change.name, change.capabilities, true, change)); },
   };
 
   static {
@@ -88,7 +89,8 @@ export class Redlock extends EventEmitter implements LockOwner {
     this.#renewals = urls === undefined
       ? new Renewals(masters, this.settings.renewalWindow, this.#hub)
       : new WorkerRenewals(urls, this.settings, clientOptions, this.#reports.report);
-    this.#acquirer = new Acquirer(this, masters, this.#window, this.#waiters, this.#renewals, this.#releases, this.#plain, this.#reports.report);
+    this.#acquirer =
+      new Acquirer(this, masters, this.#window, this.#waiters, this.#renewals, this.#releases, this.#plain, this.#reports.report);
   }
 
   /** The clients as given; for URLs, the clients pipelock opened from them. */
@@ -115,13 +117,18 @@ export class Redlock extends EventEmitter implements LockOwner {
     return this.#masters.quorum;
   }
 
-  /** Resolves once a quorum of masters is connected; rejects with QuorumUnreachableError after `timeoutMs` (Infinity: never), RedlockClosedError after quit(). */
+  /** Resolves once a quorum of masters is connected; rejects with QuorumUnreachableError after `timeoutMs`, or after quit(). */
   async ready(timeoutMs = 5000): Promise<void> {
     await this.#masters.ready(timeoutMs);
     await this.#renewals.opened();
   }
 
-  /** Takes a lock on `resources` for `duration` ms once a quorum of masters granted it within its validity, retrying a refused attempt per the retry settings (woken early by a release). Rejects with a typed error: ResourceLockedError (held elsewhere), QuorumUnreachableError, LockExpiredError, LockAbortedError, OverloadedError, InvalidArgumentError. `settings` overrides the instance's for this call and adds `signal`, `autoExtend`, `onLockLost`, `fencing`. */
+  /**
+   * Takes a lock on `resources` for `duration` ms once a quorum granted it within its validity, retrying a refused attempt per the
+   * retry settings (woken early by a release). Rejects with a typed error: ResourceLockedError (held elsewhere),
+   * QuorumUnreachableError, LockExpiredError, LockAbortedError, OverloadedError, InvalidArgumentError. `settings` overrides the
+   * instance's for this call and adds `signal`, `autoExtend`, `onLockLost`, `fencing`.
+   */
   acquire(resources: readonly string[], duration: number, settings?: CallSettings): Promise<Lock> {
     const span = acquireSpan(resources, duration);
     if (span === undefined) return this.#checkedAcquire(resources, duration, settings);
@@ -158,7 +165,7 @@ export class Redlock extends EventEmitter implements LockOwner {
     return new Election(this.#acquirer, name, options);
   }
 
-  /** Releases a lock: deletes its keys, owner-checked, on every master. Resolves at the quorum (`result.complete()` waits for all); an expired lock resolves with `expired: true`. */
+  /** Releases a lock: owner-checked deletes on every master, resolved at the quorum; an expired lock has `expired: true`. */
   release(lock: Lock, settings?: CallSettings): Promise<ReleaseResult> {
     const span = releaseSpan(lock);
     if (span === undefined) return this.#release(lock, settings);
@@ -176,7 +183,7 @@ export class Redlock extends EventEmitter implements LockOwner {
     }
   }
 
-  /** Extends a lock to `duration` ms from now on a quorum, owner-checked, and resolves with a new Lock (the old one stops being valid). Fails at once if another token holds it. */
+  /** Extends a lock to `duration` ms from now on a quorum, owner-checked: a new Lock, the old one invalid. */
   extend(lock: Lock, duration: number, settings?: CallSettings): Promise<Lock> {
     const span = extendSpan(lock, duration);
     if (span === undefined) return this.#extend(lock, duration, settings);
@@ -197,7 +204,8 @@ export class Redlock extends EventEmitter implements LockOwner {
    */
   using<T>(resources: readonly string[], duration: number, settings: CallSettings, routine: Routine<T>): Promise<T>;
   using<T>(resources: readonly string[], duration: number, routine: Routine<T>): Promise<T>;
-  async using<T>(resources: readonly string[], duration: number, settingsOrRoutine: CallSettings | Routine<T>, routine?: Routine<T>): Promise<T> {
+  async using<T>(resources: readonly string[], duration: number, settingsOrRoutine: CallSettings | Routine<T>,
+    routine?: Routine<T>): Promise<T> {
     this.#masters.assertOpen();
     const { settings, fn } = routineOf(settingsOrRoutine, routine);
     validateDuration(duration);
@@ -240,7 +248,8 @@ export class Redlock extends EventEmitter implements LockOwner {
   }
 
   #checkLock(lock: unknown): asserts lock is Lock {
-    if (!(lock instanceof Lock) || lock.redlock !== this) throw new InvalidArgumentError('lock', 'must be a Lock returned by this Redlock', lock);
+    if (!(lock instanceof Lock) || lock.redlock !== this)
+      throw new InvalidArgumentError('lock', 'must be a Lock returned by this Redlock', lock);
   }
 }
 

@@ -23,7 +23,8 @@ export interface Settings {
   readonly automaticExtensionThreshold?: number;
   /**
    * Per-attempt time budget for the masters' answers, in ms: a stalled master costs at most this
-   * (a disconnected one fails at once). Larger than the 5–50 ms the Redlock page suggests for a 10 s TTL (redis.io/docs/latest/develop/use/patterns/distributed-locks) because it only matters when
+   * (a disconnected one fails at once). Larger than the 5–50 ms the Redlock page suggests for a 10 s TTL
+   * (redis.io/docs/latest/develop/use/patterns/distributed-locks) because it only matters when
    * a majority stalls, while a budget below a GC pause or a burst's queueing turns healthy masters
    * into spurious failures. Each master's budget counts from when the call was written to it, or
    * from its reply to the call before, if later: one answering a backlog in order is not timed out
@@ -32,7 +33,8 @@ export interface Settings {
   readonly nodeTimeout?: number;
   /**
    * How many times one lock may be extended. The Redlock page bounds reacquisition so that a client
-   * that keeps extending cannot hold a resource forever (liveness; redis.io/docs/latest/develop/use/patterns/distributed-locks). @default Infinity
+   * that keeps extending cannot hold a resource forever
+   * (liveness; redis.io/docs/latest/develop/use/patterns/distributed-locks). @default Infinity
    */
   readonly maxExtensions?: number;
   /** Auto-extended locks are not renewed past this much time after acquisition, in ms. @default Infinity */
@@ -136,40 +138,49 @@ export const kDefaults: ResolvedSettings = Object.freeze({
 type Check = (name: string, value: unknown) => void;
 
 const finiteAtLeast0: Check = (name, value) => {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new InvalidArgumentError(name, 'must be a finite number ≥ 0', value);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
+    throw new InvalidArgumentError(name, 'must be a finite number ≥ 0', value);
 };
 
 // Waited on with setTimeout, which cuts a longer delay to 1 ms: a huge value must not become a tiny one.
 const timerMs: Check = (name, value) => {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > kMaxTimerMs) throw new InvalidArgumentError(name, `must be a number of ms from 0 to ${kMaxTimerMs} (the longest timer)`, value);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > kMaxTimerMs)
+    throw new InvalidArgumentError(name, `must be a number of ms from 0 to ${kMaxTimerMs} (the longest timer)`, value);
 };
 
 /** Each setting's rule, checked by mergeSettings; docs/settings.md states them (scripts/docs/settings.ts). */
 export const RULES: { readonly [K in keyof ResolvedSettings]: Check } = {
   driftFactor: (name, value) => {
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value >= 1) throw new InvalidArgumentError(name, 'must be a number from 0 up to (not including) 1', value);
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value >= 1)
+      throw new InvalidArgumentError(name, 'must be a number from 0 up to (not including) 1', value);
   },
   retryCount: (name, value) => {
-    if (!Number.isSafeInteger(value) || (value as number) < -1) throw new InvalidArgumentError(name, 'must be an integer ≥ -1 (-1: retry until aborted)', value);
+    if (!Number.isSafeInteger(value) || (value as number) < -1)
+      throw new InvalidArgumentError(name, 'must be an integer ≥ -1 (-1: retry until aborted)', value);
   },
   retryDelay: timerMs,
   retryJitter: timerMs,
   automaticExtensionThreshold: finiteAtLeast0,
   nodeTimeout: (name, value) => {
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 1 || value > kMaxTimerMs) throw new InvalidArgumentError(name, `must be a number of ms from 1 to ${kMaxTimerMs} (the longest timer)`, value);
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 1 || value > kMaxTimerMs)
+      throw new InvalidArgumentError(name, `must be a number of ms from 1 to ${kMaxTimerMs} (the longest timer)`, value);
   },
   maxExtensions: (name, value) => {
-    if (value !== Infinity && (!Number.isSafeInteger(value) || (value as number) < 0)) throw new InvalidArgumentError(name, 'must be an integer ≥ 0 or Infinity', value);
+    if (value !== Infinity && (!Number.isSafeInteger(value) || (value as number) < 0))
+      throw new InvalidArgumentError(name, 'must be an integer ≥ 0 or Infinity', value);
   },
   acquireTimeout: (name, value) => {
-    if (typeof value !== 'number' || Number.isNaN(value) || value <= 0) throw new InvalidArgumentError(name, 'must be a number of ms > 0, or Infinity', value);
+    if (typeof value !== 'number' || Number.isNaN(value) || value <= 0)
+      throw new InvalidArgumentError(name, 'must be a number of ms > 0, or Infinity', value);
   },
   maxHoldTime: (name, value) => {
-    if (typeof value !== 'number' || Number.isNaN(value) || value <= 0) throw new InvalidArgumentError(name, 'must be a number of ms > 0, or Infinity', value);
+    if (typeof value !== 'number' || Number.isNaN(value) || value <= 0)
+      throw new InvalidArgumentError(name, 'must be a number of ms > 0, or Infinity', value);
   },
   renewalWindow: finiteAtLeast0,
   chunkSize: (name, value) => {
-    if (!Number.isSafeInteger(value) || (value as number) < 1 || (value as number) > 100_000) throw new InvalidArgumentError(name, 'must be an integer from 1 to 100000', value);
+    if (!Number.isSafeInteger(value) || (value as number) < 1 || (value as number) > 100_000)
+      throw new InvalidArgumentError(name, 'must be an integer from 1 to 100000', value);
   },
   coalesce: (name, value) => {
     if (typeof value !== 'boolean') throw new InvalidArgumentError(name, 'must be a boolean', value);
@@ -181,23 +192,26 @@ export const RULES: { readonly [K in keyof ResolvedSettings]: Check } = {
     if (typeof value !== 'boolean') throw new InvalidArgumentError(name, 'must be a boolean', value);
   },
   commands: (name, value) => {
-    if (value !== 'auto' && value !== 'native' && value !== 'scripts') throw new InvalidArgumentError(name, "must be 'auto', 'native' or 'scripts'", value);
+    if (value !== 'auto' && value !== 'native' && value !== 'scripts')
+      throw new InvalidArgumentError(name, "must be 'auto', 'native' or 'scripts'", value);
   },
   renewal: (name, value) => {
     if (value !== 'main' && value !== 'worker') throw new InvalidArgumentError(name, "must be 'main' or 'worker'", value);
   },
   heartbeatBound: (name, value) => {
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 1 || value > kMaxTimerMs) throw new InvalidArgumentError(name, `must be a number of ms from 1 to ${kMaxTimerMs}`, value);
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 1 || value > kMaxTimerMs)
+      throw new InvalidArgumentError(name, `must be a number of ms from 1 to ${kMaxTimerMs}`, value);
   },
   strict: (name, value) => {
     if (typeof value !== 'boolean') throw new InvalidArgumentError(name, 'must be a boolean', value);
   },
   connection: (name, value) => {
-    if (value !== 'auto' && value !== 'lean' && value !== 'client') throw new InvalidArgumentError(name, "must be 'auto', 'lean' or 'client'", value);
+    if (value !== 'auto' && value !== 'lean' && value !== 'client')
+      throw new InvalidArgumentError(name, "must be 'auto', 'lean' or 'client'", value);
   },
 };
 
-/** Names pipelock takes elsewhere (the constructor's clientOptions, a call's extras): in the wrong place they are a mistake to name, not another library's setting. */
+/** Names pipelock takes elsewhere (clientOptions, a call's extras): in the wrong place a mistake, not another library's setting. */
 const kOtherNames: ReadonlySet<string> = new Set(['clientOptions', 'signal', 'autoExtend', 'onLockLost', 'fencing']);
 const warned = new Set<string>();
 
@@ -205,7 +219,8 @@ const warned = new Set<string>();
 function warnUnknown(name: string): void {
   if (warned.has(name)) return;
   warned.add(name);
-  process.emitWarning(`${name} is not a pipelock setting and is ignored (docs/settings.md; strict: true makes this an error)`, { code: 'PIPELOCK_UNKNOWN_SETTING' });
+  process.emitWarning(`${name} is not a pipelock setting and is ignored (docs/settings.md; strict: true makes this an error)`,
+    { code: 'PIPELOCK_UNKNOWN_SETTING' });
 }
 
 /**
@@ -213,7 +228,8 @@ function warnUnknown(name: string): void {
  * `allowed`: the keys a call may set (others are refused), `skip`: keys checked elsewhere. A name
  * pipelock does not know warns once and is ignored, or throws when the settings are strict.
  */
-export function mergeSettings(base: ResolvedSettings, given: Record<string, unknown>, prefix: string, allowed?: ReadonlySet<string>, skip?: ReadonlySet<string>): ResolvedSettings {
+export function mergeSettings(base: ResolvedSettings, given: Record<string, unknown>, prefix: string, allowed?: ReadonlySet<string>,
+  skip?: ReadonlySet<string>): ResolvedSettings {
   const out: Record<string, unknown> = { ...base };
   const strict = given.strict === undefined ? base.strict : given.strict === true;
   for (const key of Object.keys(given)) {
@@ -225,7 +241,8 @@ export function mergeSettings(base: ResolvedSettings, given: Record<string, unkn
       continue;
     }
     if (rule === undefined || (allowed !== undefined && !allowed.has(key))) {
-      throw new InvalidArgumentError(`${prefix}.${key}`, rule === undefined ? 'is not a known setting' : 'is not a per-call setting', value);
+      throw new InvalidArgumentError(`${prefix}.${key}`,
+        rule === undefined ? 'is not a known setting' : 'is not a per-call setting', value);
     }
     rule(`${prefix}.${key}`, value);
     out[key] = value;
@@ -245,7 +262,8 @@ export function resolveSettings(settings: unknown): ResolvedSettings {
  * third argument (replacement scripts) refused, since a changed script would no longer exclude the
  * unchanged ones; the settings resolved; `clientOptions` for the connections pipelock opens.
  */
-export function resolveRedlockOptions(options: unknown, scripts: readonly unknown[]): { settings: ResolvedSettings; clientOptions?: RedisClientOptions } {
+export function resolveRedlockOptions(options: unknown,
+  scripts: readonly unknown[]): { settings: ResolvedSettings; clientOptions?: RedisClientOptions } {
   const why = 'is not supported: pipelock\'s scripts are fixed (docs/migrating-from-node-redlock.md#typescript)';
   if (scripts.length > 0) throw new InvalidArgumentError('scripts', why, scripts[0]);
   // JavaScript callers are not held to the types: a non-object would otherwise be spread away.
@@ -253,7 +271,8 @@ export function resolveRedlockOptions(options: unknown, scripts: readonly unknow
   const { clientOptions, ...settings } = options ?? {};
   const resolved = resolveSettings(options === undefined ? undefined : settings);
   if (clientOptions === undefined) return { settings: resolved };
-  if (!isObject(clientOptions)) throw new InvalidArgumentError('settings.clientOptions', 'must be an object of @redis/client options', clientOptions);
+  if (!isObject(clientOptions))
+    throw new InvalidArgumentError('settings.clientOptions', 'must be an object of @redis/client options', clientOptions);
   return { settings: resolved, clientOptions };
 }
 
@@ -262,16 +281,19 @@ export function validateResources(resources: unknown): asserts resources is read
   if (resources.length === 0) throw new InvalidArgumentError('resources', 'must not be empty', resources);
   for (let i = 0; i < resources.length; i++) {
     const resource: unknown = resources[i];
-    if (typeof resource !== 'string' || resource.length === 0) throw new InvalidArgumentError(`resources[${i}]`, 'must be a non-empty string', resource);
+    if (typeof resource !== 'string' || resource.length === 0)
+      throw new InvalidArgumentError(`resources[${i}]`, 'must be a non-empty string', resource);
   }
   // Most locks name one resource: skip the Set unless there is something to compare.
   if (resources.length > 1 && new Set(resources).size !== resources.length) {
     const first = resources.findIndex((r, i) => resources.indexOf(r) !== i);
-    throw new InvalidArgumentError(`resources[${first}]`, `must not repeat resources[${resources.indexOf(resources[first])}]`, resources[first]);
+    throw new InvalidArgumentError(`resources[${first}]`,
+      `must not repeat resources[${resources.indexOf(resources[first])}]`, resources[first]);
   }
 }
 
 /** Redis takes PX as a 64-bit integer, but validity math on a double needs a safe integer. */
 export function validateDuration(duration: unknown, name = 'duration'): asserts duration is number {
-  if (!Number.isSafeInteger(duration) || (duration as number) <= 0) throw new InvalidArgumentError(name, 'must be a positive safe integer of milliseconds', duration);
+  if (!Number.isSafeInteger(duration) || (duration as number) <= 0)
+    throw new InvalidArgumentError(name, 'must be a positive safe integer of milliseconds', duration);
 }

@@ -16,13 +16,16 @@ export const kArchitecturePage = join(repoRoot, 'docs', 'architecture.md');
 /** What each layer of src/ is, in a line. */
 const kPurpose: Readonly<Record<string, string>> = {
   'src/util': 'leaves with no pipelock import: the alarm and heap behind the schedulers, delays, signals that read the clock, checks',
-  'src/testing': 'local masters for tests and tools (`pipelock/testing`): start, stop, pause, restart redis-server or Valkey; imports nothing of the library',
+  'src/testing': 'local masters for tests and tools (`pipelock/testing`): start, stop, pause, restart redis-server or Valkey; imports '
+    + 'nothing of the library',
   'src/clients.ts': 'the client types a member may be (@redis/client, ioredis, iovalkey, clusters), as the user passes them',
   'src/errors.ts': 'every error class, with a stable `code` and per-master outcomes',
   'src/settings.ts': 'the settings, their defaults (one frozen table) and their rules, resolved once',
   'src/protocol': 'the words sent to a master: the batch script and its opcode table, the native commands, tokens, the quorum size',
-  'src/transport': 'one seam per client kind (`Transport`): sends a master\'s calls, reports ready and errors, closes; Redis Cluster routing',
-  'src/engine': 'the quorum engine: a master set, one coalescer and deadline scan per master, attempts and their tallies, capabilities, stalls, late replies',
+  'src/transport': 'one seam per client kind (`Transport`): sends a master\'s calls, reports ready and errors, closes; Redis '
+    + 'Cluster routing',
+  'src/engine': 'the quorum engine: a master set, one coalescer and deadline scan per master, attempts and their tallies, capabilities, '
+    + 'stalls, late replies',
   'src/admission': 'the admission window: how much work may be out on the masters at once, and who waits for room',
   'src/watch': 'the server\'s push: tracking connections that tell when a watched key changes (wake-ups, watchHeld)',
   'src/waiting': 'waiting for a held lock: tickets, the local line, the gate\'s line across processes, the retry schedule',
@@ -85,7 +88,8 @@ export function renderArchitecture(): string {
   const undescribed = layers.filter((layer) => kPurpose[layer] === undefined);
   const unranked = Object.keys(kPurpose).filter((layer) => RANKS[layer] === undefined);
   if (undescribed.length > 0 || unranked.length > 0) {
-    throw new Error(`scripts/docs/architecture.ts: describe ${undescribed.join(', ') || 'nothing'}; drop ${unranked.join(', ') || 'nothing'}`);
+    throw new Error(`scripts/docs/architecture.ts: describe ${undescribed.join(', ') || 'nothing'}; drop `
+      + (unranked.join(', ') || 'nothing'));
   }
   const rows = layers.map((layer) => {
     const rank = RANKS[layer]!;

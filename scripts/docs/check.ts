@@ -78,7 +78,8 @@ export function checkPage(file: string): string[] {
       else if (!existsSync(resolved)) problems.push(`${name}:${n}: ${target}: no such file`);
       else if (anchor !== undefined && anchor !== '') {
         if (!resolved.endsWith('.md')) problems.push(`${name}:${n}: ${target}: an anchor into a file that is not Markdown`);
-        else if (!anchors(resolved).has(anchor)) problems.push(`${name}:${n}: ${target}: no heading with anchor #${anchor} in ${relative(repoRoot, resolved)}`);
+        else if (!anchors(resolved).has(anchor))
+          problems.push(`${name}:${n}: ${target}: no heading with anchor #${anchor} in ${relative(repoRoot, resolved)}`);
       }
     }
   }
@@ -95,7 +96,8 @@ export function checkPage(file: string): string[] {
     const end = lines.findIndex((l, j) => j > i + 1 && /^```\s*$/.test(l));
     const block = lines.slice(i + 2, end).join('\n');
     if (!existsSync(path)) problems.push(`${name}:${i + 1}: ${marker[1]}: no such file`);
-    else if (block.trimEnd() !== readFileSync(path, 'utf8').trimEnd()) problems.push(`${name}:${i + 1}: the code block differs from ${marker[1]} (copy the file into it)`);
+    else if (block.trimEnd() !== readFileSync(path, 'utf8').trimEnd())
+      problems.push(`${name}:${i + 1}: the code block differs from ${marker[1]} (copy the file into it)`);
   });
   return problems;
 }
@@ -122,7 +124,8 @@ export function sourceImports(dir = join(repoRoot, 'examples')): string[] {
     if (!/\.(ts|mts|cts|js|mjs|cjs)$/.test(entry) || !statSync(path).isFile()) continue;
     readFileSync(path, 'utf8').split('\n').forEach((line, i) => {
       if (/\bfrom\s+['"](\.\.\/)+src\/|import\(\s*['"](\.\.\/)+src\//.test(line)) {
-        problems.push(`${relative(repoRoot, path)}:${i + 1}: imports the sources by path: import from 'pipelock' (or pipelock/testing, pipelock/metrics)`);
+        problems.push(`${relative(repoRoot, path)}:${i + 1}: imports the sources by path: import from 'pipelock' (or pipelock/testing, `
+          + `pipelock/metrics)`);
       }
     });
   }
@@ -136,11 +139,13 @@ export function sourceImports(dir = join(repoRoot, 'examples')): string[] {
 export function relativeLinks(file = join(repoRoot, 'tools', 'README.md')): string[] {
   return prose(readFileSync(file, 'utf8')).flatMap(({ line, n }) => [...line.replace(/`[^`]*`/g, '').matchAll(/\]\(([^)\s]+)/g)]
     .filter((m) => !/^[a-z][a-z0-9+.-]*:/i.test(m[1]!))
-    .map((m) => `${relative(repoRoot, file)}:${n}: ${m[1]!}: a relative link, dead on npm's page of a package published from a subfolder (use an absolute URL)`));
+    .map((m) => `${relative(repoRoot, file)}:${n}: ${m[1]!}: a relative link, dead on npm's page of a package published from a subfolder `
+      + `(use an absolute URL)`));
 }
 
 export function checkDocs(): string[] {
-  const figures = [...pages(), join(repoRoot, 'BENCHMARKS.md')].flatMap((page) => [...tablesWithoutProvenance(page), ...staleCitations(page)]);
+  const figures =
+    [...pages(), join(repoRoot, 'BENCHMARKS.md')].flatMap((page) => [...tablesWithoutProvenance(page), ...staleCitations(page)]);
   return [...pages().flatMap((page) => [...checkPage(page), ...stalePaths(page)]), ...sourceImports(), ...relativeLinks(), ...figures];
 }
 

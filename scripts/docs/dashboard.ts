@@ -10,7 +10,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { DashboardCursorSync, VariableRefresh, VariableSort, type Dashboard, type Panel, type RowPanel, type VariableModel } from '@grafana/schema';
+import { DashboardCursorSync, VariableRefresh, VariableSort, type Dashboard, type Panel, type RowPanel,
+  type VariableModel } from '@grafana/schema';
 import { PROMETHEUS_METRICS as M } from '../../src/metrics/prometheus.js';
 import { repoRoot } from './tsdoc.js';
 
@@ -22,7 +23,8 @@ type PrometheusQuery = { refId: string; datasource: typeof datasource; expr: str
 const datasource = { type: 'prometheus', uid: '$' + '{datasource}' };
 /** The scrape's own labels, chosen by the dashboard's variables. */
 const sel = 'job=~"$job", instance=~"$instance"';
-const rate = (metric: string, matchers = ''): string => `rate(${metric}{${sel}${matchers === '' ? '' : `, ${matchers}`}}[$__rate_interval])`;
+const rate =
+  (metric: string, matchers = ''): string => `rate(${metric}{${sel}${matchers === '' ? '' : `, ${matchers}`}}[$__rate_interval])`;
 const quantile = (q: number, histogram: string, by: string[], matchers = ''): string =>
   `histogram_quantile(${q}, sum by (${['le', ...by].join(', ')}) (${rate(`${histogram}_bucket`, matchers)}))`;
 
@@ -36,8 +38,10 @@ function row(title: string): RowPanel {
 }
 
 /** A time series panel of `width` columns at `x` on the current row band (8 rows high). */
-function series(title: string, description: string, unit: string, targets: readonly (readonly [expr: string, legend: string])[], x: number, width: number, kind: 'timeseries' | 'stat' = 'timeseries'): Panel {
-  const queries: PrometheusQuery[] = targets.map(([expr, legendFormat], i) => ({ refId: String.fromCharCode(65 + i), datasource, expr, legendFormat }));
+function series(title: string, description: string, unit: string, targets: readonly (readonly [expr: string, legend: string])[], x: number,
+  width: number, kind: 'timeseries' | 'stat' = 'timeseries'): Panel {
+  const queries: PrometheusQuery[] =
+    targets.map(([expr, legendFormat], i) => ({ refId: String.fromCharCode(65 + i), datasource, expr, legendFormat }));
   return {
     type: kind,
     id: nextId++,
@@ -46,7 +50,9 @@ function series(title: string, description: string, unit: string, targets: reado
     datasource,
     gridPos: { x, y, w: width, h: 8 },
     fieldConfig: { defaults: { unit }, overrides: [] },
-    options: kind === 'stat' ? { reduceOptions: { calcs: ['lastNotNull'], fields: '', values: false }, colorMode: 'value', graphMode: 'area' } : { legend: { displayMode: 'list', placement: 'bottom', showLegend: true }, tooltip: { mode: 'multi', sort: 'desc' } },
+    options: kind === 'stat'
+      ? { reduceOptions: { calcs: ['lastNotNull'], fields: '', values: false }, colorMode: 'value', graphMode: 'area' }
+      : { legend: { displayMode: 'list', placement: 'bottom', showLegend: true }, tooltip: { mode: 'multi', sort: 'desc' } },
     targets: queries,
   };
 }
@@ -60,7 +66,8 @@ function band(...panels: Panel[]): Panel[] {
 function variable(name: string, label: string, query: string): VariableModel {
   return {
     type: 'query', name, label, datasource, query: { query, refId: name },
-    refresh: VariableRefresh.onTimeRangeChanged, includeAll: true, multi: true, allValue: '.*', current: { selected: true, text: ['All'], value: ['$__all'] },
+    refresh: VariableRefresh.onTimeRangeChanged, includeAll: true, multi: true, allValue: '.*',
+      current: { selected: true, text: ['All'], value: ['$__all'] },
     sort: VariableSort.alphabeticalAsc,
   };
 }
@@ -72,32 +79,43 @@ export function buildDashboard(): Dashboard {
   const panels: (Panel | RowPanel)[] = [
     row('Acquisitions'),
     ...band(
-      series('Acquisitions per second by outcome', 'acquire() calls finished per second, by outcome code: OK or the error code (ERR_PIPELOCK_RESOURCE_LOCKED: held elsewhere; ERR_PIPELOCK_QUORUM_UNREACHABLE: too many masters failed); and lost attempts retried per second.', 'reqps',
+      series('Acquisitions per second by outcome',
+        'acquire() calls finished per second, by outcome code: OK or the error code (ERR_PIPELOCK_RESOURCE_LOCKED: held elsewhere; '
+          + 'ERR_PIPELOCK_QUORUM_UNREACHABLE: too many masters failed); and lost attempts retried per second.', 'reqps',
         [[`sum by (code) (${rate(M.operations, acquire)})`, '{{code}}'], [`sum(${rate(M.acquireRetries)})`, 'retries']], 0, 8),
       series('Acquire latency', 'Time from acquire() to the lock, successful acquisitions (waits and retries included).', 's',
-        [[quantile(0.5, M.lockWait, [], 'code="OK"'), 'p50'], [quantile(0.99, M.lockWait, [], 'code="OK"'), 'p99'], [quantile(0.999, M.lockWait, [], 'code="OK"'), 'p99.9']], 8, 8),
+        [[quantile(0.5, M.lockWait, [], 'code="OK"'), 'p50'], [quantile(0.99, M.lockWait, [], 'code="OK"'), 'p99'],
+          [quantile(0.999, M.lockWait, [], 'code="OK"'), 'p99.9']], 8, 8),
       series('Acquisitions refused or failed', 'Share of acquire() calls that ended without the lock.', 'percentunit',
         [[`sum(${rate(M.operations, `${acquire}, code!="OK"`)}) / sum(${rate(M.operations, acquire)})`, 'not acquired']], 16, 8),
     ),
     ...band(
-      series('Waiting time by outcome (p99)', 'p99 of the time acquire() waited, per outcome code: a failed acquisition waits its whole retry schedule. The textbook alert: p99 over 1 s for 5 minutes.', 's',
+      series('Waiting time by outcome (p99)',
+        'p99 of the time acquire() waited, per outcome code: a failed acquisition waits its whole retry schedule. The textbook alert: p99 '
+          + 'over 1 s for 5 minutes.', 's',
         [[quantile(0.99, M.lockWait, ['code']), '{{code}}']], 0, 12),
       series('Mean wait', 'Mean time from acquire() to the lock or the failure.', 's',
         [[`sum(${rate(`${M.lockWait}_sum`)}) / sum(${rate(`${M.lockWait}_count`)})`, 'mean']], 12, 12),
     ),
     row('Contention'),
     ...band(
-      series('Waiting callers', 'acquire() calls in flight (waiting for their turn, an attempt or a retry), per instance. With resourceLabel set, sum by (resource) splits it by resource template.', 'short',
+      series('Waiting callers',
+        'acquire() calls in flight (waiting for their turn, an attempt or a retry), per instance. With resourceLabel set, sum by '
+          + '(resource) splits it by resource template.', 'short',
         [[`sum by (instance) (${M.waiting}{${sel}})`, '{{instance}}']], 0, 8),
-      series('Refused attempts per second', 'Attempts refused because another holder had the lock, retried or final (with resourceLabel set, sum by (resource) splits it).', 'reqps',
+      series('Refused attempts per second',
+        'Attempts refused because another holder had the lock, retried or final (with resourceLabel set, sum by (resource) splits it).',
+          'reqps',
         [[`sum(${rate(M.contention)})`, 'refused']], 8, 8),
       series('Hold time (p50, p99)', 'How long locks were held, acquisition to release (extensions included).', 's',
         [[quantile(0.5, M.hold, []), 'p50'], [quantile(0.99, M.hold, []), 'p99']], 16, 8),
     ),
     row('Held locks and renewals'),
     ...band(
-      series('Locks held', 'Locks this process holds, and of them the ones the renewal scheduler keeps alive (autoExtend, using()).', 'short',
-        [[`sum by (instance) (${M.held}{${sel}})`, 'held {{instance}}'], [`sum by (instance) (${M.autoExtended}{${sel}})`, 'auto-extended {{instance}}']], 0, 8),
+      series('Locks held',
+        'Locks this process holds, and of them the ones the renewal scheduler keeps alive (autoExtend, using()).', 'short',
+        [[`sum by (instance) (${M.held}{${sel}})`, 'held {{instance}}'],
+          [`sum by (instance) (${M.autoExtended}{${sel}})`, 'auto-extended {{instance}}']], 0, 8),
       series('Renewals per second', 'Renewals of auto-extended locks: renewed, or failed (retried until the lock is lost).', 'reqps',
         [[`sum by (result) (${rate(M.renewals)})`, '{{result}}']], 8, 8),
       series('Locks lost', 'Auto-extended locks lost (their signal aborted), by error code, per interval: any is worth a look.', 'short',
@@ -112,24 +130,32 @@ export function buildDashboard(): Dashboard {
     ),
     row('Masters'),
     ...band(
-      series('Master errors per second', 'Failures of one master by code: connection errors, NOSCRIPT, ERR_PIPELOCK_NODE_TIMEOUT (no answer within nodeTimeout), ERR_PIPELOCK_NODE_STALLED (known stalled: only probes are sent).', 'reqps',
+      series('Master errors per second',
+        'Failures of one master by code: connection errors, NOSCRIPT, ERR_PIPELOCK_NODE_TIMEOUT (no answer within nodeTimeout), '
+          + 'ERR_PIPELOCK_NODE_STALLED (known stalled: only probes are sent).', 'reqps',
         [[`sum by (master, code) (${rate(M.masterErrors)})`, '{{master}} {{code}}']], 0, 8),
-      series('Script-call round trip per master (p99)', 'p99 round trip of one coalesced script call to each master: a stalling master stands out here first.', 's',
+      series('Script-call round trip per master (p99)',
+        'p99 round trip of one coalesced script call to each master: a stalling master stands out here first.', 's',
         [[quantile(0.99, M.masterCall, ['master']), '{{master}}']], 8, 8),
-      series('Calls per second per master', 'Coalesced calls answered per master, by result: a master whose calls stop while others go on is stalled or down.', 'reqps',
+      series('Calls per second per master',
+        'Coalesced calls answered per master, by result: a master whose calls stop while others go on is stalled or down.', 'reqps',
         [[`sum by (master, result) (${rate(`${M.masterCall}_count`)})`, '{{master}} {{result}}']], 16, 8),
     ),
     ...band(
-      series('Script-free operations per master', '1 where a master runs single-key extends and releases as native commands (SET IFEQ, DELIFEQ, DELEX), 0 where it runs Lua scripts.', 'short',
+      series('Script-free operations per master',
+        '1 where a master runs single-key extends and releases as native commands (SET IFEQ, DELIFEQ, DELEX), 0 where it runs Lua scripts.',
+          'short',
         [[`max by (master, operation) (${M.scriptFree}{${sel}})`, '{{master}} {{operation}}']], 0, 12),
-      series('Capability changes', "Changes of a master's commands: its probe at connect, or a fallback after a native command failed.", 'short',
+      series('Capability changes',
+        "Changes of a master's commands: its probe at connect, or a fallback after a native command failed.", 'short',
         [[`sum by (master, reason) (increase(${M.capabilityChanges}{${sel}}[$__rate_interval]))`, '{{master}} {{reason}}']], 12, 12),
     ),
   ];
   return {
     title: 'pipelock',
     uid: 'pipelock',
-    description: 'Redlock locks taken by pipelock: acquisitions and their outcomes, latency, waiting, held and lost locks, renewals, and each master\'s errors and round trips (metrics of pipelock/metrics prometheusMetrics()).',
+    description: 'Redlock locks taken by pipelock: acquisitions and their outcomes, latency, waiting, held and lost locks, renewals, and '
+      + 'each master\'s errors and round trips (metrics of pipelock/metrics prometheusMetrics()).',
     tags: ['pipelock', 'redis', 'locks'],
     editable: true,
     graphTooltip: DashboardCursorSync.Crosshair,
@@ -142,7 +168,8 @@ export function buildDashboard(): Dashboard {
     links: [],
     templating: {
       list: [
-        { type: 'datasource', name: 'datasource', label: 'Prometheus', query: 'prometheus', current: { text: '', value: '' }, refresh: VariableRefresh.onDashboardLoad, includeAll: false, multi: false },
+        { type: 'datasource', name: 'datasource', label: 'Prometheus', query: 'prometheus', current: { text: '', value: '' },
+          refresh: VariableRefresh.onDashboardLoad, includeAll: false, multi: false },
         variable('job', 'job', `label_values(${M.operations}, job)`),
         variable('instance', 'instance', `label_values(${M.operations}{job=~"$job"}, instance)`),
       ],

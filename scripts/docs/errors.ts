@@ -44,7 +44,8 @@ export function errorClasses(): ErrorClass[] {
     for (const member of statement.members) if (ts.isConstructorDeclaration(member)) visit(member);
     if (codes.size > 1) throw new Error(`errors: ${statement.name.text} passes ${codes.size} codes`);
     const fields = statement.members
-      .filter((m): m is ts.PropertyDeclaration | ts.GetAccessorDeclaration => (ts.isPropertyDeclaration(m) || ts.isGetAccessorDeclaration(m)) && ts.isIdentifier(m.name))
+      .filter((m): m is ts.PropertyDeclaration | ts.GetAccessorDeclaration => (ts.isPropertyDeclaration(m)
+        || ts.isGetAccessorDeclaration(m)) && ts.isIdentifier(m.name))
       .filter((m) => !(ts.getCombinedModifierFlags(m) & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected)))
       .map((m) => ({ name: (m.name as ts.Identifier).text, doc: oneLine(docText(checker, m)) }));
     out.push({ name: statement.name.text, parent, code: [...codes][0], doc: oneLine(docText(checker, statement)), fields });
@@ -72,10 +73,13 @@ export function renderErrors(): string {
     '| class | extends | code |',
     '|---|---|---|',
   ];
-  for (const c of classes) out.push(`| [\`${c.name}\`](#${c.name.toLowerCase()}) | \`${c.parent}\` | ${c.code === undefined ? '(each subclass its own)' : `\`${c.code}\``} |`);
+  for (const c of classes)
+    out.push(`| [\`${c.name}\`](#${c.name.toLowerCase()}) | \`${c.parent}\` | `
+      + `${c.code === undefined ? '(each subclass its own)' : `\`${c.code}\``} |`);
   out.push('');
   for (const c of classes) {
-    out.push(`## ${c.name}`, '', `\`${c.parent}\`${c.code === undefined ? '' : ` · \`${c.code}\``}`, '', c.doc === '' ? '(no TSDoc)' : c.doc, '');
+    out.push(`## ${c.name}`, '', `\`${c.parent}\`${c.code === undefined ? '' : ` · \`${c.code}\``}`, '',
+      c.doc === '' ? '(no TSDoc)' : c.doc, '');
     const fields = c.fields.filter((f) => f.name !== 'code' || c.parent === 'Error');
     if (fields.length > 0) {
       for (const f of fields) out.push(`- \`${f.name}\`${f.doc === '' ? '' : `: ${f.doc}`}`);

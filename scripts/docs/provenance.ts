@@ -69,7 +69,8 @@ export function tablesWithoutProvenance(file: string): string[] {
     let end = i;
     while (end < lines.length - 1 && !top(end + 1)) end++;
     if ([...preamble, ...lines.slice(start, end + 1)].some(isProvenance)) return;
-    problems.push(`${relative(repoRoot, file)}:${i + 1}: a table of figures with no line naming CPU, date and commit (or a bench/results/ file) in its section`);
+    problems.push(`${relative(repoRoot, file)}:${i + 1}: a table of figures with no line naming CPU, date and commit (or a bench/results/ `
+      + `file) in its section`);
   });
   return problems;
 }
@@ -88,7 +89,8 @@ export function staleCitations(file: string): string[] {
       const cited = kCommit.exec(after)?.[0];
       if (cited === undefined || measured.startsWith(cited) || cited.startsWith(measured)) continue;
       const line = text.slice(0, text.indexOf(paragraph) + m.index).split('\n').length;
-      problems.push(`${relative(repoRoot, file)}:${line}: cites bench:${m[1]!} at ${cited}, but bench/results/${name} is from ${measured}: update the figures from it`);
+      problems.push(`${relative(repoRoot, file)}:${line}: cites bench:${m[1]!} at ${cited}, but bench/results/${name} is from ${measured}: `
+        + `update the figures from it`);
     }
   }
   return problems;

@@ -53,8 +53,10 @@ export function renderSettings(): string {
   const call = interfaceProperties(checker, 'src/lifecycle/lock.ts', 'CallSettings');
   const callNames = new Set(call.map((p) => p.getName()));
   const resolved = new Set([...CALL_KEYS, ...CALL_EXTRAS]);
-  for (const name of callNames) if (!resolved.has(name)) throw new Error(`settings: CallSettings has ${name}, which resolveCall (src/lifecycle/call.ts) refuses`);
-  for (const name of resolved) if (!callNames.has(name)) throw new Error(`settings: resolveCall accepts ${name}, which CallSettings does not declare`);
+  for (const name of callNames) if (!resolved.has(name))
+    throw new Error(`settings: CallSettings has ${name}, which resolveCall (src/lifecycle/call.ts) refuses`);
+  for (const name of resolved) if (!callNames.has(name))
+    throw new Error(`settings: resolveCall accepts ${name}, which CallSettings does not declare`);
 
   const rows: Row[] = settings.map((symbol) => {
     const name = symbol.getName() as keyof Settings;
@@ -90,13 +92,16 @@ export function renderSettings(): string {
     '| setting | default | per call | rule |',
     '|---|---|---|---|',
   );
-  for (const row of rows) out.push(`| [\`${row.name}\`](#${row.name.toLowerCase()}) | \`${row.defaultText}\` | ${row.perCall ? 'yes' : 'no'} | ${row.rule} |`);
+  for (const row of rows)
+    out.push(`| [\`${row.name}\`](#${row.name.toLowerCase()}) | \`${row.defaultText}\` | ${row.perCall ? 'yes' : 'no'} | ${row.rule} |`);
   out.push('');
   for (const row of rows) {
-    out.push(`## ${row.name}`, '', row.doc, '', `Default \`${row.defaultText}\`; ${row.rule}${row.perCall ? '; may be set per call' : '; per instance only'}.`, '');
+    out.push(`## ${row.name}`, '', row.doc, '',
+      `Default \`${row.defaultText}\`; ${row.rule}${row.perCall ? '; may be set per call' : '; per instance only'}.`, '');
   }
   out.push('## Per-call only', '', 'Besides the settings marked *per call* above, a call takes:', '');
-  for (const extra of extras) out.push(`- \`${extra.name}\`${extra.defaultText === undefined ? '' : ` (default \`${extra.defaultText}\`)`}: ${extra.doc}`);
+  for (const extra of extras)
+    out.push(`- \`${extra.name}\`${extra.defaultText === undefined ? '' : ` (default \`${extra.defaultText}\`)`}: ${extra.doc}`);
   out.push('', ...electionSection(checker));
   out.push(
     '',
@@ -146,7 +151,8 @@ function electionSection(checker: ts.TypeChecker): string[] {
   for (const symbol of interfaceProperties(checker, 'src/kinds/election/options.ts', 'ElectionOptions')) {
     const { text, tags } = docOf(checker, symbol, `ElectionOptions.${symbol.getName()}`);
     const fallback = tags.get('default');
-    if (fallback === undefined || text === '') throw new Error(`settings: ElectionOptions.${symbol.getName()} needs TSDoc and a @default tag`);
+    if (fallback === undefined || text === '')
+      throw new Error(`settings: ElectionOptions.${symbol.getName()} needs TSDoc and a @default tag`);
     out.push(`| \`${symbol.getName()}\` | \`${fallback}\` | ${oneLine(text)} |`);
   }
   return out;

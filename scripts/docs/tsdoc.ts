@@ -32,7 +32,8 @@ export function interfaceProperties(checker: ts.TypeChecker, relative: string, n
   return checker.getPropertiesOfType(checker.getTypeAtLocation(declaration.name));
 }
 
-const kTags: ReadonlySet<string> = new Set(['default', 'internal', 'param', 'returns', 'throws', 'see', 'example', 'remarks', 'deprecated']);
+const kTags: ReadonlySet<string> =
+  new Set(['default', 'internal', 'param', 'returns', 'throws', 'see', 'example', 'remarks', 'deprecated']);
 
 /**
  * Why a description would print cut short: a comment line that starts with `@word` ends the text
@@ -40,7 +41,8 @@ const kTags: ReadonlySet<string> = new Set(['default', 'internal', 'param', 'ret
  */
 export function descriptionProblems(text: string, tagNames: readonly string[]): string[] {
   const problems: string[] = [];
-  for (const name of tagNames) if (!kTags.has(name)) problems.push(`@${name} is read as a tag, so the description stops before it: reword the line that starts with it`);
+  for (const name of tagNames) if (!kTags.has(name))
+    problems.push(`@${name} is read as a tag, so the description stops before it: reword the line that starts with it`);
   if (text !== '' && !/[.!?)`'"…:]$/.test(text)) problems.push(`the description ends mid-sentence: "…${text.slice(-40)}"`);
   return problems;
 }

@@ -52,7 +52,9 @@ export function parseSummary(output: string): { total: number; passed: number; s
  * What a finished job adds to the totals. Every way a job can go wrong counts as at least one
  * failure, so the last line and the exit status always agree.
  */
-export function judge(job: Job, output: string, code: number | null, signal: string | null, timedOut: string | undefined, stdout = output): { tally: Tally; problem: string | undefined } {
+export function judge(
+  job: Job, output: string, code: number | null, signal: string | null, timedOut: string | undefined, stdout = output,
+): { tally: Tally; problem: string | undefined } {
   const exit = signal ?? `code ${String(code)}`;
   if (job.check) {
     const problem = timedOut ?? (code === 0 ? undefined : `exited (${exit})`);
@@ -85,7 +87,8 @@ export function describeOutput(stdout: string, output: string): string {
   const last = output.trimEnd().split('\n').slice(-kLastLines).map((line) => line.trimEnd()).filter((line) => line !== '');
   const stderr = bytes(output) - bytes(stdout);
   return `it printed ${bytes(stdout)} bytes on stdout and ${stderr} on stderr` +
-    (last.length === 0 ? ', nothing at all' : `; its last line${last.length === 1 ? '' : 's'}: ${last.map((line) => JSON.stringify(line)).join(' ⏎ ')}`);
+    (last.length === 0 ? ', nothing at all'
+      : `; its last line${last.length === 1 ? '' : 's'}: ${last.map((line) => JSON.stringify(line)).join(' ⏎ ')}`);
 }
 
 /** The children running now, so that a signal to the runner reaches every one of them. */

@@ -46,7 +46,8 @@ export class AdmissionWindow {
 
   /** Admits at once when there is room and nobody waits (no promise); an attempt larger than the window goes alone. */
   tryEnter(keys: number): boolean {
-    if (this.#head !== this.#queue.length || this.#firstHead !== this.#first.length || (this.#inflight + keys > this.#limit.value && this.#inflight !== 0)) {
+    if (this.#head !== this.#queue.length || this.#firstHead !== this.#first.length
+      || (this.#inflight + keys > this.#limit.value && this.#inflight !== 0)) {
       this.#limit.pressed = true;
       return false;
     }
@@ -91,7 +92,8 @@ export class AdmissionWindow {
    * Waits for room. Rejects with nothing sent: OverloadedError when `deadline` would pass before this turn or
    * passes while waiting, LockAbortedError when `signal` aborts (with `attempts`, the caller's earlier ones).
    */
-  enter(keys: number, deadline: number, signal: AbortSignal | undefined, attempts: () => ReadonlyArray<Promise<ExecutionStats>>): Promise<void> {
+  enter(keys: number, deadline: number, signal: AbortSignal | undefined,
+    attempts: () => ReadonlyArray<Promise<ExecutionStats>>): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.queue(new RoomWait(keys, deadline, resolve, reject), signal, attempts);
     });

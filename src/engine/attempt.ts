@@ -1,4 +1,5 @@
-import { isRelease, voteOf, VOTE_BELOW_TARGET, VOTE_ONE, VOTE_POSITIVE, VOTE_TARGET, type OpArgs, type OpCode } from '../protocol/opcodes.js';
+import { isRelease, voteOf, VOTE_BELOW_TARGET, VOTE_ONE, VOTE_POSITIVE, VOTE_TARGET, type OpArgs,
+  type OpCode } from '../protocol/opcodes.js';
 import { decide, decideComplete, decideRelease, UNDECIDED, WON, type Decision, type Tally } from './quorum.js';
 
 /** A master's vote on an attempt: numbers, so that an attempt's votes are one small-integer array. */
@@ -39,7 +40,7 @@ export class Attempt implements OpArgs, Tally {
   #sent = false;
   /** Told of the decision instead of (or as well as) `done`: no promise or closure per renewal for the scheduler. */
   onDecided: ((attempt: Attempt) => void) | undefined;
-  /** Whatever `onDecided` needs to find its owner (the renewal scheduler's entry); for a won acquisition, the Lock it became (a KeysHolder). */
+  /** What `onDecided` needs to find its owner (the renewal scheduler's entry); for a won acquisition, its Lock (a KeysHolder). */
   context: unknown;
   /** The lock that won with this attempt while a master had yet to answer: it keeps the attempt for node-redlock's stats. */
   keeper: CompletionKeeper | undefined;

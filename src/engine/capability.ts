@@ -1,4 +1,5 @@
-import { isScriptingDenied, nativeByVersion, PROBES, probeVerdict, SCRIPTS_ONLY, type Capabilities, type DeleteCommand } from '../protocol/native.js';
+import { isScriptingDenied, nativeByVersion, PROBES, probeVerdict, SCRIPTS_ONLY, type Capabilities,
+  type DeleteCommand } from '../protocol/native.js';
 import { later, msUntil, within } from '../util/time.js';
 
 export type { CommandsMode } from '../protocol/native.js';
@@ -129,7 +130,8 @@ export class Capability {
       this.scriptingError = scripts;
     }
     else this.report(scripts);
-    const deleteIfEq: DeleteCommand | undefined = del === 'yes' ? 'DELIFEQ' : dex === 'yes' ? 'DELEX' : del === 'unknown' || dex === 'unknown' ? previous.deleteIfEq : undefined;
+    const deleteIfEq: DeleteCommand | undefined = del === 'yes' ? 'DELIFEQ' : dex === 'yes' ? 'DELEX'
+      : del === 'unknown' || dex === 'unknown' ? previous.deleteIfEq : undefined;
     const next: Capabilities = { setIfEq: set === 'unknown' ? previous.setIfEq : set === 'yes', deleteIfEq, scripting };
     const verdicts = [set, del, dex];
     if (scriptsTold || verdicts.some((v) => v !== 'unknown')) this.#known = true;
@@ -192,13 +194,15 @@ export class Capability {
     const previous = this.#current;
     if (previous.setIfEq === next.setIfEq && previous.deleteIfEq === next.deleteIfEq && previous.scripting === next.scripting) return;
     this.#current = Object.freeze(next);
-    this.onChange({ node: this.node, name: this.transport.name, capabilities: this.#current, previous, reason, ...(error === undefined ? {} : { error }) });
+    this.onChange({ node: this.node, name: this.transport.name, capabilities: this.#current, previous, reason,
+      ...(error === undefined ? {} : { error }) });
   }
 }
 
 /** Whether `next` has everything `before` had. */
 function covers(next: Capabilities, before: Capabilities): boolean {
-  return (next.setIfEq || !before.setIfEq) && (next.scripting || !before.scripting) && (next.deleteIfEq !== undefined || before.deleteIfEq === undefined);
+  return (next.setIfEq || !before.setIfEq) && (next.scripting || !before.scripting)
+    && (next.deleteIfEq !== undefined || before.deleteIfEq === undefined);
 }
 
 /** The error that names a Redis Cluster node given as a standalone master, and the fix. */
@@ -235,10 +239,14 @@ export async function capable(nodes: readonly ProbedMember[], quorum: number, de
   const stuck = nodes.filter((node) => node.probed && !lockable(node.capabilities));
   if (stuck.length <= nodes.length - quorum) return;
   const first = stuck[0]!;
-  const others = stuck.length > 1 ? ` (and ${stuck.length - 1} other master${stuck.length > 2 ? 's' : ''}: ${stuck.slice(1).map((node) => node.name).join(', ')})` : '';
+  const others = stuck.length > 1
+    ? ` (and ${stuck.length - 1} other master${stuck.length > 2 ? 's' : ''}: ${stuck.slice(1).map((node) => node.name).join(', ')})` : '';
   const cause = first.capabilities.scripting ? '' : ' runs no scripts for this user and';
   throw new MisconfigurationError(
-    `master ${first.name}${others}${cause} has neither SET … IFEQ nor DELIFEQ/DELEX, so locks taken there could be neither extended nor released owner-checked, and ${stuck.length} of ${nodes.length} masters leave no quorum`,
-    { reason: 'noscripting', master: first.name, keys: [], fix: 'grant scripting to the user (ACL SETUSER <user> +@scripting, or +evalsha +script|load), or run a server with the native commands (Valkey 9.0+, Redis 8.4+)' },
+    `master ${first.name}${others}${cause} has neither SET … IFEQ nor DELIFEQ/DELEX, so locks taken there could be neither extended nor `
+      + `released owner-checked, and ${stuck.length} of ${nodes.length} masters leave no quorum`,
+    { reason: 'noscripting', master: first.name, keys: [],
+      fix: 'grant scripting to the user (ACL SETUSER <user> +@scripting, or +evalsha +script|load), or run a server with the native '
+        + 'commands (Valkey 9.0+, Redis 8.4+)' },
   );
 }

@@ -27,7 +27,7 @@ export const RELEASE_CHANNEL = 'pipelock:release';
 /** One renewal of an auto-extended lock was decided: `{ lock, renewed }`; a failed renewal is retried until the lock is lost. */
 export const RENEWAL_CHANNEL = 'pipelock:renewal';
 
-/** A `pipelock:renewal` message: one renewal of an auto-extended lock, `renewed` or not (a failed one is retried until the lock is lost). */
+/** A `pipelock:renewal` message: one renewal of an auto-extended lock, `renewed` or not (a failed one retried until lost). */
 export interface RenewalMessage<L = unknown> {
   /** The auto-extended lock. */
   readonly lock: L;
@@ -129,7 +129,8 @@ export function nodeCallStart(): number {
 }
 
 export function publishNodeCall(node: number, name: string, start: number, operations: number): void {
-  if (start !== 0 && nodeCall.hasSubscribers) nodeCall.publish({ node, name, durationMs: performance.now() - start, operations } satisfies NodeCallMessage);
+  if (start !== 0 && nodeCall.hasSubscribers)
+    nodeCall.publish({ node, name, durationMs: performance.now() - start, operations } satisfies NodeCallMessage);
 }
 
 export function publishNodeCallError(node: number, name: string, start: number, operations: number, error: unknown): void {
@@ -155,12 +156,14 @@ export function acquireSpan(resources: readonly string[], duration: number): Ope
 
 /** The context of an extend's span (`lock` as the caller passed it), or undefined when nobody listens. */
 export function extendSpan(lock: unknown, duration: number): OperationContext | undefined {
-  return traces.extend.hasSubscribers ? { operation: 'extend', resources: resourcesOf(lock), duration, lock, start: performance.now() } : undefined;
+  return traces.extend.hasSubscribers
+    ? { operation: 'extend', resources: resourcesOf(lock), duration, lock, start: performance.now() } : undefined;
 }
 
 /** The context of a release's span (`lock` as the caller passed it), or undefined when nobody listens. */
 export function releaseSpan(lock: unknown): OperationContext | undefined {
-  return traces.release.hasSubscribers ? { operation: 'release', resources: resourcesOf(lock), duration: 0, lock, start: performance.now() } : undefined;
+  return traces.release.hasSubscribers
+    ? { operation: 'release', resources: resourcesOf(lock), duration: 0, lock, start: performance.now() } : undefined;
 }
 
 /** Runs `call` under `span`'s TracingChannel: start, end, and asyncEnd (or error) with its result. */

@@ -186,11 +186,13 @@ export class Coalescer implements Flushable {
     if (to - from === 1) {
       // A lone operation's words are the same on every master: made once, for the first.
       const alone = first.alone;
-      return this.#single(first, alone !== undefined && alone[0] === 'EVALSHA' ? alone : (first.alone = callArgs(pending, from, to)), false);
+      const args = alone !== undefined && alone[0] === 'EVALSHA' ? alone : (first.alone = callArgs(pending, from, to));
+      return this.#single(first, args, false);
     }
     const ops = from === 0 && to === pending.length ? pending : pending.slice(from, to);
     let deadline = Infinity;
     for (const op of ops) if (op.deadline < deadline) deadline = op.deadline;
-    return { seq: this.#seq++, deadline, ops, args: callArgs(ops, 0, ops.length), native: false, replayed: false, connection: 0, slot: -1, written: 0 };
+    return { seq: this.#seq++, deadline, ops, args: callArgs(ops, 0, ops.length), native: false, replayed: false,
+      connection: 0, slot: -1, written: 0 };
   }
 }

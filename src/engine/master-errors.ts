@@ -1,6 +1,7 @@
 import { scriptCommandAt } from '../protocol/calls.js';
 import type { OpCode } from '../protocol/opcodes.js';
-import { OP_ACQUIRE, OP_EXTEND, OP_FENCED_ACQUIRE, OP_GATED, OP_HANDOVER, OP_RELEASE, OP_INCR, OP_IS_DONE, OP_MARK_DONE, OP_PERMIT, OP_PERMIT_EXTEND, OP_PERMIT_RELEASE, OP_RAISE, OP_READ, OP_READ_EXTEND, OP_READ_RELEASE, OP_WRITE,
+import { OP_ACQUIRE, OP_EXTEND, OP_FENCED_ACQUIRE, OP_GATED, OP_HANDOVER, OP_RELEASE, OP_INCR, OP_IS_DONE, OP_MARK_DONE, OP_PERMIT,
+  OP_PERMIT_EXTEND, OP_PERMIT_RELEASE, OP_RAISE, OP_READ, OP_READ_EXTEND, OP_READ_RELEASE, OP_WRITE,
   OP_LEADER_WRITE, OP_LEADER_ERASE, OP_LEADER_READ, OP_HISTORY_READ } from '../protocol/opcodes.js';
 
 /**
@@ -25,7 +26,8 @@ const PERMANENT: ReadonlySet<MasterErrorKind> = new Set(['noperm', 'noscripting'
 
 export function errorKind(error: Error): MasterErrorKind {
   const code = (error as { code?: unknown }).code;
-  if (code === 'ERR_PIPELOCK_NODE_UNAVAILABLE' || code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'EPIPE') return 'unavailable';
+  if (code === 'ERR_PIPELOCK_NODE_UNAVAILABLE' || code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'EPIPE')
+    return 'unavailable';
   if (code === 'ERR_PIPELOCK_NODE_TIMEOUT' || code === 'ERR_PIPELOCK_NODE_STALLED') return 'timeout';
   if (code === 'ERR_PIPELOCK_NO_SCRIPTING') return 'noscripting';
   if (code === 'ERR_PIPELOCK_MISCONFIGURED') return (error as { reason?: unknown }).reason === 'moved' ? 'moved' : 'other';
@@ -88,7 +90,8 @@ export function featureOf(opcode: OpCode, keys: readonly string[]): string {
     case OP_EXTEND:
       return keys.length > 1 ? 'extending a lock on several resources' : 'extending a lock without SET … IFEQ (Valkey 8.1+, Redis 8.4+)';
     case OP_RELEASE:
-      return keys.length > 1 ? 'releasing a lock on several resources' : 'releasing a lock without DELIFEQ (Valkey 9.0+) or DELEX (Redis 8.4+, Valkey 9.2+)';
+      return keys.length > 1 ? 'releasing a lock on several resources'
+        : 'releasing a lock without DELIFEQ (Valkey 9.0+) or DELEX (Redis 8.4+, Valkey 9.2+)';
     case OP_FENCED_ACQUIRE:
     case OP_RAISE:
       return 'fencing tokens (fencing: true)';
@@ -120,7 +123,8 @@ export function featureOf(opcode: OpCode, keys: readonly string[]): string {
 }
 
 /** What a refusal of `kind` means and what to change, for MisconfigurationError. */
-export function explain(kind: MasterErrorKind, error: Error, master: string, opcode: OpCode, keys: readonly string[]): { message: string; fix: string } {
+export function explain(kind: MasterErrorKind, error: Error, master: string, opcode: OpCode,
+  keys: readonly string[]): { message: string; fix: string } {
   const purpose = purposeOf(opcode);
   const listed = keys.map((key) => JSON.stringify(key)).join(', ');
   switch (kind) {
@@ -131,22 +135,29 @@ export function explain(kind: MasterErrorKind, error: Error, master: string, opc
         return {
           message: `master ${master} does not let this ACL user run '${command}' (${error.message})`,
           fix: scripting
-            ? 'pipelock runs multi-key and owner-checked operations as Lua scripts: grant them to the user (ACL SETUSER <user> +@scripting, or +evalsha +eval +script|load)'
+            ? 'pipelock runs multi-key and owner-checked operations as Lua scripts: grant them to the user (ACL SETUSER <user> '
+              + '+@scripting, or +evalsha +eval +script|load)'
             : `grant the command to the user (ACL SETUSER <user> +${command})`,
         };
       }
       return {
         message: `master ${master} does not let this ACL user access ${purpose}: ${listed} (${error.message})`,
-        fix: 'allow those keys in the user\'s key patterns (ACL SETUSER <user> ~<pattern> …); pipelock\'s own keys all start with "pipelock:" (~pipelock:*), the others are named after your resources (docs/deployments.md, "TLS, credentials and ACL users")',
+        fix: 'allow those keys in the user\'s key patterns (ACL SETUSER <user> ~<pattern> …); pipelock\'s own keys all start with '
+          + '"pipelock:" (~pipelock:*), the others are named after your resources (docs/deployments.md, "TLS, credentials and ACL users")',
       };
     }
     case 'noscripting': {
       const feature = (error as { feature?: string }).feature ?? 'this operation';
       const cause = error.cause instanceof Error ? ` (${error.cause.message})` : '';
-      const engine = /Could not find scripting engine/.test(cause) ? 'load the Lua engine on the server (Valkey 9.1+: it is a module, unloaded here), or ' : '';
+      const engine = /Could not find scripting engine/.test(cause)
+        ? 'load the Lua engine on the server (Valkey 9.1+: it is a module, unloaded here), or '
+        : '';
       return {
         message: `master ${master} runs no scripts for this user${cause}, and ${feature} needs a Lua script`,
-        fix: engine + 'grant scripting to the user (ACL SETUSER <user> +@scripting, or +evalsha +script|load), or keep to what runs without scripts: single-key locks without fencing, on servers with SET … IFEQ and DELIFEQ or DELEX (Valkey 9.0+, Redis 8.4+; docs/deployments.md, "Valkey, Redis 8 and the script-free path")',
+        fix: engine
+          + 'grant scripting to the user (ACL SETUSER <user> +@scripting, or +evalsha +script|load), or keep to what runs without scripts: '
+          + 'single-key locks without fencing, on servers with SET … IFEQ and DELIFEQ or DELEX (Valkey 9.0+, Redis 8.4+; '
+          + 'docs/deployments.md, "Valkey, Redis 8 and the script-free path")',
       };
     }
     case 'wrongtype':
@@ -157,7 +168,8 @@ export function explain(kind: MasterErrorKind, error: Error, master: string, opc
     case 'unknown-command':
       return {
         message: `master ${master} does not know a command pipelock sends (${error.message})`,
-        fix: 'pipelock needs EVALSHA and SCRIPT LOAD (scripting), or SET … IFEQ with DELIFEQ or DELEX for script-free single-key locks: point it at a Redis or Valkey server, not a proxy that lacks them',
+        fix: 'pipelock needs EVALSHA and SCRIPT LOAD (scripting), or SET … IFEQ with DELIFEQ or DELEX for script-free single-key locks: '
+          + 'point it at a Redis or Valkey server, not a proxy that lacks them',
       };
     case 'moved':
       // Found by the connect probe (src/engine/capability.ts), the error already names the master and the fix.
@@ -178,6 +190,7 @@ export const CLUSTER_ENABLED = 'its INFO says cluster_enabled:1';
 export function explainMoved(master: string, evidence: string): { message: string; fix: string } {
   return {
     message: `master ${master} is a Redis Cluster node, not a standalone master: ${evidence}`,
-    fix: `give the cluster as one member: { cluster: ['redis://${master}'] } or a cluster client (createCluster(), ioredis Cluster) in the API, redis+cluster://${master} with the CLI`,
+    fix: `give the cluster as one member: { cluster: ['redis://${master}'] } or a cluster client (createCluster(), ioredis Cluster) in the `
+      + `API, redis+cluster://${master} with the CLI`,
   };
 }

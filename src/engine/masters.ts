@@ -1,6 +1,7 @@
 import type { RedisClientOptions } from '@redis/client';
 import type { MasterClient, MemberEntry } from '../clients.js';
-import { InvalidArgumentError, QuorumUnreachableError, RedlockClosedError, ResourceLockedError, type ExecutionStats, type NodeOutcome } from '../errors.js';
+import { InvalidArgumentError, QuorumUnreachableError, RedlockClosedError, ResourceLockedError, type ExecutionStats,
+  type NodeOutcome } from '../errors.js';
 import { OP_RELEASE, type OpCode } from '../protocol/opcodes.js';
 import { ClusterTransport } from '../transport/cluster/transport.js';
 import { keyPrefixOf, memberKind, openTransport, type ConnectionMode } from '../transport/members.js';
@@ -112,7 +113,8 @@ export class MasterSet {
 
   /** Resolves once a quorum of masters is connected (see Redlock.ready). */
   async ready(timeoutMs: number): Promise<void> {
-    if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs < 0) throw new InvalidArgumentError('timeoutMs', 'must be a number of ms ≥ 0', timeoutMs);
+    if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs < 0)
+      throw new InvalidArgumentError('timeoutMs', 'must be a number of ms ≥ 0', timeoutMs);
     const deadline = performance.now() + timeoutMs;
     const nodes = this.nodes;
     for (;;) {
@@ -125,8 +127,10 @@ export class MasterSet {
         return capable(nodes, this.quorum, deadline);
       }
       if (performance.now() >= deadline) {
-        const outcomes = nodes.map((n): NodeOutcome => ({ node: n.index, name: n.name, vote: n.transport.isReady ? 'for' : 'error', ...(n.lastError ? { error: n.lastError } : {}) }));
-        throw new QuorumUnreachableError(`only ${ready} of ${nodes.length} masters connected within ${timeoutMs} ms: ${describeOutcomes(outcomes)}`, [], outcomes);
+        const outcomes = nodes.map((n): NodeOutcome => ({ node: n.index, name: n.name, vote: n.transport.isReady ? 'for' : 'error',
+          ...(n.lastError ? { error: n.lastError } : {}) }));
+        throw new QuorumUnreachableError(`only ${ready} of ${nodes.length} masters connected within ${timeoutMs} ms: `
+          + describeOutcomes(outcomes), [], outcomes);
       }
       await connectionEvent(nodes.map((node) => node.transport), this.#closing.signal, deadline);
     }
@@ -187,7 +191,8 @@ export class MasterSet {
   retry(previous: Attempt, budget: number): Attempt {
     this.assertOpen();
     const nodes = this.nodes;
-    const again = new Retry(previous.opcode, previous.keys, previous.token, previous.ttlArg, this.quorum, performance.now(), budget, false, nodes.length);
+    const again = new Retry(previous.opcode, previous.keys, previous.token, previous.ttlArg, this.quorum, performance.now(),
+      budget, false, nodes.length);
     for (let i = 0; i < nodes.length; i++) {
       const vote = previous.votes[i];
       if (vote === FOR || vote === AGAINST) again.carry(i, previous);

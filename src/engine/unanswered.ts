@@ -44,7 +44,7 @@ export class Unanswered implements Expiring {
   readonly #index: number;
   readonly #deadlines: Deadlines;
   readonly #stalls: Stalls;
-  /** Unordered, each batch knowing its place (Batch.slot): a Set re-hashed and shrank as it went from one batch to none at every call of a lone lock. */
+  /** Unordered, each batch knowing its place (Batch.slot): a Set re-hashed at every call of a lone lock. */
   readonly #open: Batch[] = [];
   #stalled = false;
   /**

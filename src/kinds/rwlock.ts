@@ -23,7 +23,8 @@ export class ReadWriteLock {
 
   /** @internal From Redlock.readWriteLock(). */
   constructor(redlock: KindHost, resource: unknown) {
-    if (typeof resource !== 'string' || resource.length === 0) throw new InvalidArgumentError('resource', 'must be a non-empty string', resource);
+    if (typeof resource !== 'string' || resource.length === 0)
+      throw new InvalidArgumentError('resource', 'must be a non-empty string', resource);
     this.#redlock = redlock;
     this.resource = resource;
     this.#keys = [`${resource}:readers`, `${resource}:writer`, `${resource}:writer-waiting`];
@@ -34,7 +35,8 @@ export class ReadWriteLock {
     const [readers, writer, waiting] = this.#keys as [string, string, string];
     const kind: Kind = {
       name: 'read lock', resource: this.resource, opcode: OP_READ, keys: this.#keys, extra: '', target: 0,
-      lockKeys: [readers], ops: READ_OPS, waitKeys: [writer, waiting], waiting: 'alone', foreign: false, refused: () => false, terms: none, fence: none,
+      lockKeys: [readers], ops: READ_OPS, waitKeys: [writer, waiting], waiting: 'alone', foreign: false, refused: () => false,
+        terms: none, fence: none,
     };
     return this.#redlock.acquireKind(kind, duration, settings);
   }
@@ -51,7 +53,8 @@ export class ReadWriteLock {
       ? Math.max(1, Math.ceil(2 * (delay + jitter) + budget)) : 1000;
     const kind: Kind = {
       name: 'write lock', resource: this.resource, opcode: OP_WRITE, keys: this.#keys, extra: String(marker), target: 0,
-      lockKeys: [writer], ops: MUTEX_OPS, waitKeys: [readers, writer], waiting: 'line', foreign: false, refused: () => false, terms: none, fence: none,
+      lockKeys: [writer], ops: MUTEX_OPS, waitKeys: [readers, writer], waiting: 'line', foreign: false, refused: () => false,
+        terms: none, fence: none,
     };
     return this.#redlock.acquireKind(kind, duration, settings);
   }
@@ -59,14 +62,16 @@ export class ReadWriteLock {
   /** Runs `routine` under a read lock, renewed while it runs; always releases. */
   usingRead<T>(duration: number, settings: CallSettings, routine: (signal: RedlockAbortSignal) => Promise<T>): Promise<T>;
   usingRead<T>(duration: number, routine: (signal: RedlockAbortSignal) => Promise<T>): Promise<T>;
-  usingRead<T>(duration: number, a: CallSettings | ((signal: RedlockAbortSignal) => Promise<T>), b?: (signal: RedlockAbortSignal) => Promise<T>): Promise<T> {
+  usingRead<T>(duration: number, a: CallSettings | ((signal: RedlockAbortSignal) => Promise<T>),
+    b?: (signal: RedlockAbortSignal) => Promise<T>): Promise<T> {
     return usingLock(this.#redlock, duration, a, b, (settings) => this.readLock(duration, settings));
   }
 
   /** Runs `routine` under the write lock, renewed while it runs; always releases. */
   usingWrite<T>(duration: number, settings: CallSettings, routine: (signal: RedlockAbortSignal) => Promise<T>): Promise<T>;
   usingWrite<T>(duration: number, routine: (signal: RedlockAbortSignal) => Promise<T>): Promise<T>;
-  usingWrite<T>(duration: number, a: CallSettings | ((signal: RedlockAbortSignal) => Promise<T>), b?: (signal: RedlockAbortSignal) => Promise<T>): Promise<T> {
+  usingWrite<T>(duration: number, a: CallSettings | ((signal: RedlockAbortSignal) => Promise<T>),
+    b?: (signal: RedlockAbortSignal) => Promise<T>): Promise<T> {
     return usingLock(this.#redlock, duration, a, b, (settings) => this.writeLock(duration, settings));
   }
 }

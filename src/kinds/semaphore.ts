@@ -33,8 +33,10 @@ export class Semaphore {
 
   /** @internal From Redlock.semaphore(). */
   constructor(redlock: KindHost, resource: unknown, permits: unknown) {
-    if (typeof resource !== 'string' || resource.length === 0) throw new InvalidArgumentError('resource', 'must be a non-empty string', resource);
-    if (!isCount(permits) || permits > kMaxPermits) throw new InvalidArgumentError('permits', `must be an integer from 1 to ${kMaxPermits}`, permits);
+    if (typeof resource !== 'string' || resource.length === 0)
+      throw new InvalidArgumentError('resource', 'must be a non-empty string', resource);
+    if (!isCount(permits) || permits > kMaxPermits)
+      throw new InvalidArgumentError('permits', `must be an integer from 1 to ${kMaxPermits}`, permits);
     this.#redlock = redlock;
     this.resource = resource;
     this.permits = permits;
@@ -44,13 +46,15 @@ export class Semaphore {
 
   /** One permit for `duration` ms: a Lock on its slot (release, extend, autoExtend as for a mutex). */
   acquire(duration: number, settings?: CallSettings): Promise<Lock> {
-    return this.#redlock.acquireKind(new PermitKind(this.resource, this.#keys, this.#released, firstSlot(this.#redlock, this.resource, this.permits)), duration, settings);
+    return this.#redlock.acquireKind(new PermitKind(this.resource, this.#keys, this.#released,
+      firstSlot(this.#redlock, this.resource, this.permits)), duration, settings);
   }
 
   /** Runs `routine` holding a permit, renewed while it runs (as Redlock.using); always releases. */
   using<T>(duration: number, settings: CallSettings, routine: (signal: RedlockAbortSignal) => Promise<T>): Promise<T>;
   using<T>(duration: number, routine: (signal: RedlockAbortSignal) => Promise<T>): Promise<T>;
-  using<T>(duration: number, settingsOrRoutine: CallSettings | ((signal: RedlockAbortSignal) => Promise<T>), routine?: (signal: RedlockAbortSignal) => Promise<T>): Promise<T> {
+  using<T>(duration: number, settingsOrRoutine: CallSettings | ((signal: RedlockAbortSignal) => Promise<T>),
+    routine?: (signal: RedlockAbortSignal) => Promise<T>): Promise<T> {
     return usingLock(this.#redlock, duration, settingsOrRoutine, routine, (settings) => this.acquire(duration, settings));
   }
 }

@@ -56,7 +56,8 @@ export class Acquirer implements KindHost {
       this.masters.assertOpen();
       validateDuration(duration);
       call = resolveCall(this.settings, this.plain, settings);
-      if (call.fencing) throw new InvalidArgumentError('settings.fencing', `is not available for a ${kind.name} (fencing tokens order the holders of one mutex)`, true);
+      if (call.fencing) throw new InvalidArgumentError('settings.fencing',
+        `is not available for a ${kind.name} (fencing tokens order the holders of one mutex)`, true);
     } catch (error) {
       return Promise.reject(asError(error));
     }
@@ -190,12 +191,13 @@ export class Acquirer implements KindHost {
     this.masters.assertOpen();
   }
 
-  /** The next attempt: to its gate first when a release woke a call that may be handed the lock (src/waiting/gate.ts), or to every master. */
+  /** The next attempt: to its gate first when a release woke a call that may be handed the lock, or to every master. */
   #send(a: Acquisition): Attempt {
     const { masters } = this;
     const { kind, ttlArg } = a;
     const budget = a.call.settings.nodeTimeout;
-    return a.wait?.send(masters, kind.keys, ttlArg, budget) ?? masters.execute(kind.opcode, kind.keys, createToken(), ttlArg, budget, kind.target, kind.extra);
+    return a.wait?.send(masters, kind.keys, ttlArg, budget)
+      ?? masters.execute(kind.opcode, kind.keys, createToken(), ttlArg, budget, kind.target, kind.extra);
   }
 
   /** A lock passed to this call as it stands: its Lock, or undefined when the call gave it up as it came. */

@@ -14,7 +14,8 @@ export interface ResolvedCall {
 }
 
 /** The numbers a call may override. */
-export const CALL_KEYS = new Set<string>(['driftFactor', 'retryCount', 'retryDelay', 'retryJitter', 'automaticExtensionThreshold', 'nodeTimeout', 'maxExtensions', 'maxHoldTime', 'acquireTimeout', 'watchHeld']);
+export const CALL_KEYS = new Set<string>(['driftFactor', 'retryCount', 'retryDelay', 'retryJitter', 'automaticExtensionThreshold',
+  'nodeTimeout', 'maxExtensions', 'maxHoldTime', 'acquireTimeout', 'watchHeld']);
 /** Per-call keys that are not numbers of ResolvedSettings; checked here. */
 export const CALL_EXTRAS = new Set<string>(['signal', 'autoExtend', 'onLockLost', 'fencing']);
 
@@ -28,12 +29,15 @@ export function resolveCall(base: ResolvedSettings, plain: ResolvedCall, setting
   if (settings === undefined) return plain;
   if (!isObject(settings)) throw new InvalidArgumentError('settings', 'must be an object', settings);
   const signal = settings.signal;
-  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new InvalidArgumentError('settings.signal', 'must be an AbortSignal', signal);
+  if (signal !== undefined && !(signal instanceof AbortSignal))
+    throw new InvalidArgumentError('settings.signal', 'must be an AbortSignal', signal);
   for (const flag of ['autoExtend', 'fencing'] as const) {
-    if (settings[flag] !== undefined && typeof settings[flag] !== 'boolean') throw new InvalidArgumentError(`settings.${flag}`, 'must be a boolean', settings[flag]);
+    if (settings[flag] !== undefined && typeof settings[flag] !== 'boolean')
+      throw new InvalidArgumentError(`settings.${flag}`, 'must be a boolean', settings[flag]);
   }
   const onLockLost = settings.onLockLost;
-  if (onLockLost !== undefined && typeof onLockLost !== 'function') throw new InvalidArgumentError('settings.onLockLost', 'must be a function', onLockLost);
+  if (onLockLost !== undefined && typeof onLockLost !== 'function')
+    throw new InvalidArgumentError('settings.onLockLost', 'must be a function', onLockLost);
   let numbers = false;
   for (const key of Object.keys(settings)) {
     if (settings[key] !== undefined && !CALL_EXTRAS.has(key)) {

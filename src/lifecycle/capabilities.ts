@@ -22,13 +22,14 @@ export interface MemberCapabilities {
   readonly extend: 'SET IFEQ' | 'script' | 'unavailable';
   /** What a single-key release sends there (with the default `commands: 'auto'`). */
   readonly release: 'DELIFEQ' | 'DELEX' | 'script' | 'unavailable';
-  /** For the event: why it changed ('probe' at connect, 'fallback' after a native command or a script call failed) and, for a fallback, the error. */
+  /** Why it changed ('probe' at connect, 'fallback' after a native command or script call failed) and, for a fallback, the error. */
   readonly reason?: 'probe' | 'fallback';
   /** The failure that caused a fallback. */
   readonly error?: Error;
 }
 
-export function memberCapabilities(member: number, name: string, caps: Capabilities, probed: boolean, change?: CapabilityChange): MemberCapabilities {
+export function memberCapabilities(member: number, name: string, caps: Capabilities, probed: boolean,
+  change?: CapabilityChange): MemberCapabilities {
   const scriptOr = caps.scripting ? 'script' : 'unavailable';
   return {
     member,

@@ -72,7 +72,9 @@ export async function extend(masters: MasterSet, owner: LockOwner, lock: Lock, d
       }
       masters.reportRefusals(attempt);
       const nodes = masters.outcomes(attempt);
-      if (outcome === NO_LONGER_HELD) throw new LockLostError(`${describeResources(lock.resources)} is no longer held under this lock's token on a quorum: ${describeOutcomes(nodes)}`, stats, nodes);
+      if (outcome === NO_LONGER_HELD)
+        throw new LockLostError(`${describeResources(lock.resources)} is no longer held under this lock's token on a quorum: `
+          + describeOutcomes(nodes), stats, nodes);
       if (outcome === RAN_OUT) throw new LockExpiredError('the lock expired before a quorum confirmed the extension', stats, nodes);
       const misconfiguration = misconfigured(attempt, masters.nodes, stats);
       if (misconfiguration !== undefined) throw misconfiguration;

@@ -33,7 +33,8 @@ export interface RaiseOptions {
  * above the target (masters restarted empty) is raised past; `fromClock` waits a little for the masters still out.
  * A counter equal to the target is another's, except at the fenced acquire's first target, its own INCR's.
  */
-export async function raiseFence(masters: MasterSet, counters: readonly string[], first: number, budget: number, options?: RaiseOptions): Promise<number | undefined> {
+export async function raiseFence(masters: MasterSet, counters: readonly string[], first: number, budget: number,
+  options?: RaiseOptions): Promise<number | undefined> {
   let fence = first;
   for (let round = 0; round < RAISE_ROUNDS; round++) {
     const raise = masters.execute(OP_RAISE, counters, String(fence), String(FENCE_RETENTION_MS), budget, fence);
@@ -42,7 +43,8 @@ export async function raiseFence(masters: MasterSet, counters: readonly string[]
     // The masters still out may be survivors with a higher counter: they get twice what the quorum
     // took (a paused one is not waited for, so a campaign costs no node timeout; terms then rest on
     // the campaigners' clocks, docs/lock-kinds.md).
-    if (raise.won && fromClock) await within(raise.whenComplete(), Math.min(budget, Math.max(kStragglerMinMs, 2 * (performance.now() - raise.start))));
+    if (raise.won && fromClock)
+      await within(raise.whenComplete(), Math.min(budget, Math.max(kStragglerMinMs, 2 * (performance.now() - raise.start))));
     // Equal is this call's own INCR only at the fenced acquire's first target.
     if (raise.won && (fromClock || round > 0 ? raise.value < fence : raise.value <= fence)) return fence;
     // Someone holds a counter at or above ours: go above it. Otherwise masters failed: give up.

@@ -30,13 +30,16 @@ const kMarkerMs = 60_000;
 export function checkForceOptions(options: unknown): Required<ForceReleaseOptions> {
   if (!isObject(options)) throw new InvalidArgumentError('options', 'must be an object with a reason', options);
   const { reason, markerMs = kMarkerMs } = options as Partial<ForceReleaseOptions>;
-  if (typeof reason !== 'string' || reason.length === 0) throw new InvalidArgumentError('options.reason', 'must be a non-empty string', reason);
-  if (!Number.isSafeInteger(markerMs) || markerMs <= 0) throw new InvalidArgumentError('options.markerMs', 'must be a positive safe integer of ms', markerMs);
+  if (typeof reason !== 'string' || reason.length === 0)
+    throw new InvalidArgumentError('options.reason', 'must be a non-empty string', reason);
+  if (!Number.isSafeInteger(markerMs) || markerMs <= 0)
+    throw new InvalidArgumentError('options.markerMs', 'must be a positive safe integer of ms', markerMs);
   return { reason, markerMs };
 }
 
 /** Deletes `resources`' keys on every master unchecked, with a revoked-marker holding the reason beside each; won on a quorum. */
-export async function forceRelease(masters: MasterSet, resources: readonly string[], options: Required<ForceReleaseOptions>, budget: number): Promise<ForceReleaseResult> {
+export async function forceRelease(masters: MasterSet, resources: readonly string[], options: Required<ForceReleaseOptions>,
+  budget: number): Promise<ForceReleaseResult> {
   const keys = [...resources, ...resources.map(revokedKey)];
   masters.assertOpen();
   // Every master, not only a quorum: what an operator is told must be the whole picture.
@@ -45,7 +48,8 @@ export async function forceRelease(masters: MasterSet, resources: readonly strin
   await attempt.done;
   if (attempt.votesFor < masters.quorum) {
     const nodes = masters.outcomes(attempt);
-    throw new QuorumUnreachableError(`force-release of ${resources.join(', ')} ran on ${attempt.votesFor} of ${masters.nodes.length} masters: ${describeOutcomes(nodes)}`, [], nodes);
+    throw new QuorumUnreachableError(`force-release of ${resources.join(', ')} ran on ${attempt.votesFor} of ${masters.nodes.length} `
+      + `masters: ${describeOutcomes(nodes)}`, [], nodes);
   }
   return { masters: attempt.votesFor, held: attempt.value > 1 };
 }

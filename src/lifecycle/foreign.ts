@@ -6,7 +6,8 @@ import { OP_KEYS_READ } from '../protocol/opcodes.js';
  * Why a refused acquisition's keys may not be locks at all (another type, or no TTL: the application's data), read
  * once on the refusing masters after the call failed. Undefined when all looked like locks or nothing was read.
  */
-async function foreignHolder(masters: MasterSet, attempt: Attempt, resources: readonly string[], budget: number): Promise<string | undefined> {
+async function foreignHolder(masters: MasterSet, attempt: Attempt, resources: readonly string[],
+  budget: number): Promise<string | undefined> {
   if (masters.isClosed()) return undefined;
   const refused = attempt.votes.map((vote) => vote === AGAINST);
   const read = await masters.read(OP_KEYS_READ, resources, budget, undefined, refused).done;

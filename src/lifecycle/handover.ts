@@ -15,7 +15,8 @@ import type { Waiters } from '../waiting/waiters.js';
 
 /** Whether `lock`, about to be handed to `heir`, can be passed to it without a write (see above). */
 export function passable(lock: Lock, heir: Ticket): boolean {
-  return lock[kExtending] === 0 && (lock[kRenewal] !== undefined || lock.extensions === 0) && lock.validUntil - performance.now() >= heir.terms!.least;
+  return lock[kExtending] === 0 && (lock[kRenewal] !== undefined || lock.extensions === 0)
+    && lock.validUntil - performance.now() >= heir.terms!.least;
 }
 
 /** The waiter a releasing `lock` (valid until `expires`, epoch ms) can go to, reserved for it; or undefined. */

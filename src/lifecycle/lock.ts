@@ -9,7 +9,8 @@ import type { ReleaseResult } from './release-result.js';
 import { kAsyncDispose } from '../util/dispose.js';
 
 /** Per-call settings of acquire / extend / release / using. */
-export interface CallSettings extends Partial<Pick<Settings, 'driftFactor' | 'retryCount' | 'retryDelay' | 'retryJitter' | 'automaticExtensionThreshold' | 'nodeTimeout' | 'maxExtensions' | 'maxHoldTime' | 'acquireTimeout' | 'watchHeld'>> {
+export interface CallSettings extends Partial<Pick<Settings, 'driftFactor' | 'retryCount' | 'retryDelay' | 'retryJitter'
+  | 'automaticExtensionThreshold' | 'nodeTimeout' | 'maxExtensions' | 'maxHoldTime' | 'acquireTimeout' | 'watchHeld'>> {
   /** Cancels waiting and retrying; a lock won after the signal fired is released, not returned. */
   readonly signal?: AbortSignal | undefined;
   /**
@@ -104,7 +105,8 @@ export function passedTo(from: Lock, to: Lock): void {
 /** The last Lock of the chain of replacements and passes that starts at `lock`. */
 function lastHolder(lock: Lock): Lock {
   let last = lock;
-  for (let next = replacements.get(last) ?? heirs.get(last); next !== undefined; next = replacements.get(last) ?? heirs.get(last)) last = next;
+  for (let next = replacements.get(last) ?? heirs.get(last); next !== undefined; next = replacements.get(last) ?? heirs.get(last))
+    last = next;
   return last;
 }
 
@@ -192,7 +194,7 @@ export class Lock implements CompletionKeeper {
     this.expiration = 0;
   }
 
-  /** @hidden Internal state of the lock lifecycle: the renewal worker's locks mark their cell (the main thread's see the Renewal's refusal). */
+  /** @hidden The lifecycle's internal state: a worker-renewed lock marks its cell (the main thread's see the refusal). */
   [kRefused](): void {
     // Nothing here: the scheduler's Renewal holds the refusal for the signal to read.
   }

@@ -5,7 +5,8 @@ import type { Master } from '../engine/master.js';
 import { outcomesOf } from '../engine/records.js';
 
 /** The error to fail a lost `attempt` at once: too many masters answered an error no retry heals to form a quorum. */
-export function misconfigured(attempt: Attempt, nodes: readonly Master[], stats: () => ReadonlyArray<Promise<ExecutionStats>>): MisconfigurationError | undefined {
+export function misconfigured(attempt: Attempt, nodes: readonly Master[],
+  stats: () => ReadonlyArray<Promise<ExecutionStats>>): MisconfigurationError | undefined {
   const errors = attempt.errors;
   if (errors === undefined) return undefined;
   let first = -1;

@@ -102,7 +102,8 @@ export class Releases {
       const wait = retryWait(s.retryDelay, s.retryJitter);
       if (!mayRetry(tries.length, s.retryCount) || Date.now() + wait >= expires || this.masters.isClosed()) {
         const nodes = this.masters.outcomes(previous);
-        throw new QuorumUnreachableError(`could not confirm the release of ${describeResources(lock.resources)} on a quorum after ${tries.length} attempt(s): ${describeOutcomes(nodes)}`, this.masters.stats(tries), nodes);
+        throw new QuorumUnreachableError(`could not confirm the release of ${describeResources(lock.resources)} on a quorum after `
+          + `${tries.length} attempt(s): ${describeOutcomes(nodes)}`, this.masters.stats(tries), nodes);
       }
       await sleep(wait, undefined, noAttempts);
       this.masters.assertOpen();

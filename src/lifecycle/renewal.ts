@@ -46,7 +46,8 @@ export class Renewals implements Scheduler, RenewalHost {
     this.#mayRenew = mayRenew;
     // The guard opens nothing until a lock asks for it (watchHeld may be set per call).
     if (hub.watchable) {
-      this.#guard = new Guard<Renewal>(hub.watches, masters.quorum, masters.names, (renewal, lostOn, revoked) => { this.#lostOnWatch(renewal, lostOn, revoked); });
+      this.#guard = new Guard<Renewal>(hub.watches, masters.quorum, masters.names,
+        (renewal, lostOn, revoked) => { this.#lostOnWatch(renewal, lostOn, revoked); });
       hub.listen(this.#guard);
     }
   }
@@ -84,7 +85,9 @@ export class Renewals implements Scheduler, RenewalHost {
       return;
     }
     const names = lostOn.map((index) => this.#masters.nodes[index]?.name ?? `master ${index}`);
-    this.#lose(held, new LockLostError(`${held.lock.resources.join(', ')}: deleted or overwritten on ${lostOn.length} of ${this.#masters.nodes.length} masters (${names.join(', ')}), read on their watch connections`));
+    this.#lose(held,
+      new LockLostError(`${held.lock.resources.join(', ')}: deleted or overwritten on ${lostOn.length} of ${this.#masters.nodes.length} `
+        + `masters (${names.join(', ')}), read on their watch connections`));
   }
 
   /** Stops everything (quit): each held lock's signal aborts with `reason`. */
@@ -156,7 +159,8 @@ export class Renewals implements Scheduler, RenewalHost {
         skipped.push(held);
         continue;
       }
-      const attempt = masters.attempt(held.lock[kOps].extend, held.lock.resources, held.lock.value, held.ttlArg, held.settings.nodeTimeout, false);
+      const attempt =
+        masters.attempt(held.lock[kOps].extend, held.lock.resources, held.lock.value, held.ttlArg, held.settings.nodeTimeout, false);
       attempt.context = held;
       attempt.onDecided = this.#decided;
       held.sent = held.epoch;
@@ -238,7 +242,8 @@ export class Renewals implements Scheduler, RenewalHost {
   expire(held: Renewal, early = false): void {
     const resources = held.lock.resources.join(', ');
     if (held.refusal !== undefined) this.#lose(held, held.refusal);
-    else if (early) this.#lose(held, new LockLostError(`${resources}: the wall clock passed its expiration (a suspended host, or a clock step)`), false);
+    else if (early)
+      this.#lose(held, new LockLostError(`${resources}: the wall clock passed its expiration (a suspended host, or a clock step)`), false);
     else if (held.final) this.#lose(held, new ExtensionLimitError(held.settings.maxExtensions));
     else this.#lose(held, new LockLostError(`${resources}: validity ran out before a renewal succeeded`));
   }

@@ -15,7 +15,8 @@ export interface Handle {
 }
 
 /** using()'s two shapes, `(settings, routine)` and `(routine)`, checked: the routine and the settings. */
-export function routineOf<T>(settingsOrRoutine: CallSettings | Routine<T>, routine: Routine<T> | undefined): { readonly settings: CallSettings | undefined; readonly fn: Routine<T> } {
+export function routineOf<T>(settingsOrRoutine: CallSettings | Routine<T>,
+  routine: Routine<T> | undefined): { readonly settings: CallSettings | undefined; readonly fn: Routine<T> } {
   const fn = typeof settingsOrRoutine === 'function' ? settingsOrRoutine : routine;
   const settings = typeof settingsOrRoutine === 'function' ? undefined : settingsOrRoutine;
   if (typeof fn !== 'function') throw new InvalidArgumentError('routine', 'must be a function', fn);
@@ -26,7 +27,8 @@ export function routineOf<T>(settingsOrRoutine: CallSettings | Routine<T>, routi
 /** node-redlock v5's rule for using(): the duration must leave room above the renewal threshold. */
 export function checkUsingDuration(duration: unknown, threshold: number): void {
   if (typeof duration === 'number' && threshold > duration - kUsingMarginMs) {
-    throw new InvalidArgumentError('duration', `must be at least ${kUsingMarginMs} ms greater than automaticExtensionThreshold (${threshold} ms)`, duration);
+    throw new InvalidArgumentError('duration',
+      `must be at least ${kUsingMarginMs} ms greater than automaticExtensionThreshold (${threshold} ms)`, duration);
   }
 }
 

@@ -23,7 +23,7 @@ export interface OperationContext extends Channels.OperationContext<Lock, Releas
   /** What the call resolved with: the Lock (acquire, extend) or the ReleaseResult. */
   result?: Lock | ReleaseResult;
 }
-/** A `pipelock:renewal` message: one renewal of an auto-extended lock, `renewed` or not (a failed one is retried until the lock is lost). */
+/** A `pipelock:renewal` message: one renewal of an auto-extended lock, `renewed` or not (a failed one retried until lost). */
 export interface RenewalMessage extends Channels.RenewalMessage<Lock> {
   /** The auto-extended lock. */
   readonly lock: Lock;

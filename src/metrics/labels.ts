@@ -17,7 +17,8 @@ function templateMatcher(template: string): RegExp {
 /** Labels by the first template the lock's first resource matches, else `other`. */
 function fromTemplates(templates: readonly string[], argument: string): ResourceLabel {
   templates.forEach((template, i) => {
-    if (typeof template !== 'string' || template === '') throw new InvalidArgumentError(`${argument}[${i}]`, 'must be a non-empty template string such as "orders:*"', template);
+    if (typeof template !== 'string' || template === '')
+      throw new InvalidArgumentError(`${argument}[${i}]`, 'must be a non-empty template string such as "orders:*"', template);
   });
   const matchers = templates.map((template) => [templateMatcher(template), template] as const);
   return (resources) => matchers.find(([matcher]) => matcher.test(resources[0] ?? ''))?.[1] ?? OTHER_RESOURCE;
@@ -42,5 +43,6 @@ export function resolveResourceLabel(option: unknown, argument: string): Resourc
   if (typeof option === 'function') return capped(option as ResourceLabel);
   if (typeof option === 'string') return capped(fromTemplates([option], argument));
   if (Array.isArray(option) && option.length > 0) return capped(fromTemplates(option as readonly string[], argument));
-  throw new InvalidArgumentError(argument, 'must be a template such as "orders:*", a list of them, a function (resources) => label, or a boolean', option);
+  throw new InvalidArgumentError(argument,
+    'must be a template such as "orders:*", a list of them, a function (resources) => label, or a boolean', option);
 }

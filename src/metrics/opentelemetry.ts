@@ -25,7 +25,7 @@ export interface OpenTelemetryMeter {
 export interface OpenTelemetryMetricsOptions {
   /** The meter to record on. @default `metrics.getMeter('pipelock')` of @opentelemetry/api (the global MeterProvider) */
   readonly meter?: OpenTelemetryMeter;
-  /** Adds a `pipelock.resource` attribute: templates, a function or `true`, as in PrometheusMetricsOptions (at most 100 values). @default false */
+  /** Adds a `pipelock.resource` attribute: as PrometheusMetricsOptions' resourceLabel (at most 100 values). @default false */
   readonly resourceLabel?: boolean | string | readonly string[] | ResourceLabel;
 }
 
@@ -66,23 +66,42 @@ export function openTelemetryMetrics(options: OpenTelemetryMetricsOptions = {}):
   if (!isObject(options)) throw new InvalidArgumentError('options', 'must be an object', options);
   const label = resolveResourceLabel(options.resourceLabel, 'options.resourceLabel');
   let meter = options.meter as OTelApi.Meter | undefined;
-  if (meter === undefined) meter = (loadPeer('@opentelemetry/api', 'openTelemetryMetrics()') as typeof OTelApi).metrics.getMeter('pipelock');
-  else if (typeof (meter as Partial<OTelApi.Meter> | null)?.createHistogram !== 'function') throw new InvalidArgumentError('options.meter', 'must be an OpenTelemetry Meter', options.meter);
+  if (meter === undefined)
+    meter = (loadPeer('@opentelemetry/api', 'openTelemetryMetrics()') as typeof OTelApi).metrics.getMeter('pipelock');
+  else if (typeof (meter as Partial<OTelApi.Meter> | null)?.createHistogram !== 'function')
+    throw new InvalidArgumentError('options.meter', 'must be an OpenTelemetry Meter', options.meter);
   const n = OPENTELEMETRY_METRICS;
-  const wait = meter.createHistogram(n.lockWait, { unit: 's', description: 'Time from acquire() to the lock or the failure', advice: { explicitBucketBoundaries: [...WAIT_BUCKETS] } });
-  const duration = meter.createHistogram(n.operationDuration, { unit: 's', description: 'Duration of extend() and release()', advice: { explicitBucketBoundaries: [...WAIT_BUCKETS] } });
-  const operations = meter.createCounter(n.operations, { unit: '{operation}', description: 'acquire(), extend() and release() calls; failures carry error.type' });
-  const retries = meter.createCounter(n.acquireRetries, { unit: '{attempt}', description: 'Acquire attempts lost and retried after a wait' });
-  const renewals = meter.createCounter(n.renewals, { unit: '{renewal}', description: 'Renewals of auto-extended locks (pipelock.renewal.result renewed or failed)' });
+  const wait = meter.createHistogram(n.lockWait,
+    { unit: 's', description: 'Time from acquire() to the lock or the failure', advice: { explicitBucketBoundaries: [...WAIT_BUCKETS] } });
+  const duration = meter.createHistogram(n.operationDuration,
+    { unit: 's', description: 'Duration of extend() and release()', advice: { explicitBucketBoundaries: [...WAIT_BUCKETS] } });
+  const operations = meter.createCounter(n.operations,
+    { unit: '{operation}', description: 'acquire(), extend() and release() calls; failures carry error.type' });
+  const retries =
+    meter.createCounter(n.acquireRetries, { unit: '{attempt}', description: 'Acquire attempts lost and retried after a wait' });
+  const renewals = meter.createCounter(n.renewals,
+    { unit: '{renewal}', description: 'Renewals of auto-extended locks (pipelock.renewal.result renewed or failed)' });
   const lost = meter.createCounter(n.lost, { unit: '{lock}', description: 'Auto-extended locks lost' });
-  const changes = meter.createCounter(n.capabilityChanges, { unit: '{change}', description: 'A master\'s commands changed (probe at connect, or fallback to scripts), with what its single-key extend and release send since' });
-  const masterErrors = meter.createCounter(n.masterErrors, { unit: '{error}', description: 'Failures of one master (connection, script, reply)' });
-  const masterCall = meter.createHistogram(n.masterCall, { unit: 's', description: 'Round trip of one coalesced script call to a master', advice: { explicitBucketBoundaries: [...CALL_BUCKETS] } });
-  const contention = meter.createCounter(n.contention, { unit: '{attempt}', description: 'Acquire attempts refused because another holder had the lock, retried or final' });
-  const hold = meter.createHistogram(n.hold, { unit: 's', description: 'How long locks were held, from acquisition to release (extensions included)', advice: { explicitBucketBoundaries: [...WAIT_BUCKETS] } });
-  const waiting = meter.createObservableUpDownCounter(n.waiting, { unit: '{call}', description: 'acquire() calls in flight: waiting for their turn, an attempt or a retry' });
-  const held = meter.createObservableUpDownCounter(n.held, { unit: '{lock}', description: 'Locks this process holds (acquired, not yet released, lost or expired)' });
-  const autoExtended = meter.createObservableUpDownCounter(n.autoExtended, { unit: '{lock}', description: 'Held locks kept alive by the renewal scheduler' });
+  const changes =
+    meter.createCounter(n.capabilityChanges,
+      { unit: '{change}',
+        description: 'A master\'s commands changed (probe at connect, or fallback to scripts), with what its single-key extend and '
+          + 'release send since' });
+  const masterErrors =
+    meter.createCounter(n.masterErrors, { unit: '{error}', description: 'Failures of one master (connection, script, reply)' });
+  const masterCall = meter.createHistogram(n.masterCall, { unit: 's', description: 'Round trip of one coalesced script call to a master',
+    advice: { explicitBucketBoundaries: [...CALL_BUCKETS] } });
+  const contention = meter.createCounter(n.contention,
+    { unit: '{attempt}', description: 'Acquire attempts refused because another holder had the lock, retried or final' });
+  const hold =
+    meter.createHistogram(n.hold, { unit: 's', description: 'How long locks were held, from acquisition to release (extensions included)',
+      advice: { explicitBucketBoundaries: [...WAIT_BUCKETS] } });
+  const waiting = meter.createObservableUpDownCounter(n.waiting,
+    { unit: '{call}', description: 'acquire() calls in flight: waiting for their turn, an attempt or a retry' });
+  const held = meter.createObservableUpDownCounter(n.held,
+    { unit: '{lock}', description: 'Locks this process holds (acquired, not yet released, lost or expired)' });
+  const autoExtended =
+    meter.createObservableUpDownCounter(n.autoExtended, { unit: '{lock}', description: 'Held locks kept alive by the renewal scheduler' });
 
   const attributes = (base: OTelApi.Attributes, code: string, resource: string | undefined): OTelApi.Attributes => {
     if (code !== OK) base['error.type'] = code;
@@ -117,7 +136,8 @@ export function openTelemetryMetrics(options: OpenTelemetryMetricsOptions = {}):
       masterCall.record(seconds, failed ? { 'pipelock.master': master, 'error.type': 'error' } : { 'pipelock.master': master });
     },
     capability(master, reason, extend, release) {
-      changes.add(1, { 'pipelock.master': master, 'pipelock.capability.reason': reason, 'pipelock.extend': extend, 'pipelock.release': release });
+      changes.add(1,
+        { 'pipelock.master': master, 'pipelock.capability.reason': reason, 'pipelock.extend': extend, 'pipelock.release': release });
     },
   };
   const collector = new Collector(sink, label);
@@ -125,8 +145,10 @@ export function openTelemetryMetrics(options: OpenTelemetryMetricsOptions = {}):
     const counts = collector.held();
     if (label === undefined && counts.held.size === 0) result.observe(held, 0);
     if (label === undefined && counts.autoExtended.size === 0) result.observe(autoExtended, 0);
-    for (const [resource, count] of counts.held) result.observe(held, count, resource === undefined ? {} : { 'pipelock.resource': resource });
-    for (const [resource, count] of counts.autoExtended) result.observe(autoExtended, count, resource === undefined ? {} : { 'pipelock.resource': resource });
+    for (const [resource, count] of counts.held)
+      result.observe(held, count, resource === undefined ? {} : { 'pipelock.resource': resource });
+    for (const [resource, count] of counts.autoExtended)
+      result.observe(autoExtended, count, resource === undefined ? {} : { 'pipelock.resource': resource });
     const calls = collector.waiting();
     if (label === undefined && calls.size === 0) result.observe(waiting, 0);
     for (const [resource, count] of calls) result.observe(waiting, count, resource === undefined ? {} : { 'pipelock.resource': resource });

@@ -10,6 +10,7 @@ export function loadPeer(name: string, adapter: string): unknown {
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (code !== 'MODULE_NOT_FOUND' && code !== 'ERR_MODULE_NOT_FOUND') throw error;
-    throw new InvalidArgumentError(name, `must be installed to use ${adapter} (npm install ${name}; it is an optional peer dependency of pipelock)`, 'not installed');
+    throw new InvalidArgumentError(name,
+      `must be installed to use ${adapter} (npm install ${name}; it is an optional peer dependency of pipelock)`, 'not installed');
   }
 }

@@ -90,19 +90,35 @@ export function prometheusMetrics(options: PrometheusMetricsOptions = {}): Metri
     name: m.operationDuration, help: 'Duration of extend() and release(), in seconds, by operation and outcome code',
     labelNames: ['operation', 'code', ...r], buckets: [...WAIT_BUCKETS], registers,
   });
-  const operations = new prom.Counter({ name: m.operations, help: 'acquire(), extend() and release() calls by outcome code (OK or the error code)', labelNames: ['operation', 'code', ...r], registers });
-  const retries = new prom.Counter({ name: m.acquireRetries, help: 'Acquire attempts lost and retried after a wait', labelNames: [...r], registers });
-  const renewals = new prom.Counter({ name: m.renewals, help: 'Renewals of auto-extended locks by result (renewed, failed: retried until the lock is lost)', labelNames: ['result'], registers });
+  const operations =
+    new prom.Counter({ name: m.operations, help: 'acquire(), extend() and release() calls by outcome code (OK or the error code)',
+      labelNames: ['operation', 'code', ...r], registers });
+  const retries =
+    new prom.Counter({ name: m.acquireRetries, help: 'Acquire attempts lost and retried after a wait', labelNames: [...r], registers });
+  const renewals =
+    new prom.Counter({ name: m.renewals,
+      help: 'Renewals of auto-extended locks by result (renewed, failed: retried until the lock is lost)',
+        labelNames: ['result'], registers });
   const lost = new prom.Counter({ name: m.lost, help: 'Auto-extended locks lost, by error code', labelNames: ['code', ...r], registers });
-  const changes = new prom.Counter({ name: m.capabilityChanges, help: 'A master\'s commands changed: its probe at connect answered, or a native command failed and it fell back to scripts (reason), with what its single-key extend and release send since', labelNames: ['master', 'reason', 'extend', 'release'], registers });
-  const scriptFree = new prom.Gauge({ name: m.scriptFree, help: 'Whether a master\'s single-key extend and release run without scripts now (SET IFEQ, DELIFEQ or DELEX): 1, or 0 for Lua scripts', labelNames: ['master', 'operation'], registers });
-  const masterErrors = new prom.Counter({ name: m.masterErrors, help: 'Failures of one master (connection, script, reply), by master and error code', labelNames: ['master', 'code'], registers });
+  const changes =
+    new prom.Counter({ name: m.capabilityChanges,
+      help: 'A master\'s commands changed: its probe at connect answered, or a native command failed and it fell back to scripts (reason), '
+        + 'with what its single-key extend and release send since', labelNames: ['master', 'reason', 'extend', 'release'], registers });
+  const scriptFree =
+    new prom.Gauge({ name: m.scriptFree,
+      help: 'Whether a master\'s single-key extend and release run without scripts now (SET IFEQ, DELIFEQ or DELEX): 1, or 0 '
+        + 'for Lua scripts', labelNames: ['master', 'operation'], registers });
+  const masterErrors = new prom.Counter({ name: m.masterErrors,
+    help: 'Failures of one master (connection, script, reply), by master and error code', labelNames: ['master', 'code'], registers });
   const masterCall = new prom.Histogram({
     name: m.masterCall, help: 'Round trip of one coalesced script call to a master, in seconds',
     labelNames: ['master', 'result'], buckets: [...CALL_BUCKETS], registers,
   });
-  const contention = new prom.Counter({ name: m.contention, help: 'Acquire attempts refused because another holder had the lock, retried or final', labelNames: [...r], registers });
-  const hold = new prom.Histogram({ name: m.hold, help: 'How long locks were held, from acquisition to release (extensions included), in seconds', labelNames: [...r], buckets: [...WAIT_BUCKETS], registers });
+  const contention = new prom.Counter({ name: m.contention,
+    help: 'Acquire attempts refused because another holder had the lock, retried or final', labelNames: [...r], registers });
+  const hold =
+    new prom.Histogram({ name: m.hold, help: 'How long locks were held, from acquisition to release (extensions included), in seconds',
+      labelNames: [...r], buckets: [...WAIT_BUCKETS], registers });
   let collector: Collector | undefined;
   const gauge = (name: string, help: string, pick: 'held' | 'autoExtended' | 'waiting'): PromClient.Gauge => new prom.Gauge({
     name, help, labelNames: [...r], registers,

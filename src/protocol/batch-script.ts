@@ -21,7 +21,8 @@ export const DONE_MARKER = 'pipelock:done';
  *   F: like A for the first half of the keys, then the fencing counters of the second half are
  *      incremented (created from the master's clock in µs when absent): the largest value, or 0;
  *   X: raise counters to at least the target: the largest value they had before (0 if none);
- *   I: INCR with a TTL: the largest new value;  D: owner-checked done-marker with a TTL: 1 or 0;  Q: 1 when every key holds the done-marker;
+ *   I: INCR with a TTL: the largest new value;  D: owner-checked done-marker with a TTL: 1 or 0;
+ *   Q: 1 when every key holds the done-marker;
  *   P: semaphore slot keys, then its release counter; slot `pref` (0-based) taken with SET NX (the
  *      counter kept alive as long): pref + 1; else the first free slot after it (cyclically) + 1,
  *      not taken, as a hint; 0 when every slot is held;
@@ -33,7 +34,8 @@ export const DONE_MARKER = 'pipelock:done';
  *   W: same keys as r: with no writer and no live reader, SET writer token PX ttl and clear the
  *      waiting marker: 1; refused by readers: the marker is set for `extra` ms: 0;
  *   G: lock keys, then the gate's turns (see turn below); `extra` is "bypass grace id" (µs, µs): free
- *      and this waiter's turn (or the first past its bypass), the keys are set and it leaves the turns: 1; else it joins them: 0 held, -1 free but another's turn;
+ *      and this waiter's turn (or the first past its bypass), the keys are set and it leaves the turns: 1;
+ *      else it joins them: 0 held, -1 free but another's turn;
  *   H: every key holds the token `extra`: each set to the op's token with the ttl (count), else none touched (0);
  *   Z: lock keys, then their revoked-markers: each lock key deleted unchecked, its marker set to the token (reason): 1 + deleted.
  *   L, K, M, Y, J: an election's record and history, and the reads of a refused acquisition's keys (src/protocol/election-ops.ts).

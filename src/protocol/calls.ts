@@ -55,7 +55,7 @@ export function answerAt(reply: unknown, count: number, i: number): unknown {
   return typeof reply === 'number' ? (reply === count ? 1 : reply) : (reply as readonly unknown[])[i];
 }
 
-/** One answer per operation (for a transport that merges the replies of several calls); undefined when `reply` does not answer `count` operations. */
+/** One answer per operation (for a transport merging several calls' replies); undefined when `reply` does not answer `count`. */
 export function answersOf(reply: unknown, count: number): unknown[] | undefined {
   if (reply === count) return new Array<number>(count).fill(1);
   if (count === 1 && reply === 0) return [0];

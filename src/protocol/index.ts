@@ -27,5 +27,6 @@ export const DONE_MARKER = kDoneMarker;
 /** The SHA1 of the batch script, the one every operation but the commonest single-key ones is sent through. */
 export const BATCH_SHA = kBatchSha;
 
-/** Every script pipelock loads on a master (at connect, and again after NOSCRIPT); frozen copies, so a caller cannot change the library's own. */
-export const SCRIPTS: readonly ProtocolScript[] = Object.freeze(kScripts.map((script) => Object.freeze({ source: script.source, sha: script.sha })));
+/** Every script pipelock loads on a master (at connect, again after NOSCRIPT), as frozen copies of the library's own. */
+export const SCRIPTS: readonly ProtocolScript[] =
+  Object.freeze(kScripts.map((script) => Object.freeze({ source: script.source, sha: script.sha })));

@@ -38,10 +38,10 @@ export const OP_WRITE = 'W';
 export const OP_GATED = 'G';
 /** Owner-checked: the keys pass from the token in `extra` to the op's token, with a new TTL (src/lifecycle/handover.ts). */
 export const OP_HANDOVER = 'H';
-/** Force-release: keys are the m lock keys, then their m revoked-markers; DEL each lock key without the owner check, SET its marker (the token slot holds the reason) for ttl. */
+/** Force-release: m lock keys, then their m markers; each lock key DELeted unchecked, its marker SET to the reason for ttl. */
 export const OP_FORCE = 'Z';
 
-/** Owner-checked write of an election's record and history (src/protocol/election-ops.ts): the ttl slot holds the record, `extra` the change. */
+/** Owner-checked write of an election's record and history (src/protocol/election-ops.ts): ttl holds the record, `extra` the change. */
 export const OP_LEADER_WRITE = 'L';
 /** Owner-checked erase of an election's record; with the history key, the change in `extra` is withdrawn from it too. */
 export const OP_LEADER_ERASE = 'K';
@@ -52,9 +52,12 @@ export const OP_HISTORY_READ = 'Y';
 /** Read: each key's type and TTL (src/lifecycle/foreign.ts). */
 export const OP_KEYS_READ = 'J';
 
-export type OpCode = typeof OP_GATED | typeof OP_HANDOVER | typeof OP_ACQUIRE | typeof OP_EXTEND | typeof OP_RELEASE | typeof OP_FENCED_ACQUIRE | typeof OP_RAISE | typeof OP_INCR | typeof OP_MARK_DONE | typeof OP_IS_DONE
-  | typeof OP_PERMIT | typeof OP_PERMIT_EXTEND | typeof OP_PERMIT_RELEASE | typeof OP_READ | typeof OP_READ_EXTEND | typeof OP_READ_RELEASE | typeof OP_WRITE
-  | typeof OP_LEADER_WRITE | typeof OP_LEADER_ERASE | typeof OP_LEADER_READ | typeof OP_HISTORY_READ | typeof OP_KEYS_READ | typeof OP_FORCE;
+export type OpCode = typeof OP_GATED | typeof OP_HANDOVER | typeof OP_ACQUIRE | typeof OP_EXTEND | typeof OP_RELEASE
+  | typeof OP_FENCED_ACQUIRE | typeof OP_RAISE | typeof OP_INCR | typeof OP_MARK_DONE | typeof OP_IS_DONE
+  | typeof OP_PERMIT | typeof OP_PERMIT_EXTEND | typeof OP_PERMIT_RELEASE | typeof OP_READ | typeof OP_READ_EXTEND
+    | typeof OP_READ_RELEASE | typeof OP_WRITE
+  | typeof OP_LEADER_WRITE | typeof OP_LEADER_ERASE | typeof OP_LEADER_READ | typeof OP_HISTORY_READ
+    | typeof OP_KEYS_READ | typeof OP_FORCE;
 
 /** What the coalescer needs of one operation to put it into a call. */
 export interface OpArgs {
@@ -107,7 +110,8 @@ export const OPS: { readonly [C in OpCode]: OpRow } = Object.freeze({
   D: { args: 3, vote: VOTE_ONE, release: false },
   Q: { args: 2, vote: VOTE_ONE, release: false },
   // Any positive reply other than the target is a hint: nothing was taken.
-  P: { args: 4, vote: VOTE_TARGET, release: false, undo: (keys, target, value) => (value === target ? { opcode: OP_RELEASE, keys: [keys[value - 1]!] } : undefined) },
+  P: { args: 4, vote: VOTE_TARGET, release: false,
+    undo: (keys, target, value) => (value === target ? { opcode: OP_RELEASE, keys: [keys[value - 1]!] } : undefined) },
   T: { args: 3, vote: VOTE_ONE, release: false },
   V: { args: 2, vote: VOTE_ONE, release: true },
   r: { args: 3, vote: VOTE_ONE, release: false, undo: (keys) => ({ opcode: OP_READ_RELEASE, keys: [keys[0]!] }) },
@@ -161,6 +165,7 @@ export function undoOf(opcode: OpCode, keys: readonly string[], target: number, 
 
 /** The batch script's line stepping over one operation's ARGV, generated from the table so Lua agrees with the builder. */
 export function argvStepLua(): string {
-  const codes = (n: number): string => (Object.keys(OPS) as OpCode[]).filter((code) => OPS[code].args === n).map((code) => `op == '${code}'`).join(' or ');
+  const codes = (n: number): string => (Object.keys(OPS) as OpCode[]).filter((code) => OPS[code].args === n)
+                  .map((code) => `op == '${code}'`).join(' or ');
   return `if ${codes(2)} then a = a + 2 elseif ${codes(4)} then a = a + 4 else a = a + 3 end`;
 }

@@ -26,12 +26,14 @@ export async function fencedWrite(client: MasterClient, key: string, fence: numb
     send = (args) => client.call(...(args as [string, ...string[]]));
   } else {
     const given = client as Partial<RedisClient> | null;
-    if (typeof given?.sendCommand !== 'function') throw new InvalidArgumentError('client', 'must be an @redis/client or ioredis client', client);
+    if (typeof given?.sendCommand !== 'function')
+      throw new InvalidArgumentError('client', 'must be an @redis/client or ioredis client', client);
     if (given.isOpen !== true) throw new InvalidArgumentError('client', 'must be open (call client.connect() first)', 'a closed client');
     send = (args) => client.sendCommand(args, NO_COMMAND_TIMEOUT);
   }
   if (typeof key !== 'string' || key.length === 0) throw new InvalidArgumentError('key', 'must be a non-empty string', key);
-  if (!Number.isSafeInteger(fence) || fence <= 0) throw new InvalidArgumentError('fence', 'must be a positive safe integer (a lock.fence)', fence);
+  if (!Number.isSafeInteger(fence) || fence <= 0)
+    throw new InvalidArgumentError('fence', 'must be a positive safe integer (a lock.fence)', fence);
   if (typeof value !== 'string') throw new InvalidArgumentError('value', 'must be a string', value);
   const args = [key, String(fence), value];
   let reply: unknown;

@@ -70,7 +70,8 @@ export type RunOnceOutcome<T> =
  * key with a renewed lease, an optional lower bound, an attempt count, then a done-marker for the window. Running
  * twice beats not running: an unwritten marker says `marked: false`. The steps: docs/decisions/0012, "run-once.ts".
  */
-export async function runOnce<T>(redlock: Redlock, jobKey: string, options: RunOnceOptions, job: (signal: AbortSignal) => Promise<T>): Promise<RunOnceOutcome<T>> {
+export async function runOnce<T>(redlock: Redlock, jobKey: string, options: RunOnceOptions,
+  job: (signal: AbortSignal) => Promise<T>): Promise<RunOnceOutcome<T>> {
   const now = Date.now();
   const { windowEnd, lease, atLeast } = checkOptions(redlock, jobKey, options, job, now);
   const runKey = `${jobKey}:run:${windowEnd}`;
@@ -96,7 +97,9 @@ export async function runOnce<T>(redlock: Redlock, jobKey: string, options: RunO
   await counted.done;
   if (!counted.won) {
     await lock.release();
-    throw misconfigured(counted, masters.nodes, () => masters.stats([counted])) ?? new QuorumUnreachableError(`could not count the attempt of ${jobKey} on a quorum`, () => masters.stats([counted]), masters.outcomes(counted));
+    throw misconfigured(counted, masters.nodes, () => masters.stats([counted]))
+      ?? new QuorumUnreachableError(`could not count the attempt of ${jobKey} on a quorum`, () => masters.stats([counted]),
+        masters.outcomes(counted));
   }
   const attempt = counted.value;
   if (attempt > options.maxAttempts) {
@@ -131,25 +134,34 @@ async function startedRecently(redlock: Redlock, jobKey: string, atLeast: number
   }
 }
 
-function checkOptions(redlockOf: unknown, jobKey: unknown, options: unknown, job: unknown, now: number): { windowEnd: number; lease: number; atLeast: number } {
+function checkOptions(redlockOf: unknown, jobKey: unknown, options: unknown, job: unknown,
+  now: number): { windowEnd: number; lease: number; atLeast: number } {
   if (!(redlockOf instanceof Redlock)) throw new InvalidArgumentError('redlock', 'must be a Redlock', redlockOf);
   if (typeof jobKey !== 'string' || jobKey.length === 0) throw new InvalidArgumentError('jobKey', 'must be a non-empty string', jobKey);
   if (typeof job !== 'function') throw new InvalidArgumentError('job', 'must be a function', job);
   if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', 'must be an object', options);
   const { windowMs, windowEnd, leaseMs, lockAtMostFor, lockAtLeastFor, maxAttempts } = options as RunOnceOptions;
-  if (leaseMs !== undefined && lockAtMostFor !== undefined) throw new InvalidArgumentError('options.lockAtMostFor', 'or options.leaseMs must be given, not both (they are one setting)', lockAtMostFor);
+  if (leaseMs !== undefined && lockAtMostFor !== undefined) throw new InvalidArgumentError('options.lockAtMostFor',
+    'or options.leaseMs must be given, not both (they are one setting)', lockAtMostFor);
   const leaseName = lockAtMostFor === undefined ? 'options.leaseMs' : 'options.lockAtMostFor';
   const lease = lockAtMostFor ?? leaseMs;
-  if (!Number.isSafeInteger(lease) || (lease as number) <= 0) throw new InvalidArgumentError(leaseName, 'must be a positive safe integer of ms', lease);
+  if (!Number.isSafeInteger(lease) || (lease as number) <= 0)
+    throw new InvalidArgumentError(leaseName, 'must be a positive safe integer of ms', lease);
   const atLeast = lockAtLeastFor ?? 0;
-  if (!Number.isSafeInteger(atLeast) || atLeast < 0) throw new InvalidArgumentError('options.lockAtLeastFor', 'must be a safe integer of ms ≥ 0', lockAtLeastFor);
-  if (atLeast > (lease as number)) throw new InvalidArgumentError('options.lockAtLeastFor', `must be at most ${leaseName.slice(8)} (${lease as number} ms): lockAtLeastFor ≤ lockAtMostFor`, atLeast);
-  if (!Number.isSafeInteger(maxAttempts) || maxAttempts < 1) throw new InvalidArgumentError('options.maxAttempts', 'must be an integer ≥ 1', maxAttempts);
-  if ((windowMs === undefined) === (windowEnd === undefined)) throw new InvalidArgumentError('options.windowMs', 'or options.windowEnd must be given, not both', windowMs ?? windowEnd);
+  if (!Number.isSafeInteger(atLeast) || atLeast < 0)
+    throw new InvalidArgumentError('options.lockAtLeastFor', 'must be a safe integer of ms ≥ 0', lockAtLeastFor);
+  if (atLeast > (lease as number)) throw new InvalidArgumentError('options.lockAtLeastFor',
+    `must be at most ${leaseName.slice(8)} (${lease as number} ms): lockAtLeastFor ≤ lockAtMostFor`, atLeast);
+  if (!Number.isSafeInteger(maxAttempts) || maxAttempts < 1)
+    throw new InvalidArgumentError('options.maxAttempts', 'must be an integer ≥ 1', maxAttempts);
+  if ((windowMs === undefined) === (windowEnd === undefined))
+    throw new InvalidArgumentError('options.windowMs', 'or options.windowEnd must be given, not both', windowMs ?? windowEnd);
   if (windowEnd !== undefined) {
-    if (!Number.isSafeInteger(windowEnd) || windowEnd <= now) throw new InvalidArgumentError('options.windowEnd', 'must be a future epoch time in ms', windowEnd);
+    if (!Number.isSafeInteger(windowEnd) || windowEnd <= now)
+      throw new InvalidArgumentError('options.windowEnd', 'must be a future epoch time in ms', windowEnd);
     return { windowEnd, lease: lease as number, atLeast };
   }
-  if (!Number.isSafeInteger(windowMs) || (windowMs as number) <= 0) throw new InvalidArgumentError('options.windowMs', 'must be a positive safe integer of ms', windowMs);
+  if (!Number.isSafeInteger(windowMs) || (windowMs as number) <= 0)
+    throw new InvalidArgumentError('options.windowMs', 'must be a positive safe integer of ms', windowMs);
   return { windowEnd: (Math.floor(now / (windowMs as number)) + 1) * (windowMs as number), lease: lease as number, atLeast };
 }

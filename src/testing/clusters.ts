@@ -64,7 +64,8 @@ export async function serverCommand(url: string, args: readonly string[]): Promi
 export async function startClusters(options: StartClustersOptions = {}): Promise<LocalClusters> {
   const { clusters: count = 3, shards = 3, nodeTimeoutMs = 2_000, formTimeoutMs = 10_000, ...rest } = options;
   if (!Number.isInteger(count) || count < 1 || !Number.isInteger(shards) || shards < 1 || count * shards > 64) {
-    throw new MasterStartError(`was not started: clusters (${count}) × shards (${shards}) must be positive integers with at most 64 servers`, 0, '');
+    throw new MasterStartError(`was not started: clusters (${count}) × shards (${shards}) must be positive integers with at `
+      + `most 64 servers`, 0, '');
   }
   const masters = await startMasters({
     ...rest,
@@ -108,7 +109,9 @@ async function form(index: number, servers: readonly LocalMaster[], timeoutMs: n
     for (;;) {
       const info = await serverCommand(server.url, ['CLUSTER', 'INFO']) as string;
       if (info.includes('cluster_state:ok') && info.includes(`cluster_known_nodes:${servers.length}`)) break;
-      if (performance.now() > deadline) throw new MasterStartError(`cluster ${index} did not reach cluster_state:ok within ${timeoutMs} ms: ${info.split('\r\n').slice(0, 3).join(' ')}`, server.port, '');
+      if (performance.now() > deadline)
+        throw new MasterStartError(`cluster ${index} did not reach cluster_state:ok within ${timeoutMs} ms: `
+          + info.split('\r\n').slice(0, 3).join(' '), server.port, '');
       await delay(kPollMs);
     }
   }

@@ -70,7 +70,10 @@ const claimedPorts = new Set<number>();
 // A factory made once and reused pays that once.
 let clientFactory: ReturnType<typeof RedisClient.factory> | undefined;
 
-/** Starts `count` independent local masters on free ports (never 6379), each in a temp dir, and resolves once all answer PING. For tests, examples and load tests: `import { startMasters } from 'pipelock/testing'`. */
+/**
+ * Starts `count` independent local masters on free ports (never 6379), each in a temp dir, and resolves once all answer PING.
+ * For tests, examples and load tests: `import { startMasters } from 'pipelock/testing'`.
+ */
 export async function startMasters(options?: StartMastersOptions): Promise<LocalMasters> {
   const config = resolveMastersOptions(options);
   const results = await Promise.allSettled(Array.from({ length: config.count }, (_, i) => Master.start(i, config)));

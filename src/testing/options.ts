@@ -70,7 +70,8 @@ const kMaxDelayMs = 2 ** 31 - 1;
 /** Validates `restart({ delayMs })`. */
 export function resolveDelayMs(delayMs: number | undefined): number {
   if (delayMs === undefined) return 0;
-  if (!Number.isFinite(delayMs) || delayMs < 0 || delayMs > kMaxDelayMs) throw new InvalidOptionError('delayMs', `a finite number from 0 to ${kMaxDelayMs}`, delayMs);
+  if (!Number.isFinite(delayMs) || delayMs < 0 || delayMs > kMaxDelayMs)
+    throw new InvalidOptionError('delayMs', `a finite number from 0 to ${kMaxDelayMs}`, delayMs);
   return delayMs;
 }
 
@@ -79,7 +80,8 @@ export function resolveRestartOptions(options: unknown): { delayMs: number; redi
   if (options === undefined) return { delayMs: 0, redisServer: undefined };
   checkObject('options', options, ['delayMs', 'redisServer']);
   const given = options as { delayMs?: number; redisServer?: string };
-  return { delayMs: resolveDelayMs(given.delayMs), redisServer: given.redisServer === undefined ? undefined : nonEmptyString('redisServer', given.redisServer) };
+  return { delayMs: resolveDelayMs(given.delayMs),
+    redisServer: given.redisServer === undefined ? undefined : nonEmptyString('redisServer', given.redisServer) };
 }
 
 /** JavaScript callers are not held to the types: a non-object or a misspelt option is named, not ignored. */
@@ -111,7 +113,8 @@ function stringArray(option: string, value: unknown): readonly string[] {
 }
 
 function stringRecord(option: string, value: unknown): Readonly<Record<string, string>> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.values(value).every((item) => typeof item === 'string')) {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)
+    || !Object.values(value).every((item) => typeof item === 'string')) {
     throw new InvalidOptionError(option, 'an object of string values', value);
   }
   return Object.freeze({ ...(value as Record<string, string>) });

@@ -39,7 +39,8 @@ export async function launchServer(options: LaunchOptions): Promise<Launched> {
   const log = openSync(logPath, 'w');
   let child: ChildProcess;
   try {
-    child = spawn(redisServer, serverArgs(port, host, dir, options.extraArgs), { stdio: ['ignore', log, log], env: { ...process.env, ...options.env } });
+    child = spawn(redisServer, serverArgs(port, host, dir, options.extraArgs),
+      { stdio: ['ignore', log, log], env: { ...process.env, ...options.env } });
   } finally {
     closeSync(log);
   }

@@ -18,10 +18,13 @@ const LIVE = new Set(['wait', 'connecting', 'connect', 'ready', 'reconnecting'])
 /** Checks one `clients[i]` entry that looks like ioredis. */
 export function checkIoredisClient(client: IoredisClient, name: string): void {
   if ((client as { isCluster?: unknown }).isCluster === true) {
-    throw new InvalidArgumentError(name, 'must be an ioredis Redis, not a Cluster (give each independent master its own client)', 'an ioredis Cluster');
+    throw new InvalidArgumentError(name,
+      'must be an ioredis Redis, not a Cluster (give each independent master its own client)', 'an ioredis Cluster');
   }
   if (!LIVE.has(client.status)) {
-    throw new InvalidArgumentError(name, 'must be open or connecting (its status is "end" or "close": create a new ioredis client, or pass a URL)', `an ioredis client with status "${client.status}"`);
+    throw new InvalidArgumentError(name,
+      'must be open or connecting (its status is "end" or "close": create a new ioredis client, or pass a URL)',
+        `an ioredis client with status "${client.status}"`);
   }
 }
 

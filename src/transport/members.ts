@@ -31,7 +31,8 @@ function checkUrl(entry: unknown, name: string): void {
   try {
     protocol = new URL(entry as string).protocol;
   } catch { /* reported below */ }
-  if (typeof entry !== 'string' || (protocol !== 'redis:' && protocol !== 'rediss:')) throw new InvalidArgumentError(name, 'must be a redis:// or rediss:// URL', entry);
+  if (typeof entry !== 'string' || (protocol !== 'redis:' && protocol !== 'rediss:'))
+    throw new InvalidArgumentError(name, 'must be a redis:// or rediss:// URL', entry);
 }
 
 /** Checks one entry of its kind: an open client, a URL, or seed URLs. */
@@ -42,23 +43,27 @@ function checkEntry(entry: unknown, kind: MemberKind | undefined, name: string):
       return;
     case 'seeds': {
       const seeds: unknown = (entry as { cluster: unknown }).cluster;
-      if (!Array.isArray(seeds) || seeds.length === 0) throw new InvalidArgumentError(`${name}.cluster`, 'must be a non-empty array of redis:// URLs (nodes of one Redis Cluster)', seeds);
+      if (!Array.isArray(seeds) || seeds.length === 0)
+        throw new InvalidArgumentError(`${name}.cluster`, 'must be a non-empty array of redis:// URLs (nodes of one Redis Cluster)', seeds);
       seeds.forEach((seed: unknown, j) => { checkUrl(seed, `${name}.cluster[${j}]`); });
       return;
     }
     case 'redis-cluster':
-      if (!(entry as { isOpen: boolean }).isOpen) throw new InvalidArgumentError(name, 'must be open or connecting (call cluster.connect() first, or pass { cluster: [seed URLs] })', 'a closed cluster');
+      if (!(entry as { isOpen: boolean }).isOpen) throw new InvalidArgumentError(name,
+        'must be open or connecting (call cluster.connect() first, or pass { cluster: [seed URLs] })', 'a closed cluster');
       return;
     case 'ioredis-cluster': {
       const status = (entry as { status: string }).status;
-      if (status === 'end' || status === 'close') throw new InvalidArgumentError(name, `must be open or connecting (its status is "${status}")`, 'a closed ioredis Cluster');
+      if (status === 'end' || status === 'close')
+        throw new InvalidArgumentError(name, `must be open or connecting (its status is "${status}")`, 'a closed ioredis Cluster');
       return;
     }
     case 'ioredis':
       checkIoredisClient(entry as IoredisClient, name);
       return;
     case 'redis':
-      if (!(entry as RedisClient).isOpen) throw new InvalidArgumentError(name, 'must be open or connecting (call client.connect() first, or pass a URL)', 'a closed client');
+      if (!(entry as RedisClient).isOpen)
+        throw new InvalidArgumentError(name, 'must be open or connecting (call client.connect() first, or pass a URL)', 'a closed client');
       return;
     default:
       throw new InvalidArgumentError(name, 'must be an @redis/client or ioredis client, or a redis:// URL', entry);
@@ -68,7 +73,8 @@ function checkEntry(entry: unknown, kind: MemberKind | undefined, name: string):
 /** Validates Redlock's `clients` once: a non-empty list of open clients or redis URLs, none repeated. */
 export function checkClients(clients: unknown): MemberEntry[] {
   if (clients == null || typeof clients === 'string' || typeof (clients as Iterable<unknown>)[Symbol.iterator] !== 'function') {
-    throw new InvalidArgumentError('clients', 'must be an array of @redis/client or ioredis clients, Redis Cluster clients, redis:// URLs or { cluster: [seed URLs] }', clients);
+    throw new InvalidArgumentError('clients',
+      'must be an array of @redis/client or ioredis clients, Redis Cluster clients, redis:// URLs or { cluster: [seed URLs] }', clients);
   }
   const list = [...(clients as Iterable<unknown>)];
   if (list.length === 0) throw new InvalidArgumentError('clients', 'must name at least one master', list);
@@ -78,7 +84,8 @@ export function checkClients(clients: unknown): MemberEntry[] {
     checkEntry(entry, kind, name);
     // Seeds are compared by their URLs: two entries naming the same cluster would vote twice.
     const first = kind === 'seeds'
-      ? list.findIndex((other) => isClusterSeeds(other) && other.cluster.some((url) => (entry as { cluster: readonly string[] }).cluster.includes(url)))
+      ? list.findIndex((other) => isClusterSeeds(other)
+      && other.cluster.some((url) => (entry as { cluster: readonly string[] }).cluster.includes(url)))
       : list.indexOf(entry);
     if (first !== i) throw new InvalidArgumentError(name, `must not repeat clients[${first}] (a master would vote twice)`, entry);
   });
@@ -86,7 +93,8 @@ export function checkClients(clients: unknown): MemberEntry[] {
   // (src/engine/keys.ts), so a lock names the same keys as v5's did, and must name them on every master.
   const prefixes = list.map(prefixOf);
   const odd = prefixes.findIndex((prefix) => prefix !== prefixes[0]);
-  if (odd > 0) throw new InvalidArgumentError(`clients[${odd}]`, `must use the keyPrefix of clients[0] (${JSON.stringify(prefixes[0])}): a lock names the same keys on every master`, prefixes[odd]);
+  if (odd > 0) throw new InvalidArgumentError(`clients[${odd}]`,
+    `must use the keyPrefix of clients[0] (${JSON.stringify(prefixes[0])}): a lock names the same keys on every master`, prefixes[odd]);
   return list as MemberEntry[];
 }
 
@@ -139,7 +147,8 @@ export function openTransport(
     }
     case 'ioredis': {
       const client = entry as IoredisClient;
-      if (mode === 'lean') return LeanTransport.beside(client, ioredisName(client, index), fromIoredisClient(client), client.options.keyPrefix ?? '', onError);
+      if (mode === 'lean')
+        return LeanTransport.beside(client, ioredisName(client, index), fromIoredisClient(client), client.options.keyPrefix ?? '', onError);
       const transport = new IoredisTransport(client, index);
       transport.onError(onError);
       return transport;

@@ -2,7 +2,8 @@ import type { ClusterShardNode, IoredisClient, RedisClient } from '../clients.js
 
 /** A master's name in messages, events and metrics: `host:port`, `cluster(host:port,…)`, else its position in `clients`. */
 export function hostPort(host: unknown, port: unknown): string {
-  return `${typeof host === 'string' && host !== '' ? host : 'localhost'}:${typeof port === 'number' || (typeof port === 'string' && port !== '') ? String(port) : '6379'}`;
+  const hostPart = typeof host === 'string' && host !== '' ? host : 'localhost';
+  return `${hostPart}:${typeof port === 'number' || (typeof port === 'string' && port !== '') ? String(port) : '6379'}`;
 }
 
 /** A redis:// URL's `host:port`; the URL itself when it does not parse. */

@@ -14,7 +14,8 @@ export function loadRedisClient(url: string): RedisModule {
     redisModule = createRequire(import.meta.url)('@redis/client') as RedisModule;
   } catch (error) {
     if ((error as { code?: unknown }).code !== 'MODULE_NOT_FOUND') throw error;
-    throw new InvalidArgumentError('clients', 'may be redis:// URLs only when @redis/client is installed (npm install @redis/client), since pipelock opens them with it', url);
+    throw new InvalidArgumentError('clients',
+      'may be redis:// URLs only when @redis/client is installed (npm install @redis/client), since pipelock opens them with it', url);
   }
   return redisModule;
 }

@@ -13,7 +13,8 @@ import type { KeyNames } from '../engine/keys.js';
 
 /** The masters' indexes, ordered by name: the same order in every process listing the same masters. */
 export function gateOrder(names: readonly string[]): readonly number[] {
-  return names.map((name, index) => ({ name, index })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.index - b.index)).map((entry) => entry.index);
+  return names.map((name, index) => ({ name, index })).sort((a,
+    b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.index - b.index)).map((entry) => entry.index);
 }
 
 /** The gate of a lock whose first key is `key`: FNV-1a of the key over `order`. */
@@ -123,7 +124,8 @@ export function turnArgs(id: string, graceMs?: number): string {
 }
 
 /** A woken mutex acquisition sent to master `gate` first, in its turn there, and to the others once granted or unanswered. */
-export function sendGated(masters: MasterSet, gate: number, keys: readonly string[], ttlArg: string, budget: number, turns: string, turn: string, graceMs?: number): Attempt {
+export function sendGated(masters: MasterSet, gate: number, keys: readonly string[], ttlArg: string, budget: number, turns: string,
+  turn: string, graceMs?: number): Attempt {
   masters.assertOpen();
   const attempt = masters.attempt(OP_ACQUIRE, keys, createToken(), ttlArg, budget, false);
   masters.enqueueOn(gate, new GateProbe(attempt, turns, turnArgs(turn, graceMs), masters));

@@ -13,7 +13,8 @@ export function mayRetry(made: number, retryCount: number): boolean {
 }
 
 /** Waits `ms`, or rejects with LockAbortedError as soon as `signal` aborts. */
-export async function sleep(ms: number, signal: AbortSignal | undefined, attempts: () => ReadonlyArray<Promise<ExecutionStats>>): Promise<void> {
+export async function sleep(ms: number, signal: AbortSignal | undefined,
+  attempts: () => ReadonlyArray<Promise<ExecutionStats>>): Promise<void> {
   if (!await pause(ms, signal)) throw new LockAbortedError(signal!.reason, attempts);
 }
 

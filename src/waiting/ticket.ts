@@ -48,7 +48,7 @@ export class Ticket {
   turnsAt = -1;
   /** Its last gated attempt found the lock free but another's turn: it waits for that one to take it. */
   yielded = false;
-  /** When it joined (performance.now()): a holder hands its lock only to callers that joined before its chain began (src/lifecycle/handover.ts). */
+  /** When it joined (performance.now()): a lock is handed only to callers that joined before its chain began (handover.ts). */
   readonly joined = performance.now();
   /** What a lock handed to it must be (a plain mutex acquisition's ttl and budget); undefined: it takes none. */
   terms: HandoverTerms | undefined;
@@ -80,7 +80,8 @@ export class Ticket {
    * Sleeps until `until` (false) or a wake-up (true); rejects with LockAbortedError on `signal`. The head listens for
    * its keys' release unless `listen` is false (lost to errors, which no release heals).
    */
-  sleep(until: number, signal: AbortSignal | undefined, attempts: () => ReadonlyArray<Promise<ExecutionStats>>, listen = true): Promise<boolean> {
+  sleep(until: number, signal: AbortSignal | undefined, attempts: () => ReadonlyArray<Promise<ExecutionStats>>, listen =
+    true): Promise<boolean> {
     if (signal?.aborted === true) return Promise.reject(new LockAbortedError(signal.reason, attempts));
     this.sleeps++;
     return new Promise<boolean>((resolve, reject) => {

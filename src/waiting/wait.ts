@@ -153,7 +153,8 @@ export class Wait {
       const now = performance.now();
       if (now >= this.#slotEnd) {
         const wait = retryWait(s.retryDelay, s.retryJitter);
-        if (isAborted(signal) || !mayRetry(Math.max(1, this.#made), s.retryCount) || now + wait >= this.deadline) return !this.#tried && !isAborted(signal);
+        if (isAborted(signal) || !mayRetry(Math.max(1, this.#made), s.retryCount) || now + wait >= this.deadline)
+          return !this.#tried && !isAborted(signal);
         this.#slotEnd = now + wait;
         publishAcquireRetry(this.resources, this.#made);
       }

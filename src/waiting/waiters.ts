@@ -48,7 +48,8 @@ export class Waiters implements Line, WatchListener {
    * `names`: the masters' addresses, ordering the gates alike in every process. `scripting`: whether every master runs
    * scripts; without, waiting keeps to what needs none (wake-ups, the local line), as turns and handover are scripts.
    */
-  constructor(hub: WatchHub, quorum: number, keys: KeyNames, names: readonly string[] = [], readonly scripting: () => boolean = () => true) {
+  constructor(hub: WatchHub, quorum: number, keys: KeyNames, names: readonly string[] = [],
+    readonly scripting: () => boolean = () => true) {
     const watches = hub.watches;
     this.quorum = quorum;
     this.#keys = keys;
@@ -57,7 +58,7 @@ export class Waiters implements Line, WatchListener {
     hub.listen(this);
   }
 
-  /** The gate master of a wait on `keys` (a ticket's: as the masters name them; src/waiting/gate.ts), or -1: none, or its watch is not connected. */
+  /** The gate master of a wait on `keys` (as the masters name them; src/waiting/gate.ts), or -1: none, or its watch is down. */
   gate(keys: readonly string[]): number {
     if (this.#gates === undefined || !this.scripting()) return -1;
     const gate = gateOf(this.#gates, keys[0]!);

@@ -32,11 +32,16 @@ export class WatchHub {
 
   constructor(transports: readonly Transport[]) {
     this.watches = transports.map((transport, index) => {
-      if (transport instanceof LeanTransport) return new Watch(index, () => leanWatchClient(transport), this.#changed, this.#ready, this.#lost);
-      if (transport instanceof RedisTransport) return new Watch(index, () => redisWatchClient(transport.client), this.#changed, this.#ready, this.#lost);
-      if (transport instanceof IoredisTransport) return new Watch(index, () => new IoredisLink(transport.client), this.#changed, this.#ready, this.#lost);
-      if (transport instanceof RedisClusterTransport) return new ClusterWatch(index, redisShards(transport.client), this.#changed, this.#ready, this.#lost);
-      if (transport instanceof IoredisClusterTransport) return new ClusterWatch(index, ioredisShards(transport.connection), this.#changed, this.#ready, this.#lost);
+      if (transport instanceof LeanTransport)
+        return new Watch(index, () => leanWatchClient(transport), this.#changed, this.#ready, this.#lost);
+      if (transport instanceof RedisTransport)
+        return new Watch(index, () => redisWatchClient(transport.client), this.#changed, this.#ready, this.#lost);
+      if (transport instanceof IoredisTransport)
+        return new Watch(index, () => new IoredisLink(transport.client), this.#changed, this.#ready, this.#lost);
+      if (transport instanceof RedisClusterTransport)
+        return new ClusterWatch(index, redisShards(transport.client), this.#changed, this.#ready, this.#lost);
+      if (transport instanceof IoredisClusterTransport)
+        return new ClusterWatch(index, ioredisShards(transport.connection), this.#changed, this.#ready, this.#lost);
       return undefined;
     });
   }

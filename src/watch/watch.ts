@@ -102,7 +102,8 @@ export class Watch implements MemberWatch {
     try {
       // A key of another type (a read/write lock's readers set) is held all the same: GET's WRONGTYPE
       // reads as present, and the PTTL (its last holder's expiry) arms tracking.
-      [value, pttl] = await Promise.all([client.sendCommand(['GET', key], { timeout: 0 }).catch(wrongType), client.sendCommand(['PTTL', key], { timeout: 0 })]);
+      [value, pttl] = await Promise.all([client.sendCommand(['GET', key], { timeout: 0 }).catch(wrongType),
+        client.sendCommand(['PTTL', key], { timeout: 0 })]);
     } catch {
       // A read that failed (the master dropped) arms nothing; the waiter's schedule still runs.
       return UNKNOWN;

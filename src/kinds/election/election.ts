@@ -54,7 +54,8 @@ export class Election {
     if (typeof name !== 'string' || name.length === 0) throw new InvalidArgumentError('name', 'must be a non-empty string', name);
     this.options = resolveElectionOptions(options);
     // The record is read beside the lock key in one command: on a Cluster member they could sit in two slots.
-    if (host.masters.clustered) throw new InvalidArgumentError('redlock', 'must have standalone masters for an election (Redis Cluster members are not supported yet)', name);
+    if (host.masters.clustered) throw new InvalidArgumentError('redlock',
+      'must have standalone masters for an election (Redis Cluster members are not supported yet)', name);
     this.name = name;
     this.#host = host;
     this.#keys = { lock: name, record: `${name}:leader`, history: `${name}:history` };
@@ -67,7 +68,8 @@ export class Election {
     const value = options?.value ?? '';
     if (typeof value !== 'string') throw new InvalidArgumentError('options.value', 'must be a string', value);
     const signal: unknown = options?.signal;
-    if (signal !== undefined && !(signal instanceof AbortSignal)) throw new InvalidArgumentError('options.signal', 'must be an AbortSignal', signal);
+    if (signal !== undefined && !(signal instanceof AbortSignal))
+      throw new InvalidArgumentError('options.signal', 'must be an AbortSignal', signal);
     const { lease, renewDeadline, retryPeriod } = this.options;
     const host = this.#host;
     const settings = {
@@ -86,7 +88,8 @@ export class Election {
       if (term === undefined) throw new QuorumUnreachableError(`could not raise the term of ${this.name} on a quorum`);
       // Set before the write: a write that reached some masters only is withdrawn from them too.
       written = { term, value, seq: 0 };
-      if (!(await this.put(lock, term, value, 0))) throw new QuorumUnreachableError(`could not write the leader record of ${this.name} on a quorum`);
+      if (!(await this.put(lock, term, value, 0)))
+        throw new QuorumUnreachableError(`could not write the leader record of ${this.name} on a quorum`);
       // Lost while the term was being written, or given up: not a leadership to hand out.
       if (lock.signal!.aborted) throw lock.signal!.reason;
       if (signal?.aborted === true) throw new LockAbortedError(signal.reason);
@@ -114,7 +117,8 @@ export class Election {
   async *observe(options?: { readonly signal?: AbortSignal }): AsyncGenerator<Leader, void, undefined> {
     if (options !== undefined && !isObject(options)) throw new InvalidArgumentError('options', 'must be an object', options);
     const signal = options?.signal;
-    if (signal !== undefined && !(signal instanceof AbortSignal)) throw new InvalidArgumentError('options.signal', 'must be an AbortSignal', signal);
+    if (signal !== undefined && !(signal instanceof AbortSignal))
+      throw new InvalidArgumentError('options.signal', 'must be an AbortSignal', signal);
     if (signal?.aborted === true) return;
     const { masters, settings } = this.#host;
     // Where the history stands now: changes before it are the past, not news.

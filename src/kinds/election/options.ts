@@ -12,7 +12,7 @@ export interface ElectionOptions {
    * pipelock renews no earlier than halfway through a lease. @default lease / 3
    */
   readonly renewDeadline?: number;
-  /** Delay between a campaigner's tries (when no release wakes it), a leader's renewal retries, and observe()'s reads. @default renewDeadline / 2.5 */
+  /** Delay between a campaigner's tries, a leader's renewal retries and observe()'s reads. @default renewDeadline / 2.5 */
   readonly retryPeriod?: number;
 }
 
@@ -30,7 +30,8 @@ export interface ResolvedElectionOptions {
 export const kJitterFactor = 1.2;
 
 function ms(name: string, value: unknown): number {
-  if (!Number.isSafeInteger(value) || (value as number) < 1 || (value as number) > kMaxTimerMs) throw new InvalidArgumentError(name, `must be an integer number of ms from 1 to ${kMaxTimerMs}`, value);
+  if (!Number.isSafeInteger(value) || (value as number) < 1 || (value as number) > kMaxTimerMs)
+    throw new InvalidArgumentError(name, `must be an integer number of ms from 1 to ${kMaxTimerMs}`, value);
   return value as number;
 }
 
@@ -42,11 +43,15 @@ export function resolveElectionOptions(options: unknown): ResolvedElectionOption
   const renewDeadline = given.renewDeadline === undefined ? Math.floor(lease / 3) : ms('options.renewDeadline', given.renewDeadline);
   const retryPeriod = given.retryPeriod === undefined ? Math.floor(renewDeadline / 2.5) : ms('options.retryPeriod', given.retryPeriod);
   if (renewDeadline > lease / 2) {
-    throw new InvalidArgumentError('options.renewDeadline', `must be at most lease / 2 (${lease / 2} ms): lease ≥ 2 × renewDeadline, since pipelock renews no earlier than halfway through the lease`, renewDeadline);
+    throw new InvalidArgumentError('options.renewDeadline',
+      `must be at most lease / 2 (${lease / 2} ms): lease ≥ 2 × renewDeadline, since pipelock renews no earlier than halfway `
+        + `through the lease`, renewDeadline);
   }
   if (renewDeadline <= kJitterFactor * retryPeriod) {
     const name = given.renewDeadline === undefined && given.retryPeriod !== undefined ? 'options.retryPeriod' : 'options.renewDeadline';
-    throw new InvalidArgumentError(name, `breaks renewDeadline > ${kJitterFactor} × retryPeriod (${renewDeadline} ms against ${kJitterFactor} × ${retryPeriod} ms): a failed renewal must have time to be retried before the lease runs out`, name === 'options.retryPeriod' ? retryPeriod : renewDeadline);
+    throw new InvalidArgumentError(name,
+      `breaks renewDeadline > ${kJitterFactor} × retryPeriod (${renewDeadline} ms against ${kJitterFactor} × ${retryPeriod} ms): a failed `
+        + `renewal must have time to be retried before the lease runs out`, name === 'options.retryPeriod' ? retryPeriod : renewDeadline);
   }
   return Object.freeze({ lease, renewDeadline, retryPeriod });
 }

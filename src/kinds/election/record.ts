@@ -40,7 +40,8 @@ export interface RecordKeys {
  * Writes (`record`) or erases (undefined) the holder's record, owner-checked (src/protocol/election-ops.ts); won on a
  * quorum. An erase given `withdrawn` takes that change out of the history (a campaign given up).
  */
-export function putRecord(masters: MasterSet, keys: RecordKeys, token: string, record: LeaderRecord | undefined, budget: number, withdrawn?: HistoryEntry): Attempt {
+export function putRecord(masters: MasterSet, keys: RecordKeys, token: string, record: LeaderRecord | undefined, budget: number,
+  withdrawn?: HistoryEntry): Attempt {
   if (record !== undefined) {
     const text = JSON.stringify({ t: record.token, n: record.term, v: record.value, s: record.seq });
     return masters.execute(OP_LEADER_WRITE, [keys.lock, keys.record, keys.history], token, text, budget, 0, entryText(record));
@@ -91,7 +92,8 @@ export async function readHistory(masters: MasterSet, keys: RecordKeys, budget: 
 /** A read won only where a quorum answered (src/engine/read.ts); else it says nothing either way: rejects, naming each master's outcome. */
 function answeredByQuorum(masters: MasterSet, read: Read, what: string): void {
   if (read.won) return;
-  throw new QuorumUnreachableError(`could not read ${what} on a quorum (${read.votesFor} of ${masters.nodes.length} answered)`, [], masters.outcomes(read));
+  throw new QuorumUnreachableError(`could not read ${what} on a quorum (${read.votesFor} of ${masters.nodes.length} answered)`,
+    [], masters.outcomes(read));
 }
 
 /** A string reply (a client may give a Buffer), or undefined. */

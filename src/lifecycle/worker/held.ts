@@ -8,7 +8,7 @@ export interface HeldOwner {
   readonly cells: Cells;
   readonly boundMs: number;
   readonly maxExtensions: number;
-  /** Reads the worker's reports sent so far, at once (a loss it reported comes with its message and reason); whether `held` is still held. */
+  /** Reads the worker's reports so far (a loss comes with its message and reason); whether `held` is still held. */
   drain(held: WorkerHeld): boolean;
   /** The lock is lost with `error`; `discard`: the worker is told to delete its keys. */
   lose(held: WorkerHeld, error: PipelockError, discard: boolean): void;

@@ -18,12 +18,15 @@ const kCloseGraceMs = 2000;
 /** Renewal 'worker' needs what can cross to a thread: URLs and cloneable client options. */
 export function checkWorkerMembers(entries: readonly MemberEntry[], clientOptions: RedisClientOptions | undefined): string[] {
   entries.forEach((entry, index) => {
-    if (memberKind(entry) !== 'url') throw new InvalidArgumentError(`clients[${index}]`, "must be a redis:// URL with renewal 'worker' (a client object cannot cross to the worker thread)", entry);
+    if (memberKind(entry) !== 'url') throw new InvalidArgumentError(`clients[${index}]`,
+      "must be a redis:// URL with renewal 'worker' (a client object cannot cross to the worker thread)", entry);
   });
   try {
     structuredClone(clientOptions);
   } catch (error) {
-    throw new InvalidArgumentError('settings.clientOptions', `must be cloneable to the worker thread with renewal 'worker' (no functions such as reconnectStrategy): ${(error as Error).message}`, clientOptions);
+    throw new InvalidArgumentError('settings.clientOptions',
+      `must be cloneable to the worker thread with renewal 'worker' (no functions such as reconnectStrategy): ${(error as Error).message}`,
+        clientOptions);
   }
   return entries as string[];
 }
@@ -80,7 +83,8 @@ export class WorkerRenewals implements Scheduler, HeldOwner {
   #onReady: () => void = () => undefined;
   #onFail: (error: Error) => void = () => undefined;
 
-  constructor(urls: readonly string[], settings: ResolvedSettings, clientOptions: RedisClientOptions | undefined, report: (error: unknown) => void) {
+  constructor(urls: readonly string[], settings: ResolvedSettings, clientOptions: RedisClientOptions | undefined,
+    report: (error: unknown) => void) {
     this.boundMs = settings.heartbeatBound;
     this.maxExtensions = settings.maxExtensions;
     this.#report = report;
@@ -122,7 +126,8 @@ export class WorkerRenewals implements Scheduler, HeldOwner {
     Object.defineProperty(lock, 'validUntil', kValidUntil);
     Object.defineProperty(lock, 'expiration', kExpiration);
     const ops = lock[kOps];
-    this.#order({ t: 'hold', slot, resources: lock.resources, token: lock.value, duration, extensions: lock.extensions, extend: ops.extend, release: ops.release, watchable: ops.watchable, settings: this.#settingsId(s) });
+    this.#order({ t: 'hold', slot, resources: lock.resources, token: lock.value, duration, extensions: lock.extensions, extend: ops.extend,
+      release: ops.release, watchable: ops.watchable, settings: this.#settingsId(s) });
   }
 
   /** The id `s` was sent under; sent now (before the order that names it) the first time. */
@@ -132,7 +137,8 @@ export class WorkerRenewals implements Scheduler, HeldOwner {
     id = this.#settingsSent++;
     this.#settings.set(s, id);
     const { driftFactor, nodeTimeout, retryDelay, retryJitter, automaticExtensionThreshold, maxExtensions, maxHoldTime, watchHeld } = s;
-    this.#order({ t: 'settings', id, settings: { driftFactor, nodeTimeout, retryDelay, retryJitter, automaticExtensionThreshold, maxExtensions, maxHoldTime, watchHeld } });
+    this.#order({ t: 'settings', id, settings: { driftFactor, nodeTimeout, retryDelay, retryJitter, automaticExtensionThreshold,
+      maxExtensions, maxHoldTime, watchHeld } });
     return id;
   }
 
@@ -212,7 +218,8 @@ export class WorkerRenewals implements Scheduler, HeldOwner {
   }
 
   drain(held: WorkerHeld): boolean {
-    for (let next = receiveMessageOnPort(this.#reports); next !== undefined; next = receiveMessageOnPort(this.#reports)) this.#read(next.message as Report);
+    for (let next = receiveMessageOnPort(this.#reports); next !== undefined; next = receiveMessageOnPort(this.#reports))
+      this.#read(next.message as Report);
     return held.active;
   }
 
@@ -229,7 +236,8 @@ export class WorkerRenewals implements Scheduler, HeldOwner {
   #fail(cause: unknown): void {
     this.#report(cause);
     this.#onFail(new Error(`the renewal worker stopped before it was ready: ${(cause as Error).message}`, { cause }));
-    const error = this.#failed = new LockLostError(`the renewal worker stopped (${(cause as Error).message}): nothing renews this lock any more`, [], [], { cause });
+    const error = this.#failed =
+      new LockLostError(`the renewal worker stopped (${(cause as Error).message}): nothing renews this lock any more`, [], [], { cause });
     for (const held of this.#held) if (held !== undefined) this.lose(held, error, false);
   }
 }

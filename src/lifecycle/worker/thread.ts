@@ -132,7 +132,9 @@ async function quit(): Promise<void> {
 }
 
 // The main thread's ready() waits for this: a lock held before the worker runs is not renewed.
-void masters.ready(kReadyMs).catch(() => undefined).then(() => { reports.postMessage({ lost: [], freed: [], ready: true } satisfies Report); });
+void masters.ready(kReadyMs).catch(() => undefined).then(() => {
+  reports.postMessage({ lost: [], freed: [], ready: true } satisfies Report);
+});
 
 port.on('message', (orders: readonly Order[]) => {
   for (const order of orders) {

@@ -82,7 +82,9 @@ export class Holding {
   async release(force: boolean, settings?: ReleaseSettings): Promise<ReleaseResult> {
     const lock = this.#lock!;
     if (this.holders > 1) {
-      const error = new ReentrancyError(`${this.holders - 1} holder(s) nested inside the outermost lock of ${this.resources.join(', ')} are not released yet: release them first`, this.resources);
+      const error =
+        new ReentrancyError(`${this.holders - 1} holder(s) nested inside the outermost lock of ${this.resources.join(', ')} are not `
+          + `released yet: release them first`, this.resources);
       if (!force) throw error;
       this.#abort(error);
       this.#end();

@@ -80,7 +80,9 @@ export class ReentrantLock {
 
   /** Only the outermost may extend (in place): a shorter duration from inside would cut its promised validity. */
   async extend(duration: number, settings?: ExtendSettings): Promise<this> {
-    if (!this.outermost) throw new ReentrancyError(`a nested holder of ${this.resources.join(', ')} cannot extend the shared lock; it is auto-extended, and only the outermost holder may extend it`, this.resources);
+    if (!this.outermost)
+      throw new ReentrancyError(`a nested holder of ${this.resources.join(', ')} cannot extend the shared lock; it is auto-extended, and `
+        + `only the outermost holder may extend it`, this.resources);
     await this.#holding.extend(duration, settings);
     return this;
   }

@@ -52,7 +52,9 @@ export class ReentrantRedlock {
       validateResources(resources);
       validateDuration(duration);
       this.#check(settings);
-      if (context === undefined) throw new ReentrancyError('acquire() of a ReentrantRedlock must run inside its using() or run(): the owner is the async context they create', resources);
+      if (context === undefined)
+        throw new ReentrancyError('acquire() of a ReentrantRedlock must run inside its using() or run(): the owner is the async '
+          + 'context they create', resources);
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
@@ -63,7 +65,8 @@ export class ReentrantRedlock {
    * Runs `routine` holding `resources`, starting a context or joining the current one. The keys go when the outermost
    * scope ends; nested holders still inside then abort with ReentrancyError, and so does this call.
    */
-  using<T>(resources: readonly string[], duration: number, settings: CallSettings, routine: (signal: RedlockAbortSignal) => Promise<T>): Promise<T>;
+  using<T>(resources: readonly string[], duration: number, settings: CallSettings,
+    routine: (signal: RedlockAbortSignal) => Promise<T>): Promise<T>;
   using<T>(resources: readonly string[], duration: number, routine: (signal: RedlockAbortSignal) => Promise<T>): Promise<T>;
   using<T>(
     resources: readonly string[],
@@ -85,7 +88,8 @@ export class ReentrantRedlock {
     return this.#contexts.getStore() === undefined ? this.#contexts.run({ held: new Map() }, scoped) : scoped();
   }
 
-  async #enter(context: Context, resources: readonly string[], duration: number, settings: CallSettings | undefined): Promise<ReentrantLock> {
+  async #enter(context: Context, resources: readonly string[], duration: number,
+    settings: CallSettings | undefined): Promise<ReentrantLock> {
     for (;;) {
       const holding = this.#find(context, resources);
       if (holding === undefined) break;
@@ -97,7 +101,8 @@ export class ReentrantRedlock {
       }
       if (holding.signal.aborted) throw holding.signal.error ?? new ReentrancyError('the shared lock is no longer held', resources);
       if (settings?.fencing === true && holding.lock.fence === undefined) {
-        throw new ReentrancyError(`a nested acquisition asked for a fencing token, but the outermost lock of ${holding.resources.join(', ')} was acquired without one`, resources);
+        throw new ReentrancyError(`a nested acquisition asked for a fencing token, but the outermost lock of `
+          + `${holding.resources.join(', ')} was acquired without one`, resources);
       }
       // As Redlock.acquire: a caller that already gave up gets no lock, even one that costs nothing.
       if (settings?.signal?.aborted === true) throw new LockAbortedError(settings.signal.reason, []);
@@ -131,7 +136,8 @@ export class ReentrantRedlock {
     if (found === undefined) return undefined;
     if (partial) {
       const held = resources.filter((resource) => byResource.has(resource));
-      throw new ReentrancyError(`this context holds ${held.join(', ')} but not all of ${resources.join(', ')} under one lock: acquire the others in a nested call`, resources);
+      throw new ReentrancyError(`this context holds ${held.join(', ')} but not all of ${resources.join(', ')} under one lock: acquire the `
+        + `others in a nested call`, resources);
     }
     return found;
   }
@@ -140,7 +146,8 @@ export class ReentrantRedlock {
   #check(settings: unknown): void {
     resolveCall(this.redlock.settings, this.#plain, settings);
     if (isObject(settings) && settings.autoExtend === false) {
-      throw new InvalidArgumentError('settings.autoExtend', 'must not be false: a reentrant lock is always auto-extended, its nested holders cannot extend it', false);
+      throw new InvalidArgumentError('settings.autoExtend',
+        'must not be false: a reentrant lock is always auto-extended, its nested holders cannot extend it', false);
     }
   }
 }

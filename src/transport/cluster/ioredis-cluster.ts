@@ -7,7 +7,8 @@ import { clusterName, hostPort } from '../names.js';
 /** An ioredis `Cluster`. */
 export function isIoredisCluster(value: unknown): value is IoredisClusterClient {
   const candidate = value as Partial<IoredisClusterClient> | null;
-  return typeof candidate === 'object' && candidate !== null && candidate.isCluster === true && typeof candidate.nodes === 'function' && typeof candidate.status === 'string';
+  return typeof candidate === 'object' && candidate !== null && candidate.isCluster === true && typeof candidate.nodes === 'function'
+    && typeof candidate.status === 'string';
 }
 
 /** Master connections that were ready once: not ready now means dropped. */
@@ -96,7 +97,8 @@ export class IoredisClusterTransport extends ClusterTransport {
   }
 
   async close(graceMs: number, keepGiven = false): Promise<void> {
-    await Promise.all([quit(this.#connection as unknown as IoredisClient, graceMs), keepGiven ? undefined : quit(this.#given as unknown as IoredisClient, graceMs)]);
+    await Promise.all([quit(this.#connection as unknown as IoredisClient, graceMs),
+      keepGiven ? undefined : quit(this.#given as unknown as IoredisClient, graceMs)]);
   }
 }
 

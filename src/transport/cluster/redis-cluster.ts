@@ -26,7 +26,8 @@ export class RedisClusterTransport extends ClusterTransport {
   }
 
   /** Opens a cluster client from seed URLs and connects it; `onError` hears its errors. */
-  static open(seeds: readonly string[], index: number, clientOptions: RedisClientOptions | undefined, onError: (error: Error) => void): RedisClusterTransport {
+  static open(seeds: readonly string[], index: number, clientOptions: RedisClientOptions | undefined,
+    onError: (error: Error) => void): RedisClusterTransport {
     const { createCluster } = loadRedisClient(seeds[0]!);
     const cluster = createCluster({
       rootNodes: seeds.map((url) => ({ url })),

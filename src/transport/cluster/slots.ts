@@ -18,7 +18,8 @@ export function checkOneSlot(keys: readonly string[], resources: readonly string
     if (calculateSlot(keys[i]!) !== slot) {
       throw new InvalidArgumentError(
         'resources',
-        'must all hash to one slot when a member is a Redis Cluster (a lock is all-or-nothing on each member only within one shard): put them under one hash tag, e.g. "{order:42}:a" and "{order:42}:b"',
+        'must all hash to one slot when a member is a Redis Cluster (a lock is all-or-nothing on each member only within one shard): put '
+          + 'them under one hash tag, e.g. "{order:42}:a" and "{order:42}:b"',
         resources,
       );
     }
@@ -34,7 +35,9 @@ export function clusterCounterKey(resource: string): string {
   if (calculateSlot(plain) === calculateSlot(resource)) return plain;
   const tagged = `pipelock:fence:{${resource}}`;
   if (calculateSlot(tagged) === calculateSlot(resource)) return tagged;
-  throw new InvalidArgumentError('resources', 'must, for fencing on a Redis Cluster member, either carry a hash tag or contain no "}" (the counter key could not share the resource\'s slot)', resource);
+  throw new InvalidArgumentError('resources',
+    'must, for fencing on a Redis Cluster member, either carry a hash tag or contain no "}" (the counter key could not share the '
+      + 'resource\'s slot)', resource);
 }
 
 /**

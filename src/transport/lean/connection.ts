@@ -13,7 +13,8 @@ interface Parser {
   execute(chunk: Buffer): void;
   reset(): void;
 }
-type ParserClass = new (handlers: { returnReply(reply: unknown): void; returnError(error: Error): void; returnFatalError(error: Error): void }) => Parser;
+type ParserClass =
+  new (handlers: { returnReply(reply: unknown): void; returnError(error: Error): void; returnFatalError(error: Error): void }) => Parser;
 // The RESP parser ioredis uses (docs/decisions/0010-lean-connection.md); CommonJS, hence require.
 const RedisParser = createRequire(import.meta.url)('redis-parser') as ParserClass;
 

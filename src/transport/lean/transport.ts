@@ -21,7 +21,8 @@ export class LeanTransport implements Transport {
   readonly #clientOptions: RedisClientOptions | undefined;
   #source: RedisClient | undefined;
 
-  private constructor(name: string, options: LeanOptions, given: MasterClient | undefined, keyPrefix: string, url?: string, clientOptions?: RedisClientOptions) {
+  private constructor(name: string, options: LeanOptions, given: MasterClient | undefined, keyPrefix: string, url?: string,
+    clientOptions?: RedisClientOptions) {
     this.name = name;
     this.connection = new LeanConnection(options);
     this.given = given;
@@ -31,14 +32,16 @@ export class LeanTransport implements Transport {
   }
 
   /** Opens a connection from a URL; `onError` hears its errors from before the connect on. */
-  static open(url: string, name: string, options: LeanOptions, clientOptions: RedisClientOptions | undefined, onError: (error: Error) => void): LeanTransport {
+  static open(url: string, name: string, options: LeanOptions, clientOptions: RedisClientOptions | undefined,
+    onError: (error: Error) => void): LeanTransport {
     // URLs still need @redis/client for the watch connection (waiting on a key): said up front.
     loadRedisClient(url);
     return new LeanTransport(name, options, undefined, '', url, clientOptions).#start(onError);
   }
 
   /** Opens pipelock's connection beside a client the user gave, from that client's options. */
-  static beside(given: MasterClient, name: string, options: LeanOptions, keyPrefix: string, onError: (error: Error) => void): LeanTransport {
+  static beside(given: MasterClient, name: string, options: LeanOptions, keyPrefix: string,
+    onError: (error: Error) => void): LeanTransport {
     return new LeanTransport(name, options, given, keyPrefix).#start(onError);
   }
 

@@ -37,21 +37,25 @@ export function fromParseArgs(error: unknown, command: string): UsageError {
   const message = error instanceof Error ? error.message : String(error);
   const code = (error as { code?: unknown }).code;
   const flag = /'([^' ]+)/.exec(message)?.[1] ?? command;
-  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return new UsageError(flag, `is not a ${command} flag (see pipelock ${command.split(' ')[0]!} --help)`);
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION')
+    return new UsageError(flag, `is not a ${command} flag (see pipelock ${command.split(' ')[0]!} --help)`);
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return new UsageError(flag, flag === '--help' ? 'takes no value' : 'needs a value');
-  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return new UsageError(flag, `is not a flag: ${command} takes only --flags (see --help)`);
+  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL')
+    return new UsageError(flag, `is not a flag: ${command} takes only --flags (see --help)`);
   return new UsageError(command, message);
 }
 
 export function int(flag: string, value: string, min: number, max: number): number {
   const n = Number(value);
-  if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min || n > max) throw new UsageError(flag, `must be an integer from ${min} to ${max}`, value);
+  if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min || n > max)
+    throw new UsageError(flag, `must be an integer from ${min} to ${max}`, value);
   return n;
 }
 
 export function num(flag: string, value: string, max: number): number {
   const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n <= 0 || n > max) throw new UsageError(flag, `must be a number > 0 and ≤ ${max}`, value);
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0 || n > max)
+    throw new UsageError(flag, `must be a number > 0 and ≤ ${max}`, value);
   return n;
 }
 
@@ -62,7 +66,8 @@ export function time(flag: string, value: string, bare: 's' | 'ms', min: number)
   const match = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(value.trim());
   const ms = match === null ? NaN : Number(match[1]) * kUnits[match[2] ?? bare]!;
   if (!Number.isFinite(ms) || ms < min || ms > kMaxMs) {
-    throw new UsageError(flag, `must be a time from ${min}ms to 24h, e.g. 10s, 1500ms or 2m (a bare number is ${bare === 's' ? 'seconds' : 'ms'})`, value);
+    throw new UsageError(flag,
+      `must be a time from ${min}ms to 24h, e.g. 10s, 1500ms or 2m (a bare number is ${bare === 's' ? 'seconds' : 'ms'})`, value);
   }
   return Math.round(ms);
 }
@@ -72,7 +77,8 @@ export function rule(flag: string, value: string): Threshold {
   try {
     return parseThreshold(value);
   } catch (error) {
-    if (error instanceof ThresholdSyntaxError) throw new UsageError(flag, error.message.slice(JSON.stringify(error.rule).length + 1), value);
+    if (error instanceof ThresholdSyntaxError)
+      throw new UsageError(flag, error.message.slice(JSON.stringify(error.rule).length + 1), value);
     throw error;
   }
 }
@@ -89,7 +95,8 @@ export function startAt(value: string): number {
   // A time without a zone would mean something else on each machine.
   const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(v);
   const ms = epoch !== null ? Number(epoch[1]) * 1000 : iso ? Date.parse(v) : NaN;
-  if (!Number.isFinite(ms)) throw new UsageError('--start-at', 'must be an ISO 8601 time with a zone (2026-05-01T12:00:00Z) or @EPOCH seconds', value);
+  if (!Number.isFinite(ms))
+    throw new UsageError('--start-at', 'must be an ISO 8601 time with a zone (2026-05-01T12:00:00Z) or @EPOCH seconds', value);
   const now = Date.now();
   if (ms <= now) throw new UsageError('--start-at', `must be in the future (it is ${new Date(now).toISOString()})`, value);
   if (ms > now + kMaxMs) throw new UsageError('--start-at', 'must be within 24 h', value);
@@ -114,10 +121,13 @@ export function parseServers(value: string, clusters = false): string[] {
       parsed = new URL(url);
     } catch { /* reported below */ }
     if (parsed === undefined || !schemes.has(parsed.protocol) || parsed.hostname === '') {
-      throw new UsageError('--servers', `must be comma-separated redis:// or rediss:// URLs${clusters ? ' (redis+cluster:// for a Redis Cluster member)' : ''}; entry ${i + 1} is not`, parsed === undefined ? url : redactUrl(url));
+      throw new UsageError('--servers',
+        `must be comma-separated redis:// or rediss:// URLs${clusters ? ' (redis+cluster:// for a Redis Cluster member)' : ''}; entry `
+          + `${i + 1} is not`, parsed === undefined ? url : redactUrl(url));
     }
     const first = urls.indexOf(url);
-    if (first !== i) throw new UsageError('--servers', `must not repeat a master (entry ${i + 1} repeats entry ${first + 1}): it would vote twice`, redactUrl(url));
+    if (first !== i) throw new UsageError('--servers',
+      `must not repeat a master (entry ${i + 1} repeats entry ${first + 1}): it would vote twice`, redactUrl(url));
   });
   return urls;
 }

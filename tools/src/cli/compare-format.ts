@@ -1,5 +1,8 @@
 import { partLabel, type Comparison, type Row, type SideValue, type Verdict } from '../load/compare.js';
 
+/** The sign of a comparison's (or a part's) verdict in the Markdown summary. */
+const kSign: Readonly<Record<Comparison['verdict'], string>> = { regressed: '❌', inconclusive: '❔', ok: '✅' };
+
 /** "acquire p99", "throughput"; a mix entry's or stage's row under its name: "orders: acquire p99". */
 export function rowName(row: Row): string {
   const name = row.op === null ? row.metric : `${row.op} ${row.metric}`;
@@ -38,9 +41,12 @@ function limit(row: Row): string {
 
 /** The first line: the verdict and what caused it. */
 export function headline(comparison: Comparison): string {
-  const list = (verdict: Verdict): string => comparison.rows.filter((r) => r.verdict === verdict).map((r) => `${rowName(r)} ${change(r)} (limit ${limit(r)})`).join(', ');
+  const list =
+    (verdict: Verdict): string => comparison.rows.filter((r) => r.verdict === verdict).map((r) => `${rowName(r)} ${change(r)} `
+      + `(limit ${limit(r)})`).join(', ');
   if (comparison.verdict === 'regressed') return `REGRESSED: ${list('regressed')}`;
-  if (comparison.verdict === 'inconclusive') return `INCONCLUSIVE, too few runs a side to tell from run-to-run noise: ${list('inconclusive')}`;
+  if (comparison.verdict === 'inconclusive')
+    return `INCONCLUSIVE, too few runs a side to tell from run-to-run noise: ${list('inconclusive')}`;
   return 'no regression beyond the limits';
 }
 
@@ -51,10 +57,12 @@ function files(comparison: Comparison): string {
 
 /** The terminal table. */
 export function formatComparison(comparison: Comparison): string {
-  const cells = comparison.rows.map((r) => [`${rowName(r)} (${r.unit})`, side(r.base, r.unit), side(r.new, r.unit), change(r), limit(r), r.verdict]);
+  const cells =
+    comparison.rows.map((r) => [`${rowName(r)} (${r.unit})`, side(r.base, r.unit), side(r.new, r.unit), change(r), limit(r), r.verdict]);
   const head = ['', 'base', 'new', 'change', 'limit', 'verdict'];
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const line = (c: readonly string[]): string => c.map((cell, i) => (i === 0 || i === 5 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ').trimEnd();
+  const line = (c: readonly string[]): string => c.map((cell, i) => (i === 0
+    || i === 5 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ').trimEnd();
   return [
     `pipelock report compare: ${headline(comparison)}`,
     files(comparison),
@@ -68,18 +76,21 @@ export function formatComparison(comparison: Comparison): string {
   ].join('\n');
 }
 
-const kMark: Readonly<Record<Verdict, string>> = { regressed: '❌ regressed', improved: '✅ improved', noise: '〰️ noise', inconclusive: '❔ inconclusive', ok: 'ok', unjudged: '–', missing: 'missing' };
+const kMark: Readonly<Record<Verdict, string>> = { regressed: '❌ regressed', improved: '✅ improved', noise: '〰️ noise',
+  inconclusive: '❔ inconclusive', ok: 'ok', unjudged: '–', missing: 'missing' };
 
 /** A pull-request comment: the verdict, the table, then how noise was judged, folded. */
 export function markdownComparison(comparison: Comparison): string {
   const escape = (text: string): string => text.replaceAll('|', '\\|');
   return [
-    `### pipelock report compare: ${{ regressed: '❌', inconclusive: '❔', ok: '✅' }[comparison.verdict]} ${escape(headline(comparison))}`,
+    `### pipelock report compare: ${kSign[comparison.verdict]} ${escape(headline(comparison))}`,
     '',
-    ...(comparison.parts === undefined ? [] : [`By entry and stage: ${comparison.parts.map((p) => `${escape(partLabel(p))} ${{ regressed: '❌', inconclusive: '❔', ok: '✅' }[p.verdict]} ${p.verdict}`).join(', ')}`, '']),
+    ...(comparison.parts === undefined ? []
+      : [`By entry and stage: ${comparison.parts.map((p) => `${escape(partLabel(p))} ${kSign[p.verdict]} ${p.verdict}`).join(', ')}`, '']),
     '| metric | base | new | change | limit | verdict |',
     '| --- | ---: | ---: | ---: | ---: | --- |',
-    ...comparison.rows.map((r) => `| ${rowName(r)} (${r.unit}) | ${side(r.base, r.unit)} | ${side(r.new, r.unit)} | ${change(r)} | ${limit(r)} | ${kMark[r.verdict]} |`),
+    ...comparison.rows.map((r) => `| ${rowName(r)} (${r.unit}) | ${side(r.base, r.unit)} | ${side(r.new, r.unit)} | ${change(r)} | `
+      + `${limit(r)} | ${kMark[r.verdict]} |`),
     '',
     '<details><summary>Runs and noise</summary>',
     '',

@@ -56,7 +56,8 @@ export function parseCompareArgs(args: readonly string[]): CompareArgs | 'help' 
       args: [...args], allowPositionals: true, strict: true, tokens: true,
       options: {
         base: { type: 'string', multiple: true }, new: { type: 'string', multiple: true },
-        'max-regression': { type: 'string' }, json: { type: 'string' }, markdown: { type: 'string' }, html: { type: 'string' }, help: { type: 'boolean' },
+        'max-regression': { type: 'string' }, json: { type: 'string' }, markdown: { type: 'string' }, html: { type: 'string' },
+          help: { type: 'boolean' },
       },
     });
     checkRepeats(parsed.tokens.filter((t) => t.kind !== 'option' || (t.name !== 'base' && t.name !== 'new')));
@@ -69,9 +70,12 @@ export function parseCompareArgs(args: readonly string[]): CompareArgs | 'help' 
   let base = v.base ?? [];
   let next = v.new ?? [];
   if (positionals.length > 0) {
-    if (base.length > 0 || next.length > 0) throw new UsageError('report compare', 'takes either BASE.json NEW.json or --base/--new, not both', positionals.join(' '));
+    if (base.length > 0 || next.length > 0)
+      throw new UsageError('report compare', 'takes either BASE.json NEW.json or --base/--new, not both', positionals.join(' '));
     if (positionals.length !== 2) {
-      throw new UsageError('report compare', `takes two result files, BASE.json NEW.json (for several runs a side, A1.json,A2.json B1.json,B2.json or --base and --new), got ${positionals.length}`);
+      throw new UsageError('report compare',
+        `takes two result files, BASE.json NEW.json (for several runs a side, A1.json,A2.json B1.json,B2.json or --base and --new), got `
+          + `${positionals.length}`);
     }
     // A comma-separated list is several runs of one side; an empty item is a typo, not a file.
     [base, next] = positionals.map((list) => list.split(',')) as [string[], string[]];
@@ -89,7 +93,8 @@ export function parseCompareArgs(args: readonly string[]): CompareArgs | 'help' 
   const named = Object.entries(outputs).filter(([, f]) => f !== undefined);
   for (const [i, [name, file]] of named.entries()) {
     const other = named.slice(0, i).find(([, f]) => f === file);
-    if (other !== undefined) throw new UsageError(`--${name}`, `conflicts with --${other[0]}: both name ${file === '-' ? 'stdout' : 'the same file'}`);
+    if (other !== undefined)
+      throw new UsageError(`--${name}`, `conflicts with --${other[0]}: both name ${file === '-' ? 'stdout' : 'the same file'}`);
   }
   if (v.html === '-') throw new UsageError('--html', 'must name a file (not - for stdout)');
   const thresholds = v['max-regression'] === undefined ? kDefaultThresholds : parseThresholds(v['max-regression']);
@@ -109,9 +114,12 @@ export function parseThresholds(value: string): Thresholds {
     // p99.9 has a dot of its own: a key is `metric` or `op.metric`.
     const op = (METRICS as readonly string[]).includes(key) || dot === -1 ? undefined : key.slice(0, dot);
     const metric = op === undefined ? key : key.slice(dot + 1);
-    if (op !== undefined && !(OP_NAMES as readonly string[]).includes(op)) throw new UsageError(flag, `names an operation that is not one of ${OP_NAMES.join(', ')}`, entry);
+    if (op !== undefined && !(OP_NAMES as readonly string[]).includes(op))
+      throw new UsageError(flag, `names an operation that is not one of ${OP_NAMES.join(', ')}`, entry);
     if (!(METRICS as readonly string[]).includes(metric) || (op !== undefined && metric === 'throughput')) {
-      throw new UsageError(flag, `names a metric that is not one of ${METRICS.join(', ')} (per operation: ${METRICS.filter((m) => m !== 'throughput').join(', ')})`, entry);
+      throw new UsageError(flag,
+        `names a metric that is not one of ${METRICS.join(', ')} (per operation: ${METRICS.filter((m) => m !== 'throughput').join(', ')})`,
+          entry);
     }
     if (given.has(key)) throw new UsageError(flag, `names ${key} more than once`, entry);
     given.add(key);
@@ -121,7 +129,8 @@ export function parseThresholds(value: string): Thresholds {
     }
     const percent = /^(\d+(?:\.\d+)?)%$/.exec(limit);
     const n = percent === null ? NaN : Number(percent[1]);
-    if (!Number.isFinite(n) || n > 1000) throw new UsageError(flag, 'limits must be a percentage from 0% to 1000% (with the %), or off', entry);
+    if (!Number.isFinite(n) || n > 1000)
+      throw new UsageError(flag, 'limits must be a percentage from 0% to 1000% (with the %), or off', entry);
     out[key] = n;
   }
   return Object.freeze(out);
@@ -152,7 +161,8 @@ export async function reportCompare(args: readonly string[]): Promise<number> {
     if (parsed.html !== undefined) {
       await write(parsed.html, renderReport({
         title: 'pipelock report compare',
-        series: [...base.map((result, i) => ({ label: `base ${parsed.base[i]!}`, result })), ...next.map((result, i) => ({ label: `new ${parsed.new[i]!}`, result }))],
+        series: [...base.map((result, i) => ({ label: `base ${parsed.base[i]!}`, result })),
+          ...next.map((result, i) => ({ label: `new ${parsed.new[i]!}`, result }))],
         comparison,
       }));
     }
@@ -172,14 +182,17 @@ export function repeatHint(comparison: Comparison): string {
   const base = more(comparison.base.files);
   const next = more(comparison.new.files);
   const added = [...base.filter((f) => !comparison.base.files.includes(f)), ...next.filter((f) => !comparison.new.files.includes(f))];
-  return `pipelock report compare: no verdict (exit ${kExitInconclusive}): fewer than ${kMinRuns} runs a side cannot tell a change from run-to-run noise. ` +
-    `Repeat the runs with the same pipelock loadtest flags, alternating the two builds, writing ${added.join(', ')} (--json FILE), then:\n` +
+  return `pipelock report compare: no verdict (exit ${kExitInconclusive}): fewer than ${kMinRuns} runs a side cannot tell a change from `
+    + `run-to-run noise. ` +
+    `Repeat the runs with the same pipelock loadtest flags, alternating the two builds, writing ${added.join(', ')} (--json `
+      + `FILE), then:\n` +
     `  pipelock report compare ${base.join(',')} ${next.join(',')}`;
 }
 
 function fail(error: unknown): number {
   const usage = error instanceof UsageError;
-  console.error(`pipelock report compare: ${error instanceof Error ? error.message : String(error)}${usage ? '\nTry pipelock report compare --help.' : ''}`);
+  console.error(`pipelock report compare: `
+    + `${error instanceof Error ? error.message : String(error)}${usage ? '\nTry pipelock report compare --help.' : ''}`);
   // Exit code 1 means "regressed" here, so every failure to compare, whatever its kind, is 2.
   return EXIT.usage;
 }

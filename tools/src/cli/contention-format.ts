@@ -29,7 +29,7 @@ function percent(share: number): string {
   return share >= 0.1 || share === 0 ? `${Math.round(100 * share)}%` : `${(100 * share).toFixed(1)}%`;
 }
 
-/** "0: 40%, 1: 18%, 2: 30%, 3–5: 11%, 6–10: 1%, >10: 0%": the share of acquisitions won by attempts taken (0: passed on by a holder of the same process). */
+/** "0: 40%, 1: 18%, 2: 30%, 3–5: 11%, 6–10: 1%, >10: 0%": acquisitions won by attempts taken (0: passed on locally). */
 export function attemptBuckets(buckets: readonly number[]): string {
   const won = buckets.reduce((a, b) => a + b, 0);
   return buckets.map((n, i) => `${ATTEMPT_LABELS[i]!}: ${won === 0 ? '-' : percent(n / won)}`).join(', ');
@@ -55,13 +55,16 @@ export function contentionLines(result: RunResult): string[] {
   if (!contended(result) || operation === 'renew-hold') return lines;
   const { waits, fairness, fifo } = result;
   if (waits !== undefined) {
-    lines.push(`  attempts    mean ${waits.attempts.mean.toFixed(2)}, max ${waits.attempts.max} per acquisition won; ${attemptBuckets(waits.attempts.buckets)}`);
+    lines.push(`  attempts    mean ${waits.attempts.mean.toFixed(2)}, max ${waits.attempts.max} per acquisition won; `
+      + attemptBuckets(waits.attempts.buckets));
   }
   if (fairness !== undefined && fairness.jain !== null) {
-    lines.push(`  fairness    Jain ${fairness.jain.toFixed(3)} over ${fairness.contenders} contenders (${contenderOrigin(result)}), ${fairness.min}–${fairness.max} acquisitions each`);
+    lines.push(`  fairness    Jain ${fairness.jain.toFixed(3)} over ${fairness.contenders} contenders (${contenderOrigin(result)}), `
+      + `${fairness.min}–${fairness.max} acquisitions each`);
   }
   if (fifo !== undefined && fairness !== undefined) {
-    lines.push(`  FIFO bound  ${ms(fifo.waitUs)} (${fairness.contenders} contenders ÷ ${result.throughput.toFixed(1)} handoffs/s); acquire p99 is ${fifo.acquireP99Ratio.toFixed(2)}× it`);
+    lines.push(`  FIFO bound  ${ms(fifo.waitUs)} (${fairness.contenders} contenders ÷ ${result.throughput.toFixed(1)} handoffs/s); acquire `
+      + `p99 is ${fifo.acquireP99Ratio.toFixed(2)}× it`);
   }
   return lines;
 }

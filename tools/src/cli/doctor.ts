@@ -5,7 +5,9 @@ import { time } from './flags.js';
 import { parseOpsFlags, usage, type OpsFlag } from './ops-flags.js';
 
 const FLAGS: Readonly<Record<string, OpsFlag>> = {
-  servers: { arg: 'URLS', help: 'comma-separated redis:// or rediss:// URLs of the masters, as your Redlock gets them, or one\nredis+cluster:// URL for one Redis Cluster (required)' },
+  servers: { arg: 'URLS',
+    help: 'comma-separated redis:// or rediss:// URLs of the masters, as your Redlock gets them, or one\nredis+cluster:// URL for one '
+      + 'Redis Cluster (required)' },
   single: { help: 'one server on purpose: a warning with the trade-off instead of a hazard' },
   acl: { arg: 'USER', help: 'print the ACL SETUSER line that grants USER what pipelock sends (every feature)' },
   'key-pattern': { arg: 'PATTERN', help: 'the ACL key pattern of your lock keys, for --acl (default *)' },
@@ -40,7 +42,8 @@ export async function doctor(args: readonly string[]): Promise<number> {
     }
     const v = parsed.values;
     const driftFactor = v['drift-factor'] === undefined ? 0.01 : Number(v['drift-factor']);
-    if (!Number.isFinite(driftFactor) || driftFactor <= 0 || driftFactor >= 1) throw new UsageError('--drift-factor', 'must be a number between 0 and 1', String(v['drift-factor']));
+    if (!Number.isFinite(driftFactor) || driftFactor <= 0 || driftFactor >= 1)
+      throw new UsageError('--drift-factor', 'must be a number between 0 and 1', String(v['drift-factor']));
     const key = typeof v.key === 'string' ? v.key : 'pipelock:doctor';
     if (key === '') throw new UsageError('--key', 'must not be empty');
     options = {
@@ -76,7 +79,8 @@ export function formatDoctor(report: DoctorReport): string {
     const c = m.config;
     const persistence = c === undefined ? '?' : c.appendonly === 'yes' ? `aof ${c.appendfsync ?? '?'}` : c.save === '' ? 'none' : 'rdb';
     const eviction = c === undefined ? '?' : Number(c.maxmemory ?? '0') > 0 ? (c['maxmemory-policy'] ?? '?') : 'no maxmemory';
-    return [m.url, m.version ?? '?', m.clusterEnabled === true ? 'cluster' : (m.role ?? '?'), m.rttMs?.toFixed(2) ?? '?', clock?.rate.toFixed(4) ?? '?', clock === undefined ? '?' : signed(Math.round(clock.offsetMs)), persistence, eviction];
+    return [m.url, m.version ?? '?', m.clusterEnabled === true ? 'cluster' : (m.role ?? '?'), m.rttMs?.toFixed(2) ?? '?',
+      clock?.rate.toFixed(4) ?? '?', clock === undefined ? '?' : signed(Math.round(clock.offsetMs)), persistence, eviction];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   for (const row of [header, ...rows]) lines.push(row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
@@ -87,7 +91,8 @@ export function formatDoctor(report: DoctorReport): string {
 }
 
 function formatFinding(f: Finding): string[] {
-  return [`${f.severity.toUpperCase().padEnd(8)}${f.check}: ${f.message}`, `        consequence: ${f.consequence}`, `        fix: ${f.fix}`, ''];
+  return [`${f.severity.toUpperCase().padEnd(8)}${f.check}: ${f.message}`, `        consequence: ${f.consequence}`,
+    `        fix: ${f.fix}`, ''];
 }
 
 /**

@@ -40,7 +40,8 @@ const FLAGS: Readonly<Record<string, Flag>> = {
       'only keys under a per-run prefix are written, and removed at the end. Default: start embedded local masters',
     apply: (v, o) => (o.servers = parseServers(v, true)),
   },
-  masters: { arg: 'N', help: `embedded masters to start when no --servers (default ${d.masters})`, apply: (v, o) => (o.masters = int('--masters', v, 1, 64)) },
+  masters: { arg: 'N', help: `embedded masters to start when no --servers (default ${d.masters})`,
+    apply: (v, o) => (o.masters = int('--masters', v, 1, 64)) },
   workers: {
     arg: 'W',
     help: `worker threads, each with its own Redlock and connections (default: available parallelism, ${d.workers} here)`,
@@ -58,14 +59,22 @@ const FLAGS: Readonly<Record<string, Flag>> = {
       'counts in their latency; those due in the window and not completed by its end are reported as late. Default: closed loop',
     apply: (v, o) => (o.rate = num('--rate', v, 1e6)),
   },
-  duration: { arg: 'TIME', help: `measured time: 10, 10s, 1500ms, 2m; a bare number is seconds (default ${d.durationMs / 1000}s)`, apply: (v, o) => (o.durationMs = time('--duration', v, 's', 1)) },
-  warmup: { arg: 'TIME', help: `time before measuring starts, not counted; a bare number is seconds (default ${d.warmupMs / 1000}s)`, apply: (v, o) => (o.warmupMs = time('--warmup', v, 's', 0)) },
-  keys: { arg: 'K', help: `key space: 1 = one hot key … 1000000 = uncontended (default ${d.keys})`, apply: (v, o) => (o.keys = int('--keys', v, 1, 1e9)) },
-  hold: { arg: 'TIME', help: `time held inside the lock each cycle; a bare number is ms (default ${d.holdMs}ms)`, apply: (v, o) => (o.holdMs = time('--hold', v, 'ms', 0)) },
-  'lock-duration': { arg: 'TIME', help: `the lock's duration (TTL); a bare number is ms (default ${d.lockMs}ms)`, apply: (v, o) => (o.lockMs = time('--lock-duration', v, 'ms', 1)) },
-  'retry-count': { arg: 'N', help: `retries after a lost attempt; -1 until the run ends (default ${d.retryCount})`, apply: (v, o) => (o.retryCount = int('--retry-count', v, -1, 1e6)) },
-  'retry-delay': { arg: 'TIME', help: `wait between attempts; a bare number is ms (default ${d.retryDelayMs}ms)`, apply: (v, o) => (o.retryDelayMs = time('--retry-delay', v, 'ms', 0)) },
-  'retry-jitter': { arg: 'TIME', help: `random ± on each wait; a bare number is ms (default ${d.retryJitterMs}ms)`, apply: (v, o) => (o.retryJitterMs = time('--retry-jitter', v, 'ms', 0)) },
+  duration: { arg: 'TIME', help: `measured time: 10, 10s, 1500ms, 2m; a bare number is seconds (default ${d.durationMs / 1000}s)`,
+    apply: (v, o) => (o.durationMs = time('--duration', v, 's', 1)) },
+  warmup: { arg: 'TIME', help: `time before measuring starts, not counted; a bare number is seconds (default ${d.warmupMs / 1000}s)`,
+    apply: (v, o) => (o.warmupMs = time('--warmup', v, 's', 0)) },
+  keys: { arg: 'K', help: `key space: 1 = one hot key … 1000000 = uncontended (default ${d.keys})`,
+    apply: (v, o) => (o.keys = int('--keys', v, 1, 1e9)) },
+  hold: { arg: 'TIME', help: `time held inside the lock each cycle; a bare number is ms (default ${d.holdMs}ms)`,
+    apply: (v, o) => (o.holdMs = time('--hold', v, 'ms', 0)) },
+  'lock-duration': { arg: 'TIME', help: `the lock's duration (TTL); a bare number is ms (default ${d.lockMs}ms)`,
+    apply: (v, o) => (o.lockMs = time('--lock-duration', v, 'ms', 1)) },
+  'retry-count': { arg: 'N', help: `retries after a lost attempt; -1 until the run ends (default ${d.retryCount})`,
+    apply: (v, o) => (o.retryCount = int('--retry-count', v, -1, 1e6)) },
+  'retry-delay': { arg: 'TIME', help: `wait between attempts; a bare number is ms (default ${d.retryDelayMs}ms)`,
+    apply: (v, o) => (o.retryDelayMs = time('--retry-delay', v, 'ms', 0)) },
+  'retry-jitter': { arg: 'TIME', help: `random ± on each wait; a bare number is ms (default ${d.retryJitterMs}ms)`,
+    apply: (v, o) => (o.retryJitterMs = time('--retry-jitter', v, 'ms', 0)) },
   operation: {
     arg: 'OP',
     help: `what one cycle does (default ${d.operation}):\n` +
@@ -91,9 +100,12 @@ const FLAGS: Readonly<Record<string, Flag>> = {
       '              times by resign(); from the death to the next leader\'s first action. --lock-duration is the lease',
     apply: (v, o) => (o.kind = oneOf('--kind', v, KINDS)),
   },
-  depth: { arg: 'N', help: `--kind reentrant: nesting depth, the outermost acquisition included (default ${d.depth})`, apply: (v, o) => (o.depth = int('--depth', v, 1, 1000)) },
-  kills: { arg: 'N', help: `--kind election: leader deaths of each sort, crash and resign, alternately (default ${d.kills})`, apply: (v, o) => (o.kills = int('--kills', v, 1, 10_000)) },
-  permits: { arg: 'N', help: `--kind semaphore: permits per key (default ${d.permits})`, apply: (v, o) => (o.permits = int('--permits', v, 1, 1024)) },
+  depth: { arg: 'N', help: `--kind reentrant: nesting depth, the outermost acquisition included (default ${d.depth})`,
+    apply: (v, o) => (o.depth = int('--depth', v, 1, 1000)) },
+  kills: { arg: 'N', help: `--kind election: leader deaths of each sort, crash and resign, alternately (default ${d.kills})`,
+    apply: (v, o) => (o.kills = int('--kills', v, 1, 10_000)) },
+  permits: { arg: 'N', help: `--kind semaphore: permits per key (default ${d.permits})`,
+    apply: (v, o) => (o.permits = int('--permits', v, 1, 1024)) },
   'start-at': {
     arg: 'TIME',
     help: 'start (warm-up first) when the wall clock reads TIME: ISO 8601 with a zone (2026-05-01T12:00:00Z) or @EPOCH\n' +
@@ -112,10 +124,12 @@ const FLAGS: Readonly<Record<string, Flag>> = {
       'exceed its cycles fails (errors.rate<=50%)',
     apply: (v, o) => (o.thresholds = [...o.thresholds, rule('--threshold', v)]),
   },
-  'abort-on-fail': { switch: true, help: 'stop the run as soon as a threshold fails in a second past --abort-grace (k6\'s abortOnFail)', apply: (_, o) => (o.abortOnFail = true) },
+  'abort-on-fail': { switch: true, help: 'stop the run as soon as a threshold fails in a second past --abort-grace (k6\'s abortOnFail)',
+    apply: (_, o) => (o.abortOnFail = true) },
   'abort-grace': {
     arg: 'TIME',
-    help: `with --abort-on-fail: measured time before a failed threshold stops the run; a bare number is seconds (default ${d.abortGraceMs / 1000}s)`,
+    help: `with --abort-on-fail: measured time before a failed threshold stops the run; a bare number is seconds (default `
+      + `${d.abortGraceMs / 1000}s)`,
     apply: (v, o) => (o.abortGraceMs = time('--abort-grace', v, 's', 0)),
   },
   sweep: {
@@ -125,16 +139,20 @@ const FLAGS: Readonly<Record<string, Flag>> = {
       'and the curve (throughput and percentiles by rate). The table, JSON and HTML are the knee\'s run plus the curve',
     apply: (_, o) => (o.sweep = { step: o.sweep?.step ?? 'x1.5', steps: o.sweep?.steps ?? 8 }),
   },
-  'sweep-step': { arg: 'STEP', help: 'with --sweep: x1.5 multiplies the rate each step, +500 adds to it (default x1.5)', apply: (v, o) => (o.sweep = { steps: o.sweep?.steps ?? 8, step: sweepStep(v) }) },
-  'sweep-steps': { arg: 'N', help: 'with --sweep: at most N rising steps (default 8)', apply: (v, o) => (o.sweep = { step: o.sweep?.step ?? 'x1.5', steps: int('--sweep-steps', v, 2, 100) }) },
+  'sweep-step': { arg: 'STEP', help: 'with --sweep: x1.5 multiplies the rate each step, +500 adds to it (default x1.5)',
+    apply: (v, o) => (o.sweep = { steps: o.sweep?.steps ?? 8, step: sweepStep(v) }) },
+  'sweep-steps': { arg: 'N', help: 'with --sweep: at most N rising steps (default 8)',
+    apply: (v, o) => (o.sweep = { step: o.sweep?.step ?? 'x1.5', steps: int('--sweep-steps', v, 2, 100) }) },
   otlp: {
     arg: 'URL',
     help: 'export the run\'s metrics each second to an OTLP/HTTP endpoint (e.g. http://localhost:4318/v1/metrics) with\n' +
       'OpenTelemetry\'s exporter: cycles, errors by code, late starts, latency histograms by operation (µs)',
     apply: (v, o) => (o.otlp = otlpUrl(v)),
   },
-  json: { arg: 'FILE', help: 'write the full result: merged histograms (encoded), counts, per-worker counts, host line', apply: (v, o) => (o.json = path('--json', v)) },
-  html: { arg: 'FILE', help: 'write a self-contained report: latency percentiles per operation, throughput over time', apply: (v, o) => (o.html = path('--html', v)) },
+  json: { arg: 'FILE', help: 'write the full result: merged histograms (encoded), counts, per-worker counts, host line',
+    apply: (v, o) => (o.json = path('--json', v)) },
+  html: { arg: 'FILE', help: 'write a self-contained report: latency percentiles per operation, throughput over time',
+    apply: (v, o) => (o.html = path('--html', v)) },
 };
 
 export const LOADTEST_USAGE = `usage: pipelock loadtest [flags]
@@ -153,10 +171,12 @@ Exit codes: 0 done, 1 the run failed (unreachable masters, no redis-server), 2 b
 
 /** Parses and validates `pipelock loadtest` flags into LoadOptions; throws UsageError naming the flag. */
 export function parseLoadFlags(args: readonly string[]): LoadOptions | 'help' {
-  const options = Object.fromEntries(Object.entries(FLAGS).map(([name, flag]) => [name, { type: flag.switch ? 'boolean' as const : 'string' as const, multiple: flag.repeatable === true }]));
+  const options = Object.fromEntries(Object.entries(FLAGS).map(([name, flag]) => [name,
+    { type: flag.switch ? 'boolean' as const : 'string' as const, multiple: flag.repeatable === true }]));
   let values: Record<string, string | boolean | string[] | undefined>;
   try {
-    const parsed = parseArgs({ args: negativeValues(args), options: { ...options, help: { type: 'boolean' } }, strict: true, allowPositionals: false, tokens: true });
+    const parsed = parseArgs({ args: negativeValues(args), options: { ...options, help: { type: 'boolean' } }, strict: true,
+      allowPositionals: false, tokens: true });
     checkRepeats(parsed.tokens.filter((t) => t.kind !== 'option' || FLAGS[t.name]?.repeatable !== true));
     values = parsed.values;
   } catch (error) {
@@ -175,38 +195,56 @@ export function parseLoadFlags(args: readonly string[]): LoadOptions | 'help' {
 }
 
 /** The flags of a cycle run, which an election run (a fixed three campaigners until --kills deaths) does not take. */
-const kNotElection = ['workers', 'concurrency', 'rate', 'duration', 'warmup', 'keys', 'retry-count', 'retry-delay', 'retry-jitter', 'operation', 'html', 'start-at'];
+const kNotElection = ['workers', 'concurrency', 'rate', 'duration', 'warmup', 'keys', 'retry-count', 'retry-delay', 'retry-jitter',
+  'operation', 'html', 'start-at'];
 
 function checkElection(o: LoadOptions, given: (name: string) => boolean): void {
   if (given('kills') && o.kind !== 'election') throw new UsageError('--kills', 'needs --kind election');
   if (o.kind !== 'election') return;
   const other = kNotElection.find(given);
-  if (other !== undefined) throw new UsageError(`--${other}`, 'conflicts with --kind election: it runs three campaigners in one process until --kills leaders of each sort have died');
-  if (o.lockMs < kMinLeaseMs) throw new UsageError('--lock-duration', `must be at least ${kMinLeaseMs}ms with --kind election (the lease: its renew deadline is a third of it, its retry period that / 2.5)`, `${o.lockMs}ms`);
+  if (other !== undefined) throw new UsageError(`--${other}`,
+    'conflicts with --kind election: it runs three campaigners in one process until --kills leaders of each sort have died');
+  if (o.lockMs < kMinLeaseMs)
+    throw new UsageError('--lock-duration',
+      `must be at least ${kMinLeaseMs}ms with --kind election (the lease: its renew deadline is a third of it, its retry `
+        + `period that / 2.5)`, `${o.lockMs}ms`);
 }
 
 function checkCombination(o: LoadOptions, given: (name: string) => boolean): void {
   const fought = kScenarioSets.find((name) => given(name));
-  if (given('scenario') && fought !== undefined) throw new UsageError(`--${fought}`, 'conflicts with --scenario: the scenario file sets it (see its stages and mix)');
+  if (given('scenario') && fought !== undefined)
+    throw new UsageError(`--${fought}`, 'conflicts with --scenario: the scenario file sets it (see its stages and mix)');
   checkElection(o, given);
   checkSweep(o, given);
   if (given('abort-grace') && !o.abortOnFail) throw new UsageError('--abort-grace', 'needs --abort-on-fail');
-  if (o.kind === 'election' && (given('threshold') || o.abortOnFail)) throw new UsageError(given('threshold') ? '--threshold' : '--abort-on-fail', 'conflicts with --kind election: it measures failover times, not cycles');
+  if (o.kind === 'election' && (given('threshold') || o.abortOnFail)) throw new UsageError(given('threshold') ? '--threshold'
+    : '--abort-on-fail', 'conflicts with --kind election: it measures failover times, not cycles');
   const late = o.thresholds.find((t) => t.metric.startsWith('late.'));
-  if (late !== undefined && o.rate === 0) throw new UsageError('--threshold', 'judges late starts, which only an open loop (--rate) has', late.rule);
+  if (late !== undefined && o.rate === 0)
+    throw new UsageError('--threshold', 'judges late starts, which only an open loop (--rate) has', late.rule);
   if (given('permits') && o.kind !== 'semaphore') throw new UsageError('--permits', 'needs --kind semaphore');
-  if (given('servers') && given('masters')) throw new UsageError('--masters', 'conflicts with --servers: embedded masters are started only when no --servers is given');
-  if (given('rate') && given('concurrency') && o.operation !== 'renew-hold') throw new UsageError('--rate', `conflicts with --concurrency: an open loop (--rate) starts cycles on its schedule, at most ${kOpenInFlight} (+ rate × hold) in flight per worker`);
-  if (o.rate > 0 && o.operation === 'renew-hold') throw new UsageError('--rate', 'conflicts with --operation renew-hold: its locks are held for the whole run, not started at a rate');
+  if (given('servers') && given('masters'))
+    throw new UsageError('--masters', 'conflicts with --servers: embedded masters are started only when no --servers is given');
+  if (given('rate') && given('concurrency') && o.operation !== 'renew-hold')
+    throw new UsageError('--rate',
+      `conflicts with --concurrency: an open loop (--rate) starts cycles on its schedule, at most ${kOpenInFlight} (+ rate × hold) in `
+        + `flight per worker`);
+  if (o.rate > 0 && o.operation === 'renew-hold')
+    throw new UsageError('--rate', 'conflicts with --operation renew-hold: its locks are held for the whole run, not started at a rate');
   if (runsUnderUsing(o.operation) && o.lockMs < kMinUsingLockMs) {
-    throw new UsageError('--lock-duration', `must be at least ${kMinUsingLockMs}ms with --operation ${o.operation} (using() extends when less than ${kMinUsingLockMs - 101}ms remain)`, `${o.lockMs}ms`);
+    throw new UsageError('--lock-duration',
+      `must be at least ${kMinUsingLockMs}ms with --operation ${o.operation} (using() extends when less than `
+        + `${kMinUsingLockMs - 101}ms remain)`, `${o.lockMs}ms`);
   }
   if (given('depth') && o.kind !== 'reentrant') throw new UsageError('--depth', 'needs --kind reentrant: only a reentrant lock nests');
-  if (o.kind === 'reentrant' && o.operation !== 'acquire-release') throw new UsageError('--kind', `reentrant runs acquire-release cycles only: it conflicts with --operation ${o.operation}`, o.kind);
-  if (o.operation === 'renew-hold' && given('hold')) throw new UsageError('--hold', 'conflicts with --operation renew-hold: its locks are held until the run ends');
-  // using() extends its lock while the routine runs, and an election renews its leader's lease; the plain cycles would hold an expired lock.
+  if (o.kind === 'reentrant' && o.operation !== 'acquire-release')
+    throw new UsageError('--kind', `reentrant runs acquire-release cycles only: it conflicts with --operation ${o.operation}`, o.kind);
+  if (o.operation === 'renew-hold' && given('hold'))
+    throw new UsageError('--hold', 'conflicts with --operation renew-hold: its locks are held until the run ends');
+    // using() extends its lock while the routine runs, and an election renews its lease: plain cycles would hold an expired lock.
   if (!runsUnderUsing(o.operation) && o.kind !== 'election' && o.holdMs >= o.lockMs) {
-    throw new UsageError('--hold', `must be shorter than --lock-duration (${o.lockMs}ms): the lock would expire while held`, `${o.holdMs}ms`);
+    throw new UsageError('--hold',
+      `must be shorter than --lock-duration (${o.lockMs}ms): the lock would expire while held`, `${o.holdMs}ms`);
   }
   if (o.json !== undefined && o.json === o.html) throw new UsageError('--html', 'conflicts with --json: both name the same file');
 }
@@ -217,7 +255,8 @@ function checkSweep(o: LoadOptions, given: (name: string) => boolean): void {
   if (part !== undefined && !given('sweep')) throw new UsageError(`--${part}`, 'needs --sweep');
   if (!given('sweep')) return;
   if (o.rate === 0) throw new UsageError('--sweep', 'needs --rate: the first rate of the sweep (an open loop)');
-  if (o.thresholds.length === 0) throw new UsageError('--sweep', 'needs --threshold: the bound the sweep raises the rate to (e.g. acquire.p99<10ms)');
+  if (o.thresholds.length === 0)
+    throw new UsageError('--sweep', 'needs --threshold: the bound the sweep raises the rate to (e.g. acquire.p99<10ms)');
   const other = ['scenario', 'abort-on-fail', 'start-at'].find(given);
   if (other !== undefined) throw new UsageError(`--${other}`, 'conflicts with --sweep');
 }
@@ -225,7 +264,8 @@ function checkSweep(o: LoadOptions, given: (name: string) => boolean): void {
 /** `x1.5` (multiply, > 1) or `+500` (add, > 0). */
 function sweepStep(value: string): string {
   const match = /^(x|\+)(\d+(?:\.\d+)?)$/.exec(value.trim());
-  if (match === null || Number(match[2]) <= (match[1] === 'x' ? 1 : 0)) throw new UsageError('--sweep-step', 'must be xFACTOR (above 1, e.g. x1.5) or +RATE (e.g. +500)', value);
+  if (match === null || Number(match[2]) <= (match[1] === 'x' ? 1 : 0))
+    throw new UsageError('--sweep-step', 'must be xFACTOR (above 1, e.g. x1.5) or +RATE (e.g. +500)', value);
   return `${match[1]!}${match[2]!}`;
 }
 
@@ -234,6 +274,7 @@ function otlpUrl(value: string): string {
   try {
     url = new URL(value);
   } catch { /* reported below */ }
-  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new UsageError('--otlp', 'must be an http:// or https:// URL (an OTLP/HTTP metrics endpoint)', value);
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+    throw new UsageError('--otlp', 'must be an http:// or https:// URL (an OTLP/HTTP metrics endpoint)', value);
   return value;
 }

@@ -56,17 +56,21 @@ export async function inspect(args: readonly string[]): Promise<number> {
 export function formatInspect(r: InspectReport): string {
   const lines = [`pipelock inspect: ${r.masters.length} master(s), quorum ${r.quorum}, keys matching ${JSON.stringify(r.match)}`];
   for (const m of r.masters) {
-    lines.push(`  ${m.url}: ${!m.reachable ? `unreachable (${m.error ?? '?'})` : m.error !== undefined ? `failed (${m.error})` : `${m.scanned} keys examined${m.complete ? '' : ' (stopped at --limit or --time-limit: incomplete)'}`}`);
+    const scanned = `${m.scanned} keys examined${m.complete ? '' : ' (stopped at --limit or --time-limit: incomplete)'}`;
+    lines.push(`  ${m.url}: ${!m.reachable ? `unreachable (${m.error ?? '?'})` : m.error !== undefined ? `failed (${m.error})` : scanned}`);
   }
   lines.push('', `locks (${r.locks.length})`);
   for (const l of r.locks) {
-    lines.push(`  ${l.state.padEnd(9)}${l.key}  owner ${l.owner}  on ${l.masters}/${r.masters.length}  ttl ${ttl(l.pttlMs)}${l.otherOwners > 0 ? `  +${l.otherOwners} other owner(s)` : ''}`);
+    lines.push(`  ${l.state.padEnd(9)}${l.key}  owner ${l.owner}  on ${l.masters}/${r.masters.length}  ttl `
+      + `${ttl(l.pttlMs)}${l.otherOwners > 0 ? `  +${l.otherOwners} other owner(s)` : ''}`);
   }
   lines.push('', `no TTL: leaks, held until deleted (${r.noTtl.length})`);
   for (const k of r.noTtl) lines.push(`  ${k.key}  ${k.kind} on ${k.masters} master(s)`);
   if (r.otherNoTtl > 0) lines.push(`  and ${r.otherNoTtl} other matching key(s) without TTL that are not pipelock's`);
   lines.push('', `fencing counters and run-once markers (${r.markers.length})`);
-  for (const m of r.markers) lines.push(`  ${m.kind.padEnd(18)}${m.key}${m.value === undefined ? '' : ` = ${m.value}`}  on ${m.masters}/${r.masters.length}  ttl ${ttl(m.pttlMs)}`);
+  for (const m of r.markers)
+    lines.push(`  ${m.kind.padEnd(18)}${m.key}${m.value === undefined ? '' : ` = ${m.value}`}  on ${m.masters}/${r.masters.length}  ttl `
+      + ttl(m.pttlMs));
   return lines.join('\n');
 }
 

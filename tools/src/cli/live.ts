@@ -12,7 +12,8 @@ export function liveReporter(stream: NodeJS.WriteStream = process.stderr): { onS
   return {
     onSecond(sample) {
       const line = `${String(sample.second).padStart(4)}s ${sample.warmup ? 'warm-up ' : 'measure '}` +
-        `${String(sample.cycles).padStart(8)} cycles/s  acquire p50 ${sample.p50} µs p99 ${sample.p99} µs  errors ${sample.errors}/s (${sample.totalErrors} total)` +
+        `${String(sample.cycles).padStart(8)} cycles/s  acquire p50 ${sample.p50} µs p99 ${sample.p99} µs  errors ${sample.errors}/s `
+          + `(${sample.totalErrors} total)` +
         (sample.measured?.due === undefined ? '' : `  late starts ${sample.lateStarts}/s`);
       if (tty) {
         stream.write(`\r\x1b[2K${line}`);

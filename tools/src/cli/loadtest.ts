@@ -80,7 +80,8 @@ async function cycleRun(options: LoadOptions, urls: readonly string[], run: RunC
   if (options.sweep !== undefined) return sweepRun(options, urls, run);
   const { result, missing } = await measure(options, urls, run);
   console.log(formatResult(result));
-  if (missing > 0) console.error(`pipelock loadtest: ${missing} worker(s) did not stop in time and were terminated; their counts are missing`);
+  if (missing > 0)
+    console.error(`pipelock loadtest: ${missing} worker(s) did not stop in time and were terminated; their counts are missing`);
   await writeOutputs(result, options);
   if (result.cycles + releasedUnconfirmed(result) === 0) {
     console.error('pipelock loadtest: no cycle completed in the measured window (see errors above)');
@@ -110,6 +111,8 @@ function flagsOf(options: LoadOptions): HostLine['flags'] {
     mix: mix === undefined ? null : mix.map(describeEntry),
     thresholds: options.thresholds.map((t) => t.rule),
     otlp: options.otlp === undefined ? null : redactUrl(options.otlp),
-    sweep: options.sweep === undefined ? null : `${options.sweep.step}, at most ${options.sweep.steps} steps`, servers: options.servers.map(redactUrl), json: options.json ?? null, html: options.html ?? null, startAt: options.startAt === undefined ? null : new Date(options.startAt).toISOString(),
+    sweep: options.sweep === undefined ? null : `${options.sweep.step}, at most ${options.sweep.steps} steps`,
+      servers: options.servers.map(redactUrl), json: options.json ?? null, html: options.html ?? null,
+        startAt: options.startAt === undefined ? null : new Date(options.startAt).toISOString(),
   };
 }

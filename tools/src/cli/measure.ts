@@ -17,9 +17,11 @@ export interface RunContext {
 }
 
 /** One measured run: the load, its result with parts and threshold verdicts; `missing` workers were terminated. */
-export async function measure(options: LoadOptions, urls: readonly string[], run: RunContext): Promise<{ result: RunResult; missing: number }> {
+export async function measure(options: LoadOptions, urls: readonly string[],
+  run: RunContext): Promise<{ result: RunResult; missing: number }> {
   const { live, stop } = run;
-  if (options.startAt !== undefined) console.error(`pipelock loadtest: ready; starting at ${new Date(options.startAt).toISOString()} (--start-at)`);
+  if (options.startAt !== undefined)
+    console.error(`pipelock loadtest: ready; starting at ${new Date(options.startAt).toISOString()} (--start-at)`);
   const watch = new ThresholdWatch(options, (rule) => {
     console.error(`\npipelock loadtest: threshold ${rule} failed, stopping (--abort-on-fail)`);
     stop.abort();
@@ -31,7 +33,8 @@ export async function measure(options: LoadOptions, urls: readonly string[], run
     onStart: () => {
       startedWall = Date.now();
       const load = options.rate > 0 ? ` at ${options.rate}/s` : '';
-      console.error(`pipelock loadtest: ${options.workers} workers started on ${urls.length} masters${load}; ${options.warmupMs / 1000}s warm-up, then ${options.durationMs / 1000}s measured`);
+      console.error(`pipelock loadtest: ${options.workers} workers started on ${urls.length} masters${load}; ${options.warmupMs / 1000}s `
+        + `warm-up, then ${options.durationMs / 1000}s measured`);
     },
     onSecond: (sample) => {
       live.onSecond(sample);
@@ -52,10 +55,12 @@ export async function measure(options: LoadOptions, urls: readonly string[], run
     timeline: output.timeline,
     cpu: output.cpu,
     // On the wall clock, so that report merge can check runs from several machines measured together.
-    ...(startedWall === 0 ? {} : { window: { from: startedWall + options.warmupMs, to: startedWall + options.warmupMs + output.measuredSeconds * 1000 } }),
+    ...(startedWall === 0 ? {}
+      : { window: { from: startedWall + options.warmupMs, to: startedWall + options.warmupMs + output.measuredSeconds * 1000 } }),
   });
   const parts = partsOf(built, output.reports, partNames(options), stageSeconds(options, built.measuredSeconds));
-  const result = { ...built, ...parts, thresholds: watch.final(built), ...(watch.abortedBy === undefined ? {} : { abortedBy: watch.abortedBy }) };
+  const result =
+    { ...built, ...parts, thresholds: watch.final(built), ...(watch.abortedBy === undefined ? {} : { abortedBy: watch.abortedBy }) };
   return { result, missing: output.missing };
 }
 

@@ -9,7 +9,8 @@ export interface OpsFlag {
 }
 
 /** Parses `pipelock <command>` flags (strings and --json/--help booleans); --servers is required. */
-export function parseOpsFlags(command: string, args: readonly string[], flags: Readonly<Record<string, OpsFlag>>, booleans: readonly string[], clusters = false): { servers: string[]; values: Record<string, string | boolean | undefined> } | 'help' {
+export function parseOpsFlags(command: string, args: readonly string[], flags: Readonly<Record<string, OpsFlag>>,
+  booleans: readonly string[], clusters = false): { servers: string[]; values: Record<string, string | boolean | undefined> } | 'help' {
   const options: Record<string, { type: 'string' | 'boolean' }> = { help: { type: 'boolean' } };
   for (const name of Object.keys(flags)) options[name] = { type: booleans.includes(name) ? 'boolean' : 'string' };
   let values: Record<string, string | boolean | undefined>;
@@ -21,7 +22,8 @@ export function parseOpsFlags(command: string, args: readonly string[], flags: R
     throw fromParseArgs(error, command);
   }
   if (values.help === true) return 'help';
-  if (typeof values.servers !== 'string') throw new UsageError('--servers', 'is required: the comma-separated redis:// URLs of the masters your Redlock uses');
+  if (typeof values.servers !== 'string')
+    throw new UsageError('--servers', 'is required: the comma-separated redis:// URLs of the masters your Redlock uses');
   return { servers: parseServers(values.servers, clusters), values };
 }
 

@@ -35,10 +35,12 @@ function parse(args: readonly string[]): ReleaseOptions | 'help' {
   if (typeof v.force !== 'string' || v.force === '') throw new UsageError('--force', 'is required: the lock\'s resources, comma-separated');
   if (typeof v.reason !== 'string' || v.reason === '') throw new UsageError('--reason', 'is required: the holder is told it');
   const markerMs = typeof v['marker-ttl'] === 'string' ? Number(v['marker-ttl']) : 60_000;
-  if (!Number.isSafeInteger(markerMs) || markerMs <= 0) throw new UsageError('--marker-ttl', 'must be a positive integer of ms', String(v['marker-ttl']));
+  if (!Number.isSafeInteger(markerMs) || markerMs <= 0)
+    throw new UsageError('--marker-ttl', 'must be a positive integer of ms', String(v['marker-ttl']));
   const keys = v.force.split(',').map((key) => key.trim());
   if (keys.some((key) => key === '')) throw new UsageError('--force', 'must not name an empty key', v.force);
-  if (v.yes !== true) throw new UsageError('--yes', `is required to write: this would delete ${keys.join(', ')} on every master, whoever holds it`);
+  if (v.yes !== true)
+    throw new UsageError('--yes', `is required to write: this would delete ${keys.join(', ')} on every master, whoever holds it`);
   return { servers: parsed.servers, keys, reason: v.reason, markerMs };
 }
 
@@ -60,7 +62,8 @@ export async function release(args: readonly string[]): Promise<number> {
   const redlock = new Redlock(options.servers, { retryCount: 0 });
   try {
     const result = await redlock.forceRelease(options.keys, { reason: options.reason, markerMs: options.markerMs });
-    console.log(`pipelock release: ${options.keys.join(', ')} force-released on ${result.masters} of ${options.servers.length} masters (${result.held ? 'it was held' : 'nobody held it'}); reason: ${options.reason}`);
+    console.log(`pipelock release: ${options.keys.join(', ')} force-released on ${result.masters} of ${options.servers.length} masters `
+      + `(${result.held ? 'it was held' : 'nobody held it'}); reason: ${options.reason}`);
     return EXIT.ok;
   } catch (error) {
     console.error(`pipelock release: ${(error as Error).message}`);

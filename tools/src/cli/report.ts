@@ -59,7 +59,8 @@ export async function report(args: readonly string[]): Promise<number> {
 /** Bad arguments and bad inputs alike: exit code 2, the message naming the flag or the file. */
 function usage(error: unknown): number {
   const flagged = error instanceof UsageError;
-  console.error(`pipelock report: ${error instanceof Error ? error.message : String(error)}${flagged ? '\nTry pipelock report --help.' : ''}`);
+  const message = error instanceof Error ? error.message : String(error);
+  console.error(`pipelock report: ${message}${flagged ? '\nTry pipelock report --help.' : ''}`);
   return EXIT.usage;
 }
 
@@ -77,7 +78,8 @@ export function parseReportArgs(args: readonly string[]): MergeArgs | 'help' {
   if (sub !== 'merge') throw new UsageError('report', 'takes the subcommand merge or compare', sub ?? '');
   let parsed;
   try {
-    parsed = parseArgs({ args: rest, allowPositionals: true, strict: true, tokens: true, options: { json: { type: 'string' }, html: { type: 'string' }, 'allow-disjoint': { type: 'boolean' }, help: { type: 'boolean' } } });
+    parsed = parseArgs({ args: rest, allowPositionals: true, strict: true, tokens: true,
+      options: { json: { type: 'string' }, html: { type: 'string' }, 'allow-disjoint': { type: 'boolean' }, help: { type: 'boolean' } } });
     checkRepeats(parsed.tokens);
   } catch (error) {
     throw fromParseArgs(error, 'report merge');
@@ -88,7 +90,8 @@ export function parseReportArgs(args: readonly string[]): MergeArgs | 'help' {
   if (files.length < 2) throw new UsageError('report merge', 'needs at least two result files (written by pipelock loadtest --json)');
   // The same run twice would count its histograms and cycles twice.
   const repeated = files.findIndex((file, i) => files.indexOf(file) !== i);
-  if (repeated !== -1) throw new UsageError('report merge', `must not name a result file twice (file ${repeated + 1} repeats file ${files.indexOf(files[repeated]!) + 1})`, files[repeated]);
+  if (repeated !== -1) throw new UsageError('report merge',
+    `must not name a result file twice (file ${repeated + 1} repeats file ${files.indexOf(files[repeated]!) + 1})`, files[repeated]);
   if (json !== undefined) path('--json', json);
   if (html !== undefined) path('--html', html);
   if (json !== undefined && json === html) throw new UsageError('--html', 'conflicts with --json: both name the same file');

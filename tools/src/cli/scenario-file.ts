@@ -17,7 +17,8 @@ function word(read: Reader, path: Path, value: Value): string {
   return String(value);
 }
 
-const kTop = ['masters', 'servers', 'workers', 'warmup', 'lockDuration', 'retryCount', 'retryDelay', 'retryJitter', 'thresholds', 'abortOnFail', 'abortGrace', 'stages', 'mix'];
+const kTop = ['masters', 'servers', 'workers', 'warmup', 'lockDuration', 'retryCount', 'retryDelay', 'retryJitter', 'thresholds',
+  'abortOnFail', 'abortGrace', 'stages', 'mix'];
 const kStage = ['duration', 'rate', 'concurrency', 'ramp'];
 const kEntry = ['name', 'weight', 'operation', 'kind', 'depth', 'permits', 'keys', 'hold'];
 
@@ -65,7 +66,8 @@ class Reader {
 
   object(path: Path, value: Value, known: readonly string[]): Record<string, Value> {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) this.fail(path, 'must be a mapping (key: value)');
-    for (const key of Object.keys(value)) if (!known.includes(key)) this.fail([...path, key], `is not a field here (one of ${known.join(', ')})`);
+    for (const key of Object.keys(value)) if (!known.includes(key))
+      this.fail([...path, key], `is not a field here (one of ${known.join(', ')})`);
     return value as Record<string, Value>;
   }
 
@@ -86,14 +88,18 @@ export function applyScenario(file: string, into: Mutable): void {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
   const error = doc.errors[0];
-  if (error !== undefined) throw new UsageError('--scenario', `${file}:${lines.linePos(error.pos[0]).line}: is not valid YAML or JSON (${error.message.split('\n')[0]!})`);
+  if (error !== undefined) throw new UsageError('--scenario',
+    `${file}:${lines.linePos(error.pos[0]).line}: is not valid YAML or JSON (${error.message.split('\n')[0]!})`);
   const read = new Reader(file, doc, lines);
   const top = read.object([], doc.toJS() as Value, kTop);
   applyTop(read, top, into);
   const stages = read.list(['stages'], top.stages).map((s, i) => stage(read, ['stages', i], s));
   const open = stages[0]!.open;
   stages.forEach((s, i) => {
-    if (s.open !== open) read.fail(['stages', i], `sets ${s.open ? 'rate' : 'concurrency'} where stage 0 sets ${open ? 'rate' : 'concurrency'}: a run is an open or a closed loop throughout`);
+    if (s.open !== open)
+      read.fail(['stages', i],
+        `sets ${s.open ? 'rate' : 'concurrency'} where stage 0 sets ${open ? 'rate' : 'concurrency'}: a run is an open or a closed `
+          + `loop throughout`);
   });
   const peak = Math.max(...stages.map((s) => s.target));
   if (peak <= 0) read.fail(['stages'], 'must have a stage with a target above 0');
@@ -101,10 +107,12 @@ export function applyScenario(file: string, into: Mutable): void {
   into.durationMs = stages.reduce((n, s) => n + s.durationMs, 0);
   into.rate = open ? peak : 0;
   if (!open) into.concurrency = peak;
-  const mix = top.mix === undefined ? [defaultEntry(into)] : read.list(['mix'], top.mix).map((e, i) => entry(read, ['mix', i], e, into.lockMs));
+  const mix =
+    top.mix === undefined ? [defaultEntry(into)] : read.list(['mix'], top.mix).map((e, i) => entry(read, ['mix', i], e, into.lockMs));
   const names = mix.map((e) => e.name);
   names.forEach((name, i) => {
-    if (names.indexOf(name) !== i) read.fail(['mix', i, 'name'], `repeats ${JSON.stringify(name)}: each entry's results are shown under its name`);
+    if (names.indexOf(name) !== i)
+      read.fail(['mix', i, 'name'], `repeats ${JSON.stringify(name)}: each entry's results are shown under its name`);
   });
   into.mix = mix;
   into.scenario = file;
@@ -123,14 +131,16 @@ export function readEntry(flag: string, path: Path, value: unknown, lockMs: numb
 function applyTop(read: Reader, top: Record<string, Value>, into: Mutable): void {
   const at = (key: string): Path => [key];
   if (top.masters !== undefined) into.masters = read.as(at('masters'), top.masters, (f, v) => int(f, v, 1, 64));
-  if (top.servers !== undefined) into.servers = read.as(at('servers'), Array.isArray(top.servers) ? top.servers.join(',') : top.servers, (_, v) => parseServers(v, true));
+  if (top.servers !== undefined) into.servers =
+    read.as(at('servers'), Array.isArray(top.servers) ? top.servers.join(',') : top.servers, (_, v) => parseServers(v, true));
   if (top.workers !== undefined) into.workers = read.as(at('workers'), top.workers, (f, v) => int(f, v, 1, 256));
   if (top.warmup !== undefined) into.warmupMs = read.as(at('warmup'), top.warmup, (f, v) => time(f, v, 's', 0));
   if (top.lockDuration !== undefined) into.lockMs = read.as(at('lockDuration'), top.lockDuration, (f, v) => time(f, v, 'ms', 1));
   if (top.retryCount !== undefined) into.retryCount = read.as(at('retryCount'), top.retryCount, (f, v) => int(f, v, -1, 1e6));
   if (top.retryDelay !== undefined) into.retryDelayMs = read.as(at('retryDelay'), top.retryDelay, (f, v) => time(f, v, 'ms', 0));
   if (top.retryJitter !== undefined) into.retryJitterMs = read.as(at('retryJitter'), top.retryJitter, (f, v) => time(f, v, 'ms', 0));
-  if (top.thresholds !== undefined) into.thresholds = read.list(at('thresholds'), top.thresholds).map((t, i) => read.as(['thresholds', i], t, (f, v) => rule(f, v)));
+  if (top.thresholds !== undefined)
+    into.thresholds = read.list(at('thresholds'), top.thresholds).map((t, i) => read.as(['thresholds', i], t, (f, v) => rule(f, v)));
   if (top.abortOnFail !== undefined) {
     if (typeof top.abortOnFail !== 'boolean') read.fail(at('abortOnFail'), 'must be true or false');
     into.abortOnFail = top.abortOnFail;
@@ -142,7 +152,8 @@ function stage(read: Reader, path: Path, value: Value): Stage & { open: boolean 
   const s = read.object(path, value, kStage);
   if (s.duration === undefined) read.fail([...path, 'duration'], 'is missing: every stage has a duration (e.g. 10s)');
   const durationMs = read.as([...path, 'duration'], s.duration, (f, v) => time(f, v, 's', 1));
-  if ((s.rate === undefined) === (s.concurrency === undefined)) read.fail(path, 'must set one of rate (cycles/s over all workers) and concurrency (in flight per worker)');
+  if ((s.rate === undefined) === (s.concurrency === undefined))
+    read.fail(path, 'must set one of rate (cycles/s over all workers) and concurrency (in flight per worker)');
   if (s.ramp !== undefined && typeof s.ramp !== 'boolean') read.fail([...path, 'ramp'], 'must be true or false');
   const open = s.rate !== undefined;
   const target = open
@@ -152,7 +163,8 @@ function stage(read: Reader, path: Path, value: Value): Stage & { open: boolean 
 }
 
 function defaultEntry(o: LoadOptions): MixEntry {
-  return { name: o.operation, weight: 1, operation: o.operation, kind: o.kind === 'election' ? 'mutex' : o.kind, depth: o.depth, permits: o.permits,
+  return { name: o.operation, weight: 1, operation: o.operation, kind: o.kind === 'election' ? 'mutex' : o.kind,
+    depth: o.depth, permits: o.permits,
     keys: { distribution: 'uniform', count: o.keys }, hold: { distribution: 'fixed', ms: o.holdMs } };
 }
 
@@ -163,10 +175,13 @@ function entry(read: Reader, path: Path, value: Value, lockMs: number): MixEntry
   const weight = e.weight === undefined ? 1 : read.as(field('weight'), e.weight, (f, v) => num(f, v, 1e9));
   const operation = e.operation === undefined ? 'acquire-release' : word(read, field('operation'), e.operation);
   if (!(OPERATIONS as readonly string[]).includes(operation) || operation === 'renew-hold') {
-    read.fail(field('operation'), `must be one of ${OPERATIONS.filter((o) => o !== 'renew-hold').join(', ')} (renew-hold runs alone, from the flags: its locks are held for the whole run)`);
+    read.fail(field('operation'),
+      `must be one of ${OPERATIONS.filter((o) => o !== 'renew-hold').join(', ')} (renew-hold runs alone, from the flags: its locks are `
+        + `held for the whole run)`);
   }
   const kind = e.kind === undefined ? 'mutex' : word(read, field('kind'), e.kind);
-  if (!(KINDS as readonly string[]).includes(kind) || kind === 'election') read.fail(field('kind'), `must be one of ${KINDS.filter((k) => k !== 'election').join(', ')}`);
+  if (!(KINDS as readonly string[]).includes(kind) || kind === 'election')
+    read.fail(field('kind'), `must be one of ${KINDS.filter((k) => k !== 'election').join(', ')}`);
   if (kind === 'reentrant' && operation !== 'acquire-release') read.fail(field('kind'), 'reentrant runs acquire-release cycles only');
   if (e.depth !== undefined && kind !== 'reentrant') read.fail(field('depth'), 'needs kind reentrant');
   if (e.permits !== undefined && kind !== 'semaphore') read.fail(field('permits'), 'needs kind semaphore');
@@ -175,19 +190,24 @@ function entry(read: Reader, path: Path, value: Value, lockMs: number): MixEntry
   const keys = keysOf(read, field('keys'), e.keys);
   const hold = holdOf(read, field('hold'), e.hold, lockMs);
   const op = operation as MixEntry['operation'];
-  if (runsUnderUsing(op) && lockMs < kMinUsingLockMs) read.fail(field('operation'), `using needs lockDuration of at least ${kMinUsingLockMs}ms`);
-  if (!runsUnderUsing(op) && maxHold(hold) >= lockMs) read.fail(field('hold'), `must stay shorter than lockDuration (${lockMs}ms): the lock would expire while held`);
+  if (runsUnderUsing(op) && lockMs < kMinUsingLockMs)
+    read.fail(field('operation'), `using needs lockDuration of at least ${kMinUsingLockMs}ms`);
+  if (!runsUnderUsing(op) && maxHold(hold) >= lockMs)
+    read.fail(field('hold'), `must stay shorter than lockDuration (${lockMs}ms): the lock would expire while held`);
   return { name, weight, operation: op, kind: kind as MixEntry['kind'], depth, permits, keys, hold };
 }
 
 function keysOf(read: Reader, path: Path, value: Value): KeyDistribution {
   if (value === undefined) return { distribution: 'uniform', count: 10_000 };
-  if (typeof value === 'number' || typeof value === 'string') return { distribution: 'uniform', count: read.as(path, value, (f, v) => int(f, v, 1, 1e9)) };
+  if (typeof value === 'number' || typeof value === 'string')
+    return { distribution: 'uniform', count: read.as(path, value, (f, v) => int(f, v, 1, 1e9)) };
   const k = read.object(path, value, ['distribution', 'count', 'exponent', 'hot', 'share']);
-  const count = k.count === undefined ? read.fail([...path, 'count'], 'is missing: how many keys') : read.as([...path, 'count'], k.count, (f, v) => int(f, v, 1, 1e9));
+  const count = k.count === undefined ? read.fail([...path, 'count'], 'is missing: how many keys')
+    : read.as([...path, 'count'], k.count, (f, v) => int(f, v, 1, 1e9));
   const distribution = k.distribution === undefined ? 'uniform' : word(read, [...path, 'distribution'], k.distribution);
   const only = (allowed: string[]): void => {
-    for (const key of ['exponent', 'hot', 'share']) if (k[key] !== undefined && !allowed.includes(key)) read.fail([...path, key], `is not a field of the ${distribution} distribution`);
+    for (const key of ['exponent', 'hot', 'share']) if (k[key] !== undefined && !allowed.includes(key))
+      read.fail([...path, key], `is not a field of the ${distribution} distribution`);
   };
   switch (distribution) {
     case 'uniform':
@@ -195,7 +215,8 @@ function keysOf(read: Reader, path: Path, value: Value): KeyDistribution {
       return { distribution: 'uniform', count };
     case 'zipf': {
       only(['exponent']);
-      if (count > kMaxZipfKeys) read.fail([...path, 'count'], `must be at most ${kMaxZipfKeys} with zipf (its table is built in every worker)`);
+      if (count > kMaxZipfKeys)
+        read.fail([...path, 'count'], `must be at most ${kMaxZipfKeys} with zipf (its table is built in every worker)`);
       const exponent = k.exponent === undefined ? 1 : read.as([...path, 'exponent'], k.exponent, (f, v) => num(f, v, 10));
       return { distribution: 'zipf', count, exponent };
     }
@@ -235,7 +256,8 @@ function holdOf(read: Reader, path: Path, value: Value, lockMs: number): HoldDis
     }
     case 'exponential':
       // Cut at half the lock by default: a draw far out in the tail must not outlive its lock.
-      return { distribution: 'exponential', mean: ms([...path, 'mean'], need('mean')), max: h.max === undefined ? Math.floor(lockMs / 2) : ms([...path, 'max'], h.max) };
+      return { distribution: 'exponential', mean: ms([...path, 'mean'], need('mean')),
+        max: h.max === undefined ? Math.floor(lockMs / 2) : ms([...path, 'max'], h.max) };
     default:
       return read.fail([...path, 'distribution'], 'must be fixed, uniform or exponential');
   }

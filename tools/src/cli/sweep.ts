@@ -34,7 +34,8 @@ export async function sweepRun(options: LoadOptions, urls: readonly string[], ru
     first ??= result;
     const ok = (result.thresholds ?? []).every((t) => t.ok) && !result.interrupted;
     steps.push(stepOf(rate, ok, result));
-    console.error(`pipelock loadtest: sweep ${rate}/s: ${result.throughput.toFixed(1)} cycles/s, acquire p99 ${result.operations.acquire.p99} µs, ${ok ? 'held' : 'failed'}`);
+    console.error(`pipelock loadtest: sweep ${rate}/s: ${result.throughput.toFixed(1)} cycles/s, acquire p99 `
+      + `${result.operations.acquire.p99} µs, ${ok ? 'held' : 'failed'}`);
     if (ok && rate > (knee?.rate ?? 0)) knee = { rate, result };
     if (!ok) fail = Math.min(fail, rate);
     return ok;
@@ -49,7 +50,8 @@ export async function sweepRun(options: LoadOptions, urls: readonly string[], ru
     await step(mid);
   }
   const shown = knee?.result ?? first!;
-  const result: RunResult = { ...shown, sweep: { bounds: withDefaults(options.thresholds).map((t) => t.rule), knee: knee?.rate ?? null, steps: steps.sort((a, b) => a.rate - b.rate) } };
+  const result: RunResult = { ...shown, sweep: { bounds: withDefaults(options.thresholds).map((t) => t.rule), knee: knee?.rate ?? null,
+    steps: steps.sort((a, b) => a.rate - b.rate) } };
   console.log(formatResult(result));
   await writeOutputs(result, options);
   return knee === undefined ? EXIT.thresholds : EXIT.ok;

@@ -19,7 +19,8 @@ export function formatResult(result: RunResult): string {
   lines.push(`measured ${result.measuredSeconds.toFixed(1)} s${result.interrupted ? ' (interrupted: stopped early)' : ''}`, '');
 
   lines.push(['latency (µs)'.padEnd(14), ...kColumns.map((c) => c.padStart(10))].join(''));
-  const row = (name: string, s: LatencySummary): string => [name.padEnd(14), ...[s.count, s.p50, s.p90, s.p99, s.p999, s.max].map((v) => String(v).padStart(10))].join('');
+  const row = (name: string, s: LatencySummary): string => [name.padEnd(14),
+    ...[s.count, s.p50, s.p90, s.p99, s.p999, s.max].map((v) => String(v).padStart(10))].join('');
   let rows = 0;
   for (const op of OP_NAMES) {
     const s = result.operations[op];
@@ -40,11 +41,13 @@ export function formatResult(result: RunResult): string {
     lines.push(`throughput    ${result.throughput.toFixed(1)} cycles/s (${result.cycles} cycles)`);
   }
   if (result.late !== undefined) {
-    lines.push(`late          ${result.late === 0 ? 'none' : `${result.late} cycles due in the window had not completed by its end (behind the schedule: the open loop's backlog)`}`);
+    lines.push(`late          ${result.late === 0 ? 'none'
+      : `${result.late} cycles due in the window had not completed by its end (behind the schedule: the open loop's backlog)`}`);
   }
   if (result.due !== undefined) {
     const share = result.due === 0 ? '' : ` (${((100 * (result.lateStarts ?? 0)) / result.due).toPrecision(3)}%)`;
-    lines.push(`late starts   ${result.lateStarts ?? 0} of ${result.due} cycles due${share} started over ${kLateStartMs}ms behind the schedule or never`);
+    lines.push(`late starts   ${result.lateStarts ?? 0} of ${result.due} cycles due${share} started over ${kLateStartMs}ms behind the `
+      + `schedule or never`);
   }
   const errors = Object.entries(result.errors).sort(([, a], [, b]) => b - a);
   lines.push(`errors        ${errors.length === 0 ? 'none' : errors.map(([code, n]) => `${code} ${n}`).join(', ')}`);
@@ -54,7 +57,8 @@ export function formatResult(result: RunResult): string {
   if (result.clamped > 0) lines.push(`clamped       ${result.clamped} latencies above 60 s recorded as 60 s`);
   for (const cpu of result.cpu) {
     const loops = result.workers.filter((w) => w.run === cpu.run).map((w) => `${Math.round(100 * w.elu)}%`).join(', ');
-    lines.push(`client CPU    ${Math.round(cpu.percentOfOneCore)}% of one core (whole process${result.runs > 1 ? `, run ${cpu.run + 1}` : ''}); worker event loops busy ${loops || '-'}`);
+    lines.push(`client CPU    ${Math.round(cpu.percentOfOneCore)}% of one core (whole `
+      + `process${result.runs > 1 ? `, run ${cpu.run + 1}` : ''}); worker event loops busy ${loops || '-'}`);
   }
   return lines.join('\n');
 }
@@ -63,10 +67,12 @@ export function formatResult(result: RunResult): string {
 function partLines(what: 'stage' | 'mix', parts: RunResult['stages']): string[] {
   if (parts === undefined || parts.length < 2) return [];
   const width = Math.max(14, ...parts.map((p) => p.name.length + 2));
-  const head = [`by ${what}`.padEnd(width), ...['cycles', 'cycles/s', 'errors', 'acq p50', 'acq p99', 'cycle p99'].map((c) => c.padStart(10))].join('');
+  const head = [`by ${what}`.padEnd(width),
+    ...['cycles', 'cycles/s', 'errors', 'acq p50', 'acq p99', 'cycle p99'].map((c) => c.padStart(10))].join('');
   const rows = parts.map((p) => {
     const errors = Object.values(p.errors).reduce((a, b) => a + b, 0);
-    return [p.name.padEnd(width), ...[p.cycles, p.throughput.toFixed(1), errors, p.operations.acquire.p50, p.operations.acquire.p99, p.operations.cycle.p99].map((v) => String(v).padStart(10))].join('');
+    return [p.name.padEnd(width), ...[p.cycles, p.throughput.toFixed(1), errors, p.operations.acquire.p50, p.operations.acquire.p99,
+      p.operations.cycle.p99].map((v) => String(v).padStart(10))].join('');
   });
   return [head, ...rows, ''];
 }
@@ -75,9 +81,12 @@ function partLines(what: 'stage' | 'mix', parts: RunResult['stages']): string[] 
 function sweepLines(result: RunResult): string[] {
   const sweep = result.sweep;
   if (sweep === undefined) return [];
-  const knee = sweep.knee === null ? 'none: the first rate already failed' : `${sweep.knee}/s (the highest rate that held; the table above is its run)`;
-  const head = ['  rate/s'.padEnd(12), ...['cycles/s', 'errors', 'late', 'acq p50', 'acq p99', 'cycle p99', 'bounds'].map((c) => c.padStart(10))].join('');
-  const rows = sweep.steps.map((s) => [`  ${s.rate}`.padEnd(12), ...[s.throughput.toFixed(1), s.errors, `${(100 * s.lateShare).toFixed(1)}%`, s.acquire.p50, s.acquire.p99, s.cycle.p99,
+  const knee = sweep.knee === null ? 'none: the first rate already failed'
+    : `${sweep.knee}/s (the highest rate that held; the table above is its run)`;
+  const head = ['  rate/s'.padEnd(12),
+    ...['cycles/s', 'errors', 'late', 'acq p50', 'acq p99', 'cycle p99', 'bounds'].map((c) => c.padStart(10))].join('');
+  const rows = sweep.steps.map((s) => [`  ${s.rate}`.padEnd(12),
+    ...[s.throughput.toFixed(1), s.errors, `${(100 * s.lateShare).toFixed(1)}%`, s.acquire.p50, s.acquire.p99, s.cycle.p99,
     s.ok ? 'held' : 'FAIL'].map((v) => String(v).padStart(10))].join(''));
   return [`sweep         knee ${knee}; bounds ${sweep.bounds.join(', ')}`, head, ...rows];
 }
@@ -86,7 +95,8 @@ function sweepLines(result: RunResult): string[] {
 export function thresholdLines(result: Pick<RunResult, 'thresholds' | 'abortedBy'>): string[] {
   const lines = (result.thresholds ?? []).map((t) => {
     const when = t.failedSecond === undefined ? '' : `; first failed after ${t.failedSecond}s measured`;
-    return `threshold     ${t.ok ? 'pass' : 'FAIL'}  ${t.rule}${t.implicit === true ? ' (default: errors must not exceed cycles)' : ''}  ${formatValue(t)}${when}`;
+    return `threshold     ${t.ok ? 'pass' : 'FAIL'}  ${t.rule}${t.implicit === true ? ' (default: errors must not exceed cycles)' : ''}  `
+      + `${formatValue(t)}${when}`;
   });
   if (result.abortedBy !== undefined) lines.push(`aborted       the run was stopped early: ${result.abortedBy} failed (--abort-on-fail)`);
   return lines;
@@ -107,25 +117,30 @@ function describeHolds(result: RunResult): string {
   const wanted = Number(f.workers) * Number(f.concurrency);
   const of = Number.isFinite(wanted) && wanted > 0 ? ` of ${wanted}` : '';
   const unconfirmed = releasedUnconfirmed(result);
-  const failed = Object.entries(result.errors).reduce((n, [code, k]) => (code === kLockLost || code === kStillAcquiring || code === kUnconfirmedRelease ? n : n + k), 0);
+  const failed = Object.entries(result.errors).reduce((n, [code, k]) => (code === kLockLost || code === kStillAcquiring
+    || code === kUnconfirmedRelease ? n : n + k), 0);
   const releases = unconfirmed > 0 ? `, ${unconfirmed} of them released unconfirmed` : '';
-  return `held          ${result.cycles + unconfirmed}${of} locks until the run ended${releases}, kept alive by pipelock; ${result.errors[kLockLost] ?? 0} lost, ` +
+  return `held          ${result.cycles + unconfirmed}${of} locks until the run ended${releases}, kept alive by pipelock; `
+    + `${result.errors[kLockLost] ?? 0} lost, ` +
     `${result.errors[kStillAcquiring] ?? 0} still acquiring at the end, ${failed} other failures (see errors)`;
 }
 
 function describeRun(host: HostLine): string {
   const f = host.flags;
-  const servers = Array.isArray(f.servers) && f.servers.length > 0 ? `${f.servers.length} masters (--servers)` : `${String(f.masters)} embedded masters`;
+  const servers = Array.isArray(f.servers)
+    && f.servers.length > 0 ? `${f.servers.length} masters (--servers)` : `${String(f.masters)} embedded masters`;
   if (typeof f.scenario === 'string') {
     const stages = Array.isArray(f.stages) ? f.stages.join(', ') : '';
     const loop = Number(f.rate) > 0 ? 'open loop' : 'closed loop';
-    return `pipelock loadtest: scenario ${f.scenario} over ${servers}, ${String(f.workers)} workers, ${loop}: ${stages} after ${Number(f.warmupMs) / 1000}s warm-up` +
+    return `pipelock loadtest: scenario ${f.scenario} over ${servers}, ${String(f.workers)} workers, ${loop}: ${stages} after `
+      + `${Number(f.warmupMs) / 1000}s warm-up` +
       (Array.isArray(f.mix) ? f.mix.map((m) => `\n  mix ${m}`).join('') : '');
   }
   const load = typeof f.rate === 'number' && f.rate > 0 ? `open loop at ${f.rate}/s` : `${String(f.concurrency)} in flight each`;
   const kind = f.kind === undefined || f.kind === 'mutex' ? ''
     : f.kind === 'reentrant' ? ` (reentrant, depth ${String(f.depth)})`
     : f.kind === 'semaphore' ? ` (semaphore, ${String(f.permits)} permits)` : ' (read/write lock)';
-  return `pipelock loadtest: ${String(f.operation)}${kind} over ${servers}, ${String(f.workers)} workers, ${load}, ${String(f.keys)} keys, ` +
+  return `pipelock loadtest: ${String(f.operation)}${kind} over ${servers}, ${String(f.workers)} workers, ${load}, `
+    + `${String(f.keys)} keys, ` +
     `hold ${String(f.holdMs)}ms, lock ${String(f.lockMs)}ms, ${Number(f.durationMs) / 1000}s after ${Number(f.warmupMs) / 1000}s warm-up`;
 }

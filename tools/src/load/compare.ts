@@ -101,7 +101,8 @@ export class IncomparableError extends Error {
 
 /** The load settings two runs must share to be compared, with the flag that sets each. */
 const kSettings: readonly (readonly [string, string])[] = [
-  ['operation', '--operation'], ['kind', '--kind'], ['permits', '--permits'], ['masterCount', '--masters/--servers'], ['workers', '--workers'], ['concurrency', '--concurrency'],
+  ['operation', '--operation'], ['kind', '--kind'], ['permits', '--permits'], ['masterCount', '--masters/--servers'],
+    ['workers', '--workers'], ['concurrency', '--concurrency'],
   ['rate', '--rate'], ['keys', '--keys'], ['holdMs', '--hold'], ['lockMs', '--lock-duration'],
   ['retryCount', '--retry-count'], ['retryDelayMs', '--retry-delay'], ['retryJitterMs', '--retry-jitter'],
 ];
@@ -117,18 +118,23 @@ function setting(host: HostLine, key: string): string {
 
 /** Throws IncomparableError unless every run of both sides was made under the same load; returns notes on what differs harmlessly. */
 export function checkComparable(base: Side, next: Side): string[] {
-  const all = [...base.files.map((file, i) => ({ file, result: base.results[i]! })), ...next.files.map((file, i) => ({ file, result: next.results[i]! }))];
+  const all = [...base.files.map((file, i) => ({ file, result: base.results[i]! })),
+    ...next.files.map((file, i) => ({ file, result: next.results[i]! }))];
   const first = all[0]!;
   for (const { file, result } of all) {
-    if (result.interrupted) throw new IncomparableError(file, 'interrupted', `${file} is a run stopped before its end (interrupted): its figures cover a different window`);
+    if (result.interrupted) throw new IncomparableError(file, 'interrupted',
+      `${file} is a run stopped before its end (interrupted): its figures cover a different window`);
     if (result.runs !== first.result.runs) {
-      throw new IncomparableError(file, 'runs', `${file} merges ${result.runs} run(s) and ${first.file} ${first.result.runs}: summed throughput is comparable only over the same number of load generators`);
+      throw new IncomparableError(file, 'runs',
+        `${file} merges ${result.runs} run(s) and ${first.file} ${first.result.runs}: summed throughput is comparable only over the same `
+          + `number of load generators`);
     }
     for (const host of result.hosts) {
       for (const [key, flag] of kSettings) {
         const want = setting(first.result.hosts[0]!, key);
         const got = setting(host, key);
-        if (got !== want) throw new IncomparableError(file, flag, `${file} ran with ${flag} ${got}, ${first.file} with ${want}: compare runs made under the same load`);
+        if (got !== want) throw new IncomparableError(file, flag,
+          `${file} ran with ${flag} ${got}, ${first.file} with ${want}: compare runs made under the same load`);
       }
     }
   }
@@ -145,7 +151,7 @@ export function checkComparable(base: Side, next: Side): string[] {
   return notes;
 }
 
-/** Compares the sides metric by metric, and each mix entry and stage alike; throws IncomparableError when they are not runs of the same load. */
+/** Compares the sides metric by metric, each mix entry and stage alike; throws IncomparableError unless they ran the same load. */
 export function compare(base: Side, next: Side, thresholds: Thresholds = kDefaultThresholds): Comparison {
   const notes = checkComparable(base, next);
   const whole = (r: RunResult): Measured => r;
@@ -162,7 +168,8 @@ export function compare(base: Side, next: Side, thresholds: Thresholds = kDefaul
     new: { files: [...next.files] },
     noise: describeNoise(base.results.length, next.results.length),
     rows,
-    ...(parts.length === 0 ? {} : { parts: parts.map((part) => ({ ...part, verdict: verdictOf(rows.filter((r) => r.part?.of === part.of && r.part.name === part.name)) })) }),
+    ...(parts.length === 0 ? {} : { parts: parts.map((part) => ({ ...part,
+      verdict: verdictOf(rows.filter((r) => r.part?.of === part.of && r.part.name === part.name)) })) }),
     notes,
   };
 }
@@ -177,8 +184,10 @@ function verdictOf(rows: readonly Row[]): Comparison['verdict'] {
 function rowsOf(base: Side, next: Side, thresholds: Thresholds, of: (r: RunResult) => Measured, part: PartName | undefined): Row[] {
   const rows: Row[] = [row(part, null, 'throughput', base, next, of, limitOf(thresholds, null, 'throughput'))];
   for (const op of OP_NAMES) {
-    if (base.results.every((r) => of(r).operations[op].count === 0) && next.results.every((r) => of(r).operations[op].count === 0)) continue;
-    for (const metric of METRICS) if (metric !== 'throughput') rows.push(row(part, op, metric, base, next, of, limitOf(thresholds, op, metric)));
+    if (base.results.every((r) => of(r).operations[op].count === 0) && next.results.every((r) => of(r).operations[op].count === 0))
+      continue;
+    for (const metric of METRICS) if (metric !== 'throughput')
+      rows.push(row(part, op, metric, base, next, of, limitOf(thresholds, op, metric)));
   }
   return rows;
 }
@@ -194,7 +203,8 @@ function partNames(base: Side, next: Side, notes: string[]): PartName[] {
     const lists = all.map((r) => (r[of] ?? []).map((p: PartResult) => p.name));
     if (lists.every((l) => l.length <= 1)) continue;
     if (lists.some((l) => l.join('\n') !== lists[0]!.join('\n'))) {
-      notes.push(`${of === 'mix' ? 'mix entries' : 'stages'} differ between runs (${[...new Set(lists.map((l) => l.join(', ') || 'none'))].join(' | ')}): compared as whole runs only`);
+      notes.push(`${of === 'mix' ? 'mix entries' : 'stages'} differ between runs `
+        + `(${[...new Set(lists.map((l) => l.join(', ') || 'none'))].join(' | ')}): compared as whole runs only`);
       continue;
     }
     names.push(...lists[0]!.map((name) => ({ of, name })));
@@ -208,7 +218,8 @@ function limitOf(thresholds: Thresholds, op: OpName | null, metric: Metric): num
   return thresholds[metric] ?? null;
 }
 
-function row(part: PartName | undefined, op: OpName | null, metric: Metric, base: Side, next: Side, of: (r: RunResult) => Measured, limit: number | null): Row {
+function row(part: PartName | undefined, op: OpName | null, metric: Metric, base: Side, next: Side, of: (r: RunResult) => Measured,
+  limit: number | null): Row {
   const b = sideValue(base, of, op, metric);
   const n = sideValue(next, of, op, metric);
   const unit = metric === 'throughput' ? 'cycles/s' : 'µs';
@@ -238,7 +249,8 @@ function sideValue(side: Side, of: (r: RunResult) => Measured, op: OpName | null
   const measured = side.results.map(of);
   if (op !== null && measured.some((m) => m.operations[op].count === 0)) return undefined;
   // A part has no timeline of its own: one run's throughput then has no per-second spread.
-  const intervals = measured.map((m) => (op === null || metric === 'throughput' ? throughputInterval({ throughput: m.throughput, timeline: m.timeline ?? [] }) : percentileInterval(m, op, kPercentile[metric])));
+  const intervals = measured.map((m) => (op === null || metric === 'throughput'
+    ? throughputInterval({ throughput: m.throughput, timeline: m.timeline ?? [] }) : percentileInterval(m, op, kPercentile[metric])));
   const runs = intervals.map((i) => i.value);
   if (intervals.length === 1) return { ...intervals[0]!, runs };
   return { value: median(runs), low: Math.min(...runs), high: Math.max(...runs), runs };
@@ -248,14 +260,19 @@ function describeNoise(n: number, m: number): string {
   const rule = 'a change fails only when it passes its limit and the two sides\' noise ranges do not overlap';
   if (n >= kMinRuns && m >= kMinRuns) {
     const chance = separationChance(n, m);
-    return `${rule}; each side is the median of its runs (base ${n}, new ${m}) and its range is theirs, so a regression means every new run was worse than every base run ` +
+    return `${rule}; each side is the median of its runs (base ${n}, new ${m}) and its range is theirs, so a regression means every new `
+      + `run was worse than every base run ` +
       `(with no real change that happens by chance ${(100 * chance).toPrecision(2)}% of the time)`;
   }
   if (n >= 2 && m >= 2) {
-    return `${rule}; each side is the median of its runs (base ${n}, new ${m}) and its range is theirs, but with fewer than ${kMinRuns} runs a side ` +
-      `every run worse by chance is too likely (${(100 * separationChance(n, m)).toPrecision(2)}%): a metric worse past its limit is inconclusive, not a regression`;
+    return `${rule}; each side is the median of its runs (base ${n}, new ${m}) and its range is theirs, but with fewer than `
+      + `${kMinRuns} runs a side ` +
+      `every run worse by chance is too likely (${(100 * separationChance(n, m)).toPrecision(2)}%): a metric worse past its limit is `
+        + `inconclusive, not a regression`;
   }
-  return `${rule}; a side with one run has only its sampling range (95 %: order statistics for percentiles, per-second spread for throughput), ` +
+  return `${rule}; a side with one run has only its sampling range (95 %: order statistics for percentiles, per-second spread `
+    + `for throughput), ` +
     `which knows nothing of run-to-run noise, so a metric worse past its limit is inconclusive, not a regression: ` +
-    `run each side ${kMinRuns} or more times, alternated (report compare A1.json,A2.json,A3.json B1.json,B2.json,B3.json), to compare medians against the spread of repetitions`;
+    `run each side ${kMinRuns} or more times, alternated (report compare A1.json,A2.json,A3.json B1.json,B2.json,B3.json), to compare `
+      + `medians against the spread of repetitions`;
 }

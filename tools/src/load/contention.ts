@@ -99,7 +99,8 @@ export function mergeWaits(sets: readonly WaitReport[]): WaitResult {
     histogram.destroy();
     return summary;
   };
-  return { firstAttempt: merged((s) => s.firstAttempt), retried: merged((s) => s.retried), attempts: addAttempts(sets.map((s) => s.attempts)) };
+  return { firstAttempt: merged((s) => s.firstAttempt), retried: merged((s) => s.retried),
+    attempts: addAttempts(sets.map((s) => s.attempts)) };
 }
 
 /** Jain's fairness index of the given sums; null when nothing was won (0/0). */
@@ -148,7 +149,8 @@ export function contendersOf(host: HostLine): number {
  * with fewer keys than contenders: with more, most acquisitions contend with no one. Merged runs (each
  * on its own keys) give Σ contenders ÷ Σ throughput, the per-run bounds weighted by their handoffs.
  */
-export function fifoBound(hosts: readonly HostLine[], throughput: number, fairness: Fairness | undefined, acquireP99Us: number): FifoBound | undefined {
+export function fifoBound(hosts: readonly HostLine[], throughput: number, fairness: Fairness | undefined,
+  acquireP99Us: number): FifoBound | undefined {
   if (fairness === undefined || fairness.contenders === 0 || !(throughput > 0)) return undefined;
   if (!hosts.every((host) => Number(host.flags.keys) < contendersOf(host))) return undefined;
   const waitUs = (1e6 * fairness.contenders) / throughput;

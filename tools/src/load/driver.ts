@@ -64,7 +64,8 @@ export class Driver {
     // using() hides its Lock, so its attempts are unknown.
     this.#meter = new Meter({ contenders: 0, attempts: !options.entries.every((e) => runsUnderUsing(e.operation)) });
     const base: Omit<CycleContext, 'acquire' | 'using' | 'holdMs' | 'hold' | 'redlock'> = {
-      lockMs: options.lockMs, call: { signal: this.#cancel.signal }, stopped: new Promise(() => undefined), countAttempts: options.retryCount !== 0,
+      lockMs: options.lockMs, call: { signal: this.#cancel.signal }, stopped: new Promise(() => undefined),
+        countAttempts: options.retryCount !== 0,
     };
     this.#mix = new Mix(options.entries, redlock, base, options.prefix);
     this.#parts = new Parts(options.entries.length, 1);
@@ -74,7 +75,8 @@ export class Driver {
   static async open(options: DriverOptions): Promise<Driver> {
     if (options.entries.length === 0) throw new RangeError('Driver needs at least one mix entry');
     const versions = await probeServers(options.servers);
-    const redlock = new Redlock(options.servers.map(memberOf), { retryCount: options.retryCount, retryDelay: options.retryDelayMs, retryJitter: options.retryJitterMs });
+    const redlock = new Redlock(options.servers.map(memberOf),
+      { retryCount: options.retryCount, retryDelay: options.retryDelayMs, retryJitter: options.retryJitterMs });
     try {
       await redlock.ready(kReadyTimeoutMs);
     } catch (error) {
@@ -131,13 +133,16 @@ export class Driver {
       ...(one === undefined ? { mix: o.entries.map((e) => e.name) } : { operation: one.operation, kind: one.kind, keys: one.keys.count }),
     };
     const timeline: TimelinePoint[] = [...this.#timeline].sort(([a], [b]) => a - b).map(([second, p]) => ({ second, ...p, warmup: false }));
-    const report = { ...this.#meter.report(0, { cpuUserMs: cpu.user / 1000, cpuSystemMs: cpu.system / 1000, elu, measuredMs: ms }), ...this.#parts.report() };
+    const report = { ...this.#meter.report(0, { cpuUserMs: cpu.user / 1000, cpuSystemMs: cpu.system / 1000, elu, measuredMs: ms }),
+      ...this.#parts.report() };
     const result = buildResult([report], {
       host: hostLine(this.#versions, flags, this.#startedAt), interrupted: false, measuredSeconds: seconds, timeline,
-      cpu: { userMs: cpu.user / 1000, systemMs: cpu.system / 1000, seconds, percentOfOneCore: ms > 0 ? (100 * (cpu.user + cpu.system)) / 1000 / ms : 0 },
+      cpu: { userMs: cpu.user / 1000, systemMs: cpu.system / 1000, seconds,
+        percentOfOneCore: ms > 0 ? (100 * (cpu.user + cpu.system)) / 1000 / ms : 0 },
       ...(from === undefined ? {} : { window: { from: from.wall, to: from.wall + ms } }),
     });
-    return { ...result, ...partsOf(result, [report], { mix: o.entries.map((e) => e.name), stages: [String(o.flags.phases ?? 'the generator\'s phases')] }, [seconds]) };
+    return { ...result, ...partsOf(result, [report],
+      { mix: o.entries.map((e) => e.name), stages: [String(o.flags.phases ?? 'the generator\'s phases')] }, [seconds]) };
   }
 
   /** Cancels the waits of cycles in flight and closes the connections. */

@@ -69,7 +69,8 @@ class Campaigner {
   readonly redlock: Redlock;
   readonly #quit = new AbortController();
 
-  constructor(urls: readonly string[], name: string, lease: number, onLead: (leadership: Leadership) => void, onError: (error: unknown) => void, stop: AbortSignal) {
+  constructor(urls: readonly string[], name: string, lease: number, onLead: (leadership: Leadership) => void,
+    onError: (error: unknown) => void, stop: AbortSignal) {
     this.redlock = new Redlock([...urls]);
     const election = this.redlock.election(name, { lease });
     const signal = AbortSignal.any([this.#quit.signal, stop]);
@@ -163,7 +164,8 @@ export async function runFailover(options: LoadOptions, urls: readonly string[],
   const of = (death: Death): FailoverSample[] => samples.filter((s) => s.death === death);
   return {
     kind: 'pipelock-failover',
-    settings: { masters: urls.length, campaigners: kCampaigners, lease, renewDeadline: resolved.renewDeadline, retryPeriod: resolved.retryPeriod, holdMs: options.holdMs, kills: options.kills },
+    settings: { masters: urls.length, campaigners: kCampaigners, lease, renewDeadline: resolved.renewDeadline,
+      retryPeriod: resolved.retryPeriod, holdMs: options.holdMs, kills: options.kills },
     crash: stats(of('crash').map((s) => s.failoverMs)),
     crashAfterLease: stats(of('crash').map((s) => s.failoverMs - s.leaseLeftMs)),
     resign: stats(of('resign').map((s) => s.failoverMs)),

@@ -21,7 +21,8 @@ export interface LatencySummary {
 
 export function createHistogram(): Histogram {
   // Fixed range, no auto-resize: every histogram of every run encodes the same layout, so a merge is an exact add.
-  return hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: kHighestUs, numberOfSignificantValueDigits: kDigits, autoResize: false });
+  return hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: kHighestUs,
+    numberOfSignificantValueDigits: kDigits, autoResize: false });
 }
 
 /** A histogram plus how many of its values were clamped to kHighestUs. */

@@ -54,7 +54,8 @@ export class LiveTotals {
   /** Sees each complete second's histograms before they are dropped (--otlp). */
   readonly #onHistograms: ((sample: LiveSample, histograms: Readonly<Record<OpName, Histogram>>) => void) | undefined;
 
-  constructor(workers: number, open: boolean, onHistograms?: (sample: LiveSample, histograms: Readonly<Record<OpName, Histogram>>) => void) {
+  constructor(workers: number, open: boolean,
+    onHistograms?: (sample: LiveSample, histograms: Readonly<Record<OpName, Histogram>>) => void) {
     this.#workers = workers;
     this.#open = open;
     this.#onHistograms = onHistograms;

@@ -147,7 +147,8 @@ const kIdleSlotMs = 10;
 
 /**
  * Cycles due on the plan's schedule (a fixed `rate` per second for the flags, stages for a
- * scenario) from `origin`, each timed from when it was due. At most kOpenInFlight (+ rate × hold) run at once; a due cycle past that waits its turn in
+ * scenario) from `origin`, each timed from when it was due. At most kOpenInFlight (+ rate × hold) run at once;
+ * a due cycle past that waits its turn in
  * the generator — only a count, as cycle i is due at origin + i / rate — and starts when a cycle
  * ends, its latency still counted from when it was due: the wait shows in full, which is what
  * correcting for coordinated omission means (Gil Tene, "How NOT to Measure Latency"; wrk2 and

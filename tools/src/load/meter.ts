@@ -17,7 +17,8 @@ export interface MeterShape {
 
 /** A worker's tallies: the measured window's histograms and counts, and the current second's for the live line. */
 export class Meter {
-  readonly #recorders: Record<OpName, Recorder> = { acquire: new Recorder(), extend: new Recorder(), release: new Recorder(), cycle: new Recorder() };
+  readonly #recorders: Record<OpName, Recorder> =
+    { acquire: new Recorder(), extend: new Recorder(), release: new Recorder(), cycle: new Recorder() };
   /** Acquire latency split by attempts; undefined when attempts are not known. */
   readonly #waits: { firstAttempt: Recorder; retried: Recorder; attempts: ReturnType<typeof emptyAttempts> } | undefined;
   readonly #won: number[] | undefined;
@@ -118,7 +119,8 @@ export class Meter {
       histograms[op] = encode(this.#interval[op].histogram);
       this.#interval[op].histogram.reset();
     }
-    const taken = { cycles: this.#intervalCycles, errors: this.#intervalErrors, errorCodes: this.#intervalCodes, starts: this.#intervalStarts, lateStarts: this.#intervalLate, histograms };
+    const taken = { cycles: this.#intervalCycles, errors: this.#intervalErrors, errorCodes: this.#intervalCodes,
+      starts: this.#intervalStarts, lateStarts: this.#intervalLate, histograms };
     this.#intervalCodes = {};
     this.#intervalCycles = 0;
     this.#intervalErrors = 0;
@@ -139,9 +141,11 @@ export class Meter {
       lostAttempts: this.#lostAttempts,
       clamped,
       histograms: Object.fromEntries(OP_NAMES.map((op) => [op, encode(this.#recorders[op].histogram)])) as Record<OpName, string>,
-      ...(waits === undefined ? {} : { waits: { firstAttempt: encode(waits.firstAttempt.histogram), retried: encode(waits.retried.histogram), attempts: { ...waits.attempts, buckets: [...waits.attempts.buckets] } } }),
+      ...(waits === undefined ? {} : { waits: { firstAttempt: encode(waits.firstAttempt.histogram),
+        retried: encode(waits.retried.histogram), attempts: { ...waits.attempts, buckets: [...waits.attempts.buckets] } } }),
       ...(this.#won === undefined ? {} : { won: [...this.#won] }),
-      ...(this.#late === undefined ? {} : { late: this.#late, due: this.#due, lateStarts: this.#lateStarts + Math.max(0, this.#due - this.#starts) }),
+      ...(this.#late === undefined ? {}
+        : { late: this.#late, due: this.#due, lateStarts: this.#lateStarts + Math.max(0, this.#due - this.#starts) }),
       ...extra,
     };
   }

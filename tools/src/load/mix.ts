@@ -21,7 +21,8 @@ export class Mix {
   /** Cumulative weights, the last one 1. */
   readonly #cumulative: Float64Array;
 
-  constructor(entries: readonly MixEntry[], redlock: Redlock, base: Omit<CycleContext, 'acquire' | 'using' | 'holdMs' | 'hold' | 'redlock'>, prefix: string) {
+  constructor(entries: readonly MixEntry[], redlock: Redlock, base: Omit<CycleContext,
+    'acquire' | 'using' | 'holdMs' | 'hold' | 'redlock'>, prefix: string) {
     this.entries = entries.map((e, i) => ({
       cycle: cycleForKind(e.kind, e.operation, e.depth),
       context: { ...base, redlock, ...lockerFor(redlock, e.kind, e.permits), holdMs: meanHold(e.hold), hold: holdSampler(e.hold) },

@@ -25,7 +25,7 @@ export interface LoadOptions {
   readonly retryDelayMs: number;
   readonly retryJitterMs: number;
   readonly operation: Operation;
-  /** mutex: redlock.acquire; reentrant: ReentrantRedlock, `depth` deep; semaphore: a permit of `permits`; rw: read locks, every fourth cycle a write lock. */
+  /** mutex: acquire; reentrant: ReentrantRedlock, `depth` deep; semaphore: a permit of `permits`; rw: read, every fourth a write. */
   readonly kind: Kind;
   /** --kind reentrant: acquisitions per cycle, the outermost and depth − 1 nested inside it. */
   readonly depth: number;

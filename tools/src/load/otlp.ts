@@ -15,7 +15,8 @@ interface Walkable {
   };
 }
 
-const kBoundsUs = [100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000, 2_000_000, 5_000_000, 10_000_000];
+const kBoundsUs =
+  [100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000, 2_000_000, 5_000_000, 10_000_000];
 
 export class OtlpExport {
   readonly #provider: MeterProvider;
@@ -28,10 +29,13 @@ export class OtlpExport {
     const reader = new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter({ url }), exportIntervalMillis: exportIntervalMs });
     this.#provider = new MeterProvider({ readers: [reader] });
     const meter = this.#provider.getMeter('pipelock-loadtest');
-    this.#cycles = meter.createCounter('pipelock.loadtest.cycles', { description: 'completed lock cycles (warm-up included, phase attribute)' });
+    this.#cycles =
+      meter.createCounter('pipelock.loadtest.cycles', { description: 'completed lock cycles (warm-up included, phase attribute)' });
     this.#errors = meter.createCounter('pipelock.loadtest.errors', { description: 'failed lock cycles by error code' });
-    this.#late = meter.createCounter('pipelock.loadtest.late_starts', { description: 'open loop: cycles started over 10 ms behind the schedule' });
-    this.#latency = meter.createHistogram('pipelock.loadtest.latency', { unit: 'us', description: 'latency by operation', advice: { explicitBucketBoundaries: kBoundsUs } });
+    this.#late =
+      meter.createCounter('pipelock.loadtest.late_starts', { description: 'open loop: cycles started over 10 ms behind the schedule' });
+    this.#latency = meter.createHistogram('pipelock.loadtest.latency',
+      { unit: 'us', description: 'latency by operation', advice: { explicitBucketBoundaries: kBoundsUs } });
   }
 
   /** Adds one second (every worker's) to the instruments; the reader exports them on its own period. */

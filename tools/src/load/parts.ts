@@ -5,7 +5,8 @@ import { OP_NAMES, type OpName, type PartReport } from './result.js';
 
 
 class PartMeter {
-  readonly recorders: Record<OpName, Recorder> = { acquire: new Recorder(), extend: new Recorder(), release: new Recorder(), cycle: new Recorder() };
+  readonly recorders: Record<OpName, Recorder> =
+    { acquire: new Recorder(), extend: new Recorder(), release: new Recorder(), cycle: new Recorder() };
   readonly errors: Record<string, number> = {};
   cycles = 0;
 
@@ -19,7 +20,8 @@ class PartMeter {
   }
 
   report(): PartReport {
-    return { cycles: this.cycles, errors: { ...this.errors }, histograms: Object.fromEntries(OP_NAMES.map((op) => [op, encode(this.recorders[op].histogram)])) as Record<OpName, string> };
+    return { cycles: this.cycles, errors: { ...this.errors },
+      histograms: Object.fromEntries(OP_NAMES.map((op) => [op, encode(this.recorders[op].histogram)])) as Record<OpName, string> };
   }
 }
 

@@ -8,7 +8,8 @@ const views = new WeakMap<Redlock, ReentrantRedlock>();
  * One async context per cycle, as one request handler would be: the outermost acquisition goes to
  * the masters, the depth − 1 nested ones count locally; they are released innermost first.
  */
-export async function reentrantCycle(context: CycleContext, resources: readonly string[], depth: number, start: number, out: Timings): Promise<void> {
+export async function reentrantCycle(context: CycleContext, resources: readonly string[], depth: number, start: number,
+  out: Timings): Promise<void> {
   let view = views.get(context.redlock);
   if (view === undefined) views.set(context.redlock, (view = new ReentrantRedlock(context.redlock)));
   const reentrant = view;

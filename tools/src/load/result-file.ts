@@ -32,7 +32,8 @@ export async function readResult(file: string): Promise<RunResult> {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new ResultFileError(file, `is not JSON (${error instanceof Error ? error.message : String(error)}): ${kFormat}`, { cause: error });
+    throw new ResultFileError(file,
+      `is not JSON (${error instanceof Error ? error.message : String(error)}): ${kFormat}`, { cause: error });
   }
   checkResult(file, value);
   return value;
@@ -41,7 +42,8 @@ export async function readResult(file: string): Promise<RunResult> {
 /** Throws ResultFileError naming the first field that is missing or of the wrong kind. */
 export function checkResult(file: string, value: unknown): asserts value is RunResult {
   const result = value as Record<string, unknown> | null;
-  if (typeof result !== 'object' || result === null || result.format !== 'pipelock-loadtest' || result.version !== 1) throw new ResultFileError(file, kFormat);
+  if (typeof result !== 'object' || result === null || result.format !== 'pipelock-loadtest' || result.version !== 1)
+    throw new ResultFileError(file, kFormat);
   const field = (name: string, ok: boolean): void => {
     if (!ok) throw new ResultFileError(file, `has no valid ${name}: ${kFormat}`);
   };
@@ -56,7 +58,8 @@ export function checkResult(file: string, value: unknown): asserts value is RunR
   field('interrupted', typeof result.interrupted === 'boolean');
   field('errors', isCounts(result.errors));
   field('hosts', Array.isArray(result.hosts) && result.hosts.length === result.runs &&
-    result.hosts.every((h: unknown) => typeof h === 'object' && h !== null && typeof (h as { flags?: unknown }).flags === 'object' && (h as { flags?: unknown }).flags !== null));
+    result.hosts.every((h: unknown) => typeof h === 'object' && h !== null && typeof (h as { flags?: unknown }).flags === 'object'
+      && (h as { flags?: unknown }).flags !== null));
   field('timeline', Array.isArray(result.timeline) && result.timeline.every((p: unknown) => typeof p === 'object' && p !== null &&
     typeof (p as Record<string, unknown>).second === 'number' && typeof (p as Record<string, unknown>).cycles === 'number'));
   field('workers', Array.isArray(result.workers));
@@ -66,7 +69,8 @@ export function checkResult(file: string, value: unknown): asserts value is RunR
   for (const op of OP_NAMES) checkSummary(file, `operations.${op}`, operations![op], field);
   checkContention(file, result, field);
   field('thresholds', result.thresholds === undefined || (Array.isArray(result.thresholds) && result.thresholds.every((t: unknown) =>
-    typeof t === 'object' && t !== null && typeof (t as Record<string, unknown>).rule === 'string' && typeof (t as Record<string, unknown>).ok === 'boolean')));
+    typeof t === 'object' && t !== null && typeof (t as Record<string, unknown>).rule === 'string'
+      && typeof (t as Record<string, unknown>).ok === 'boolean')));
 }
 
 type Field = (name: string, ok: boolean) => void;
@@ -82,9 +86,11 @@ function checkSummary(file: string, name: string, value: unknown, field: Field):
     count = histogram.totalCount;
     histogram.destroy();
   } catch (error) {
-    throw new ResultFileError(file, `has an ${name}.histogram that does not decode (${error instanceof Error ? error.message : String(error)})`, { cause: error });
+    throw new ResultFileError(file,
+      `has an ${name}.histogram that does not decode (${error instanceof Error ? error.message : String(error)})`, { cause: error });
   }
-  if (count !== entry!.count) throw new ResultFileError(file, `has ${name}.count ${String(entry!.count)} but its histogram holds ${count} values`);
+  if (count !== entry!.count)
+    throw new ResultFileError(file, `has ${name}.count ${String(entry!.count)} but its histogram holds ${count} values`);
 }
 
 /** waits, fairness and fifo are optional (files written before them have none), but checked when present. */
@@ -99,13 +105,15 @@ function checkContention(file: string, result: Record<string, unknown>, field: F
     checkSummary(file, 'waits.retried', w.retried, field);
     const a = w.attempts as Record<string, unknown> | null | undefined;
     // Files written before the bucket of locks passed on (no attempt) have one bucket fewer: read with a 0 in front.
-    field('waits.attempts', object(a) && Array.isArray(a.buckets) && a.buckets.length >= ATTEMPT_LABELS.length - 1 && a.buckets.length <= ATTEMPT_LABELS.length &&
+    field('waits.attempts', object(a) && Array.isArray(a.buckets) && a.buckets.length >= ATTEMPT_LABELS.length - 1
+      && a.buckets.length <= ATTEMPT_LABELS.length &&
       a.buckets.every(count) && count(a.total) && count(a.max) && count(a.mean));
     if ((a!.buckets as number[]).length < ATTEMPT_LABELS.length) a!.buckets = [0, ...(a!.buckets as number[])];
     const buckets = a!.buckets as number[];
     const won = (w.firstAttempt as { count: number }).count + (w.retried as { count: number }).count;
     if (buckets[0]! + buckets[1]! !== (w.firstAttempt as { count: number }).count || buckets.reduce((x, y) => x + y, 0) !== won) {
-      throw new ResultFileError(file, `has waits.attempts.buckets ${JSON.stringify(buckets)} that do not match waits.firstAttempt.count and waits.retried.count`);
+      throw new ResultFileError(file,
+        `has waits.attempts.buckets ${JSON.stringify(buckets)} that do not match waits.firstAttempt.count and waits.retried.count`);
     }
   }
   if (fairness !== undefined) {

@@ -1,4 +1,5 @@
-import { fairnessOf, fifoBound, mergeFairness, mergeWaits, type Fairness, type FifoBound, type WaitReport, type WaitResult } from './contention.js';
+import { fairnessOf, fifoBound, mergeFairness, mergeWaits, type Fairness, type FifoBound, type WaitReport,
+  type WaitResult } from './contention.js';
 import { encode, mergeEncoded, summarize, type LatencySummary } from './histogram.js';
 import { addCounts, countOf, openCounts, sum } from './counts.js';
 import type { HostLine } from './host.js';
@@ -67,10 +68,7 @@ export interface TimelinePoint {
   readonly cycles: number;
   readonly errors: number;
   readonly warmup: boolean;
-  /**
-   * Shorter than a second: the last interval, cut by the end of the run or a stop. Its count is not a
-   * rate, so charts leave it out (absent in files written before it was recorded).
-   */
+  /** Under a second: the last interval, cut by the run's end or a stop; not a rate, so charts leave it out (absent in older files). */
   readonly partial?: boolean;
 }
 
@@ -81,7 +79,8 @@ export interface MeasuredWindow {
   readonly to: string;
 }
 
-export interface WorkerSummary extends Omit<WorkerReport, 'histograms' | 'errors' | 'waits' | 'won' | 'late' | 'due' | 'lateStarts' | 'mix' | 'stages'> {
+export interface WorkerSummary extends Omit<WorkerReport,
+  'histograms' | 'errors' | 'waits' | 'won' | 'late' | 'due' | 'lateStarts' | 'mix' | 'stages'> {
   readonly run: number;
   readonly errors: number;
 }
@@ -106,16 +105,9 @@ export interface RunResult {
   readonly cycles: number;
   /** Completed cycles per second; for merged runs (run side by side on several machines) the sum. */
   readonly throughput: number;
-  /**
-   * Open loop: cycles due inside the window that had not completed by its end — the backlog the
-   * schedule built past what the masters served, never started or still running. Absent for closed
-   * loops and in files written before it was recorded.
-   */
+  /** Open loop: cycles due in the window not done by its end (the backlog past what the masters served); absent for closed loops. */
   readonly late?: number;
-  /**
-   * Open loop: cycles due inside the window, and of them those the generator started more than
-   * kLateStartMs behind their schedule or never started (k6's dropped_iterations, with the late ones).
-   */
+  /** Open loop: cycles due in the window, and those started over kLateStartMs late or never (k6's dropped_iterations). */
   readonly due?: number;
   readonly lateStarts?: number;
   readonly errors: Readonly<Record<string, number>>;
@@ -200,9 +192,11 @@ export function buildResult(reports: readonly WorkerReport[], facts: RunFacts): 
     clamped: sum(reports, (r) => r.clamped),
     operations,
     timeline: markPartial(facts),
-    workers: reports.map(({ histograms: _, errors: byCode, waits: _w, won: _c, late: _l, due: _d, lateStarts: _s, mix: _m, stages: _t, ...rest }) => ({ run: 0, ...rest, errors: countOf(byCode) })),
+    workers: reports.map(({ histograms: _, errors: byCode, waits: _w, won: _c, late: _l, due: _d, lateStarts: _s, mix: _m, stages: _t,
+      ...rest }) => ({ run: 0, ...rest, errors: countOf(byCode) })),
     cpu: [{ run: 0, ...facts.cpu }],
-    ...(facts.window === undefined ? {} : { windows: [{ run: 0, from: new Date(facts.window.from).toISOString(), to: new Date(facts.window.to).toISOString() }] }),
+    ...(facts.window === undefined ? {}
+      : { windows: [{ run: 0, from: new Date(facts.window.from).toISOString(), to: new Date(facts.window.to).toISOString() }] }),
   };
 }
 
@@ -232,20 +226,24 @@ export function mergeResults(results: readonly RunResult[], given: readonly stri
   for (const result of results) {
     for (const point of result.timeline) {
       const at = timeline.get(point.second) ?? { cycles: 0, errors: 0, warmup: false, partial: false };
-      timeline.set(point.second, { cycles: at.cycles + point.cycles, errors: at.errors + point.errors, warmup: at.warmup || point.warmup, partial: at.partial || point.partial === true });
+      timeline.set(point.second, { cycles: at.cycles + point.cycles, errors: at.errors + point.errors, warmup: at.warmup || point.warmup,
+        partial: at.partial || point.partial === true });
     }
   }
   const throughput = sum(results, (r) => r.throughput);
   const hosts = results.flatMap((r) => r.hosts);
   // A figure only some runs recorded (older files, using(), open loops) would describe part of the load as all of it.
-  const waits = results.every((r) => r.waits !== undefined) ? mergeWaits(results.map((r) => ({ ...r.waits!, firstAttempt: r.waits!.firstAttempt.histogram, retried: r.waits!.retried.histogram }))) : undefined;
+  const waits = results.every((r) => r.waits !== undefined) ? mergeWaits(results.map((r) => ({ ...r.waits!,
+    firstAttempt: r.waits!.firstAttempt.histogram, retried: r.waits!.retried.histogram }))) : undefined;
   const fairness = results.every((r) => r.fairness !== undefined) ? mergeFairness(results.map((r) => r.fairness!)) : undefined;
   const dropped = [
     ...(waits === undefined && results.some((r) => r.waits !== undefined) ? ['attempts per acquisition'] : []),
     ...(fairness === undefined && results.some((r) => r.fairness !== undefined) ? ['fairness'] : []),
   ];
-  if (dropped.length > 0) notes = [...notes, `${dropped.join(' and ')} left out of the merge: not every run recorded them (a file from an older pipelock, using(), an open loop)`];
-  const operations = mergeOperations(results.map((r) => Object.fromEntries(OP_NAMES.map((op) => [op, r.operations[op].histogram])) as Record<OpName, string>));
+  if (dropped.length > 0) notes = [...notes,
+    `${dropped.join(' and ')} left out of the merge: not every run recorded them (a file from an older pipelock, using(), an open loop)`];
+  const operations = mergeOperations(results.map((r) => Object.fromEntries(OP_NAMES.map((op) => [op,
+    r.operations[op].histogram])) as Record<OpName, string>));
   let offset = 0;
   const workers: WorkerSummary[] = [];
   const cpu: CpuSummary[] = [];
@@ -276,14 +274,17 @@ export function mergeResults(results: readonly RunResult[], given: readonly stri
     workers,
     cpu,
     ...(windows.length === offset ? { windows } : {}),
-    ...(notes.length > 0 || results.some((r) => r.notes !== undefined) ? { notes: [...results.flatMap((r) => r.notes ?? []), ...notes] } : {}),
+    ...(notes.length > 0
+      || results.some((r) => r.notes !== undefined) ? { notes: [...results.flatMap((r) => r.notes ?? []), ...notes] } : {}),
   };
 }
 
 /** The optional contention fields, each present only when known. */
-function contention(waits: WaitResult | undefined, fairness: Fairness | undefined, hosts: readonly HostLine[], throughput: number, acquireP99Us: number): Pick<RunResult, 'waits' | 'fairness' | 'fifo'> {
+function contention(waits: WaitResult | undefined, fairness: Fairness | undefined, hosts: readonly HostLine[], throughput: number,
+  acquireP99Us: number): Pick<RunResult, 'waits' | 'fairness' | 'fifo'> {
   const fifo = fifoBound(hosts, throughput, fairness, acquireP99Us);
-  return { ...(waits === undefined ? {} : { waits }), ...(fairness === undefined ? {} : { fairness }), ...(fifo === undefined ? {} : { fifo }) };
+  return { ...(waits === undefined ? {} : { waits }), ...(fairness === undefined ? {} : { fairness }),
+    ...(fifo === undefined ? {} : { fifo }) };
 }
 
 export function mergeOperations(sets: readonly Readonly<Record<OpName, string>>[]): Record<OpName, OperationResult> {

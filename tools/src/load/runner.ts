@@ -51,10 +51,12 @@ export async function runLoad(options: LoadOptions, urls: readonly string[], pre
   // From the repository, `pipelock` is the library's sources only under the pipelock-source condition
   // (workers inherit it in execArgv); without it a dist/ older than the sources would be measured.
   if (kFromSource && !import.meta.resolve('pipelock').endsWith('.ts')) {
-    throw new Error('the load tester runs from source but pipelock resolves to its build: run node with --conditions=pipelock-source, as npm run loadtest does');
+    throw new Error('the load tester runs from source but pipelock resolves to its build: run node with --conditions=pipelock-source, as '
+      + 'npm run loadtest does');
   }
   const count = options.workers;
-  const pool = new Piscina<WorkerTask, WorkerReport>({ filename: kWorkerFile, minThreads: count, maxThreads: count, atomics: 'disabled', idleTimeout: 60_000 });
+  const pool = new Piscina<WorkerTask,
+    WorkerReport>({ filename: kWorkerFile, minThreads: count, maxThreads: count, atomics: 'disabled', idleTimeout: 60_000 });
   const ports: MessagePort[] = [];
   const totals = new LiveTotals(count, options.rate > 0, hooks.onHistograms);
   let ready = 0;
@@ -79,7 +81,8 @@ export async function runLoad(options: LoadOptions, urls: readonly string[], pre
     const stages = stagesOf(options);
     const rate = options.rate > 0 ? Math.max(...stages.map((s) => s.target)) / count : 0;
     const task: WorkerTask = {
-      worker, workers: count, urls, operation: options.operation, kind: options.kind, depth: options.depth, permits: options.permits, concurrency: options.concurrency, rate,
+      worker, workers: count, urls, operation: options.operation, kind: options.kind, depth: options.depth, permits: options.permits,
+        concurrency: options.concurrency, rate,
       stages, ...(options.mix === undefined ? {} : { mix: options.mix }),
       warmupMs: options.warmupMs, durationMs: options.durationMs, keys: options.keys, prefix,
       holdMs: options.holdMs, lockMs: options.lockMs,
@@ -131,7 +134,8 @@ export async function runLoad(options: LoadOptions, urls: readonly string[], pre
     const results = await settled;
     // A worker's last tick is posted just before its result, but on another channel: take what is queued.
     for (const port of ports) {
-      for (let queued = receiveMessageOnPort(port); queued !== undefined; queued = receiveMessageOnPort(port)) onMessage(queued.message as FromWorker);
+      for (let queued = receiveMessageOnPort(port); queued !== undefined; queued = receiveMessageOnPort(port))
+        onMessage(queued.message as FromWorker);
     }
     if (failure !== undefined) throw failure.error;
     const cpu = cpuFrom === undefined ? { user: 0, system: 0 } : process.cpuUsage(cpuFrom);

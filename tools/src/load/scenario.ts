@@ -81,11 +81,13 @@ export function describeStages(stages: readonly Stage[], unit: string): string {
 
 /** A mix entry in a line: "hot 10: acquire-release semaphore (4 permits), hot 10 of 10000 keys take 80%, hold exponential mean 2ms". */
 export function describeEntry(e: MixEntry): string {
-  const kind = e.kind === 'semaphore' ? `semaphore (${e.permits} permits)` : e.kind === 'reentrant' ? `reentrant (depth ${e.depth})` : e.kind;
+  const kind =
+    e.kind === 'semaphore' ? `semaphore (${e.permits} permits)` : e.kind === 'reentrant' ? `reentrant (depth ${e.depth})` : e.kind;
   const k = e.keys;
   const keys = k.distribution === 'uniform' ? `${k.count} keys` : k.distribution === 'zipf' ? `zipf s=${k.exponent} over ${k.count} keys`
     : `hot ${k.hot} of ${k.count} keys take ${Math.round(100 * k.share)}%`;
   const h = e.hold;
-  const hold = h.distribution === 'fixed' ? `${h.ms}ms` : h.distribution === 'uniform' ? `uniform ${h.min}–${h.max}ms` : `exponential mean ${h.mean}ms (≤ ${h.max}ms)`;
+  const hold = h.distribution === 'fixed' ? `${h.ms}ms` : h.distribution === 'uniform' ? `uniform ${h.min}–${h.max}ms`
+    : `exponential mean ${h.mean}ms (≤ ${h.max}ms)`;
   return `${e.name} ${e.weight}: ${e.operation} ${kind}, ${keys}, hold ${hold}`;
 }

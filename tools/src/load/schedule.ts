@@ -54,7 +54,7 @@ export class Plan {
     return s.before + s.v0 * tau + (slope * tau * tau) / 2;
   }
 
-  /** When the cycle at count position `x` is due, ms from the start; Infinity when the rate never reaches it. Calls must not go back in x by much (a cursor). */
+  /** When the cycle at count `x` is due, ms from the start (Infinity: never). Calls must not go back in x by much (a cursor). */
   dueAt(x: number): number {
     const segments = this.#segments;
     while (this.#cursor > 0 && segments[this.#cursor]!.before > x) this.#cursor--;

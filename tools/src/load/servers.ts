@@ -16,7 +16,8 @@ export async function probeServers(urls: readonly string[]): Promise<string[]> {
     const info = await client.info('server');
     if (!isClusterEntry(url) && /^cluster_enabled:1/m.test(await client.info('cluster'))) {
       const { host } = new URL(url);
-      throw new Error(`${redactUrl(url)} is a Redis Cluster node, not a standalone master: give the cluster as one member with redis+cluster://${host} in --servers`);
+      throw new Error(`${redactUrl(url)} is a Redis Cluster node, not a standalone master: give the cluster as one member with `
+        + `redis+cluster://${host} in --servers`);
     }
     return serverVersion(info);
   })));

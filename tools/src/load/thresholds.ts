@@ -49,20 +49,23 @@ const kTimeUnits: Readonly<Record<string, number>> = { us: 1, µs: 1, ms: 1000, 
 const kRule = /^([a-z]+)\.(p\d+(?:\.\d+)?|max|mean|min|rate|count)(<=|>=|<|>)(\d+(?:\.\d+)?)(us|µs|ms|s|%)?$/;
 
 /** The rule every run carries unless the user judges errors themselves: a run whose errors exceed its cycles fails. */
-export const kErrorsRule: Threshold = Object.freeze({ rule: 'errors.rate<=50%', metric: 'errors.rate', compare: '<=', limit: 0.5, implicit: true });
+export const kErrorsRule: Threshold =
+  Object.freeze({ rule: 'errors.rate<=50%', metric: 'errors.rate', compare: '<=', limit: 0.5, implicit: true });
 
 /** Parses one rule; throws ThresholdSyntaxError saying what it expected. */
 export function parseThreshold(text: string): Threshold {
   const rule = text.replace(/\s+/g, '');
   const match = kRule.exec(rule);
   if (match === null) {
-    throw new ThresholdSyntaxError(text, 'is not a threshold: METRIC.STAT<VALUE, e.g. acquire.p99<2ms, errors.rate<0.1%, cycles.rate>20000, late.rate<1% ' +
+    throw new ThresholdSyntaxError(text,
+      'is not a threshold: METRIC.STAT<VALUE, e.g. acquire.p99<2ms, errors.rate<0.1%, cycles.rate>20000, late.rate<1% ' +
       '(operators <, <=, >, >=)');
   }
   const [, subject, stat, compare, number, unit] = match as unknown as [string, string, string, Compare, string, string | undefined];
   const value = Number(number);
   if ((OP_NAMES as readonly string[]).includes(subject)) {
-    if (stat === 'rate' || stat === 'count') throw new ThresholdSyntaxError(text, `judges a latency: ${subject} takes p50, p99, p99.9, max, min or mean`);
+    if (stat === 'rate' || stat === 'count')
+      throw new ThresholdSyntaxError(text, `judges a latency: ${subject} takes p50, p99, p99.9, max, min or mean`);
     const p = stat.startsWith('p') ? Number(stat.slice(1)) : 0;
     if (p > 100) throw new ThresholdSyntaxError(text, 'names a percentile above 100');
     if (unit === '%') throw new ThresholdSyntaxError(text, 'gives a latency in %: use us, ms or s (a bare number is ms, as in k6)');
@@ -72,8 +75,10 @@ export function parseThreshold(text: string): Threshold {
     throw new ThresholdSyntaxError(text, `names no metric: use ${OP_NAMES.join(', ')} (latencies), errors, cycles or late`);
   }
   if (stat !== 'rate' && stat !== 'count') throw new ThresholdSyntaxError(text, `takes .rate or .count after ${subject}`);
-  if (unit !== undefined && unit !== '%') throw new ThresholdSyntaxError(text, `takes no time unit: ${subject}.${stat} is ${describe(subject, stat)}`);
-  if (unit === '%' && (stat === 'count' || subject === 'cycles')) throw new ThresholdSyntaxError(text, `takes no %: ${subject}.${stat} is ${describe(subject, stat)}`);
+  if (unit !== undefined && unit !== '%')
+    throw new ThresholdSyntaxError(text, `takes no time unit: ${subject}.${stat} is ${describe(subject, stat)}`);
+  if (unit === '%' && (stat === 'count' || subject === 'cycles'))
+    throw new ThresholdSyntaxError(text, `takes no %: ${subject}.${stat} is ${describe(subject, stat)}`);
   const limit = unit === '%' ? value / 100 : value;
   if (stat === 'rate' && subject !== 'cycles' && limit > 1) throw new ThresholdSyntaxError(text, 'is a share above 100%');
   return { rule, metric: `${subject}.${stat}`, compare, limit };

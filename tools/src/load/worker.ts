@@ -23,7 +23,8 @@ const kTickMs = 1_000;
 
 export default async function runWorker(task: WorkerTask): Promise<WorkerReport> {
   const { port } = task;
-  const redlock = new Redlock(task.urls.map(memberOf), { retryCount: task.retryCount, retryDelay: task.retryDelayMs, retryJitter: task.retryJitterMs });
+  const redlock =
+    new Redlock(task.urls.map(memberOf), { retryCount: task.retryCount, retryDelay: task.retryDelayMs, retryJitter: task.retryJitterMs });
   let custom: CustomCycle | undefined;
   try {
     await redlock.ready(kReadyTimeoutMs);
@@ -81,11 +82,14 @@ async function measure(task: WorkerTask, redlock: Redlock, cycle: Cycle): Promis
   if (origin === undefined) return meter.report(task.worker, { cpuUserMs: 0, cpuSystemMs: 0, elu: 0, measuredMs: 0 });
 
   const base = { lockMs: task.lockMs, call: { signal: cancel.signal }, stopped, countAttempts: task.retryCount !== 0 };
-  const context: CycleContext = { ...base, redlock, ...lockerFor(redlock, task.kind, task.permits), holdMs: task.holdMs, hold: () => task.holdMs };
+  const context: CycleContext =
+    { ...base, redlock, ...lockerFor(redlock, task.kind, task.permits), holdMs: task.holdMs, hold: () => task.holdMs };
   const parts = new Parts(task.mix?.length ?? 1, task.stages.length);
   const loop: Loop = {
-    cycle, context, meter, window, keys: task.keys, prefix: task.prefix, worker: task.worker, workers: task.workers, signal: ending.signal, cancel: cancel.signal,
-    stages: task.stages, ...(task.mix === undefined ? {} : { mix: new Mix(task.mix, redlock, base, task.prefix) }), ...(parts.needed ? { parts } : {}),
+    cycle, context, meter, window, keys: task.keys, prefix: task.prefix, worker: task.worker, workers: task.workers,
+      signal: ending.signal, cancel: cancel.signal,
+    stages: task.stages, ...(task.mix === undefined ? {} : { mix: new Mix(task.mix, redlock, base, task.prefix) }),
+      ...(parts.needed ? { parts } : {}),
   };
 
   // CPU and event-loop use are taken over the measured window only.

@@ -14,8 +14,9 @@ export interface Connection {
   readonly error: Error | undefined;
 }
 
-/** Connects to every URL at once; a master that cannot be reached is reported, not thrown. `names`: how each is reported (the URL as the user gave it). */
-export async function connectAll(urls: readonly string[], names: readonly string[] = urls): Promise<{ connections: Connection[]; close: () => void }> {
+/** Connects to every URL at once; an unreachable master is reported, not thrown. `names`: each one's name as the user gave it. */
+export async function connectAll(urls: readonly string[], names: readonly string[] =
+  urls): Promise<{ connections: Connection[]; close: () => void }> {
   const clients: AdminClient[] = [];
   const connections = await Promise.all(urls.map(async (given, i): Promise<Connection> => {
     const url = redactUrl(names[i] ?? given);

@@ -2,20 +2,11 @@ import { quorumSize } from 'pipelock/protocol';
 import { median } from '../shared/median.js';
 import { connectAll } from './connect.js';
 import { gatherFacts, sampleClocks, type ClockSample, type MasterFacts } from './facts.js';
+import type { Finding, Severity } from './finding.js';
+import { namesCluster, perMaster } from './per-master.js';
 
-/** `hazard`: breaks Redlock's safety or liveness (non-zero exit); `warning`: safe only under a condition doctor cannot see. */
-export type Severity = 'hazard' | 'warning' | 'info';
-
-export interface Finding {
-  readonly severity: Severity;
-  /** A stable name for the check, for --json consumers. */
-  readonly check: string;
-  /** The master it concerns (URL, credentials redacted), or none for the whole set. */
-  readonly master?: string;
-  readonly message: string;
-  readonly consequence: string;
-  readonly fix: string;
-}
+export type { Finding, Severity } from './finding.js';
+export { namesCluster } from './per-master.js';
 
 export interface ClockReading {
   readonly master: string;
@@ -44,19 +35,15 @@ export interface DoctorOptions {
   readonly nodeTimeoutMs: number;
   /** A key like the application's lock keys, for the ACL key-pattern check. */
   readonly key: string;
-  /** One server (or one Redis Cluster) on purpose (`--single`, or one `redis+cluster://` URL): a warning with its trade-off, not a hazard. */
+  /** One server (or one Redis Cluster) on purpose (`--single`, or one `redis+cluster://` URL): a warning, not a hazard. */
   readonly single?: boolean;
 }
 
 /** The trade-off of one server or one Redis Cluster, in the words docs/deployments.md uses. */
-export const kSingleTradeoff = 'a plain lock, not Redlock: no quorum of independent masters, so a crash that loses its data, or a failover ' +
+export const kSingleTradeoff =
+  'a plain lock, not Redlock: no quorum of independent masters, so a crash that loses its data, or a failover ' +
   'to an asynchronous replica, can hand a held lock to a second holder; use fencing tokens for writes that must never overlap, ' +
   'or 3 or 5 independent masters to survive a minority failing';
-
-/** Whether a URL names a Redis Cluster (`redis+cluster://`, `rediss+cluster://`). */
-export function namesCluster(url: string): boolean {
-  return /^rediss?\+cluster:/.test(url);
-}
 
 /** Connects to every master, reads what Redlock's safety depends on, and judges it. Read-only. */
 export async function runDoctor(urls: readonly string[], options: DoctorOptions): Promise<DoctorReport> {
@@ -85,7 +72,8 @@ export function clockReading(master: string, a: ClockSample | undefined, b: Cloc
 }
 
 /** The findings for a set of masters: pure, so every rule is unit-testable on made-up facts. */
-export function judge(masters: readonly MasterFacts[], clocks: readonly ClockReading[], options: Pick<DoctorOptions, 'driftFactor' | 'nodeTimeoutMs' | 'single'>): DoctorReport {
+export function judge(masters: readonly MasterFacts[], clocks: readonly ClockReading[], options: Pick<DoctorOptions,
+  'driftFactor' | 'nodeTimeoutMs' | 'single'>): DoctorReport {
   const findings: Finding[] = [];
   const add = (finding: Finding): void => {
     findings.push(finding);
@@ -97,23 +85,29 @@ export function judge(masters: readonly MasterFacts[], clocks: readonly ClockRea
   const single = n === 1 && (options.single === true || namesCluster(masters[0]!.url));
   if (single) {
     const what = namesCluster(masters[0]!.url) ? 'one Redis Cluster' : 'one server';
-    add({ severity: 'warning', check: 'master-count', message: `${what}, as given`, consequence: kSingleTradeoff, fix: 'none needed if that is the trade-off you chose' });
+    add({ severity: 'warning', check: 'master-count', message: `${what}, as given`, consequence: kSingleTradeoff,
+      fix: 'none needed if that is the trade-off you chose' });
   } else if (n < 3) {
     add({
       severity: 'hazard', check: 'master-count', message: `${n} master${n === 1 ? '' : 's'} given`,
-      consequence: n === 1 ? 'one server is a single point of failure: when it fails or restarts empty, locks are lost or unavailable' : 'quorum is 2 of 2: one master down stops all locking',
+      consequence: n === 1 ? 'one server is a single point of failure: when it fails or restarts empty, locks are lost or unavailable'
+        : 'quorum is 2 of 2: one master down stops all locking',
       fix: 'run at least 3 independent masters (5 tolerate 2 failures)',
     });
   } else if (n % 2 === 0) {
-    add({ severity: 'info', check: 'master-count', message: `${n} masters: quorum ${quorum} tolerates ${n - quorum} failure(s), as ${n - 1} would`, consequence: 'an even count adds load but no fault tolerance', fix: `use ${n - 1} or ${n + 1} masters` });
+    add({ severity: 'info', check: 'master-count',
+      message: `${n} masters: quorum ${quorum} tolerates ${n - quorum} failure(s), as ${n - 1} would`,
+        consequence: 'an even count adds load but no fault tolerance', fix: `use ${n - 1} or ${n + 1} masters` });
   }
   for (const m of masters) {
     if (!m.reachable) {
-      add({ severity: 'hazard', check: 'reachable', master: m.url, message: `cannot reach ${m.url}: ${m.error ?? 'unknown error'}`, consequence: 'its vote is lost: fewer failures are tolerated', fix: 'check the address, credentials, TLS and firewall' });
+      add({ severity: 'hazard', check: 'reachable', master: m.url, message: `cannot reach ${m.url}: ${m.error ?? 'unknown error'}`,
+        consequence: 'its vote is lost: fewer failures are tolerated', fix: 'check the address, credentials, TLS and firewall' });
     }
   }
   if (reachable.length < quorum) {
-    add({ severity: 'hazard', check: 'quorum', message: `only ${reachable.length} of ${n} masters reachable, quorum is ${quorum}`, consequence: 'no lock can be acquired', fix: 'bring masters back' });
+    add({ severity: 'hazard', check: 'quorum', message: `only ${reachable.length} of ${n} masters reachable, quorum is ${quorum}`,
+      consequence: 'no lock can be acquired', fix: 'bring masters back' });
   }
   sameServers(reachable, add);
   for (const m of reachable) perMaster(m, options, add);
@@ -141,19 +135,23 @@ function sameServers(masters: readonly MasterFacts[], add: (f: Finding) => void)
       if (a.runId !== undefined && a.runId === b.runId) {
         repeated.add(j);
         add({
-          severity: 'hazard', check: 'same-server', master: b.url, message: `${a.url} and ${b.url} are the same server (run_id ${a.runId.slice(0, 8)}…)`,
-          consequence: 'one server votes twice: a quorum can be reached with fewer independent masters than counted, and one crash takes two votes',
+          severity: 'hazard', check: 'same-server', master: b.url,
+            message: `${a.url} and ${b.url} are the same server (run_id ${a.runId.slice(0, 8)}…)`,
+          consequence: 'one server votes twice: a quorum can be reached with fewer independent masters than counted, and one crash '
+            + 'takes two votes',
           fix: 'list each server once',
         });
       } else if (a.replid !== undefined && a.replid === b.replid) {
         add({
-          severity: 'hazard', check: 'replicas', master: b.url, message: `${a.url} and ${b.url} share replication id ${a.replid.slice(0, 8)}…: one replicates the other`,
+          severity: 'hazard', check: 'replicas', master: b.url,
+            message: `${a.url} and ${b.url} share replication id ${a.replid.slice(0, 8)}…: one replicates the other`,
           consequence: 'replication is asynchronous: a lock written to the master may be missing on the replica, and both count as votes',
           fix: 'use independent masters with no replication between them',
         });
       } else if (a.replid !== undefined && (a.replid === b.replid2 || a.replid2 === b.replid)) {
         add({
-          severity: 'warning', check: 'replicas', master: b.url, message: `${a.url} and ${b.url} share replication history (one was promoted from the other)`,
+          severity: 'warning', check: 'replicas', master: b.url,
+            message: `${a.url} and ${b.url} share replication history (one was promoted from the other)`,
           consequence: 'locks held at the promotion exist on both: they are not independent copies of nothing',
           fix: 'use masters that never replicated from each other, or flush the promoted one before use',
         });
@@ -162,104 +160,16 @@ function sameServers(masters: readonly MasterFacts[], add: (f: Finding) => void)
   }
 }
 
-function perMaster(m: MasterFacts, options: Pick<DoctorOptions, 'nodeTimeoutMs'>, add: (f: Finding) => void): void {
-  const master = m.url;
-  if (m.mode === 'sentinel') {
-    add({ severity: 'hazard', check: 'sentinel', master, message: `${master} is a Sentinel, not a Redis server`, consequence: 'it cannot hold locks', fix: 'give the masters\' addresses, not Sentinel\'s' });
-    return;
-  }
-  if ((m.clusterEnabled === true || m.mode === 'cluster') && !namesCluster(master)) {
-    add({
-      severity: 'hazard', check: 'cluster', master, message: `${master} runs in cluster mode`,
-      consequence: 'a multi-resource lock\'s keys hash to different slots (CROSSSLOT), and a cluster fails over to asynchronous replicas: it is one replicated store, not independent masters',
-      fix: 'use standalone servers (cluster-enabled no) as Redlock masters, or name a cluster as one member (redis+cluster://host:port)',
-    });
-  }
-  if (m.role === 'slave') {
-    add({
-      severity: 'hazard', check: 'replica-as-master', master, message: `${master} is a replica of ${m.masterOf ?? 'another server'}`,
-      consequence: 'writes are refused (READONLY) or, on a writable replica, lost at the next resync: this master never votes for a lock',
-      fix: 'give the master\'s address, or REPLICAOF NO ONE on a server meant to be independent',
-    });
-  } else if ((m.replicas ?? 0) > 0) {
-    add({
-      severity: 'warning', check: 'has-replicas', master, message: `${master} has ${m.replicas} connected replica(s)`,
-      consequence: 'if a failover (Sentinel, a managed service) promotes a replica, locks not yet replicated are lost while their holders still run',
-      fix: 'no automatic failover on Redlock masters; a replaced master must stay out for longer than the longest lock TTL',
-    });
-  }
-  if (m.config === undefined) {
-    add({
-      severity: 'warning', check: 'config', master, message: `cannot read the configuration of ${master}: ${m.configError ?? 'CONFIG GET failed'}`,
-      consequence: 'persistence and eviction were not checked',
-      fix: 'run doctor as a user allowed CONFIG GET (+config|get), or check appendfsync and maxmemory-policy by hand',
-    });
-  } else {
-    const c = m.config;
-    const policy = c['maxmemory-policy'] ?? 'noeviction';
-    if (Number(c.maxmemory ?? '0') > 0 && policy !== 'noeviction') {
-      add({
-        severity: 'hazard', check: 'eviction', master, message: `${master}: maxmemory ${c.maxmemory} with maxmemory-policy ${policy}`,
-        consequence: policy.startsWith('volatile')
-          ? 'lock keys all carry a TTL, so volatile-* eviction picks them: a held lock can vanish under memory pressure'
-          : 'any key may be evicted under memory pressure, held locks included',
-        fix: 'maxmemory-policy noeviction on lock masters (writes then fail loudly instead of dropping locks)',
-      });
-    }
-    if (c.appendonly === 'yes' && c.appendfsync === 'always') {
-      add({ severity: 'info', check: 'persistence', master, message: `${master}: appendonly yes, appendfsync always`, consequence: 'every acknowledged lock survives a crash', fix: 'none needed' });
-    } else {
-      const what = c.appendonly === 'yes' ? `appendonly yes with appendfsync ${c.appendfsync ?? '?'}` : `appendonly no${c.save === '' || c.save === undefined ? ', no snapshots' : `, snapshots (save ${c.save})`}`;
-      add({
-        severity: 'warning', check: 'persistence', master, message: `${master}: ${what}`,
-        consequence: c.appendonly === 'yes'
-          ? 'a power loss may drop the last second of lock writes: a restarted master may grant a lock another client still holds'
-          : 'a restarted master comes back without the locks it held: another client can take a lock that is still held',
-        fix: 'restart a crashed master only after the longest lock TTL has passed (delayed restart), or set appendonly yes and appendfsync always',
-      });
-    }
-  }
-  const native = m.native;
-  const scriptFree = native !== undefined && native.setIfEq && native.deleteIfEq !== undefined;
-  if (native !== undefined) {
-    add(scriptFree
-      ? { severity: 'info', check: 'commands', master, message: `${master}: single-key extend and release run script-free (SET IFEQ, ${native.deleteIfEq})`, consequence: 'less CPU per lock on the master; multi-key locks, fencing and the lock kinds still run Lua scripts', fix: "none needed (commands: 'scripts' forces scripts)" }
-      : { severity: 'info', check: 'commands', master, message: `${master}: extend and release run as Lua scripts (no ${native.setIfEq ? '' : 'SET IFEQ, '}${native.deleteIfEq === undefined ? 'DELIFEQ or DELEX' : ''})`.replace(', )', ')'), consequence: 'the script path, as on every Redis 7', fix: 'none needed; Valkey 9.0+ or Redis 8.4+ runs them natively' });
-  }
-  if (m.aclDenied !== undefined && m.aclDenied.length > 0) {
-    const scriptsOnly = m.aclDenied.every((c) => SCRIPT_ONLY.has(c));
-    add({
-      severity: scriptsOnly && scriptFree ? 'warning' : 'hazard', check: 'acl', master, message: `${master}: user ${m.aclUser ?? '?'} may not run ${m.aclDenied.join(', ')}`,
-      consequence: scriptsOnly && scriptFree
-        ? 'single-key locks still work here (native commands); multi-key locks, fencing, the lock kinds and runOnce fail on this master with MisconfigurationError (noscripting)'
-        : 'every lock operation on this master that needs them fails with NOPERM: it never votes',
-      fix: `grant them, e.g. ACL SETUSER ${m.aclUser ?? '<user>'} +${m.aclDenied.map((c) => c.toLowerCase().replace(' ifeq', '').replace(' ', '|')).join(' +')} with a key pattern covering the lock keys`,
-    });
-  } else if (m.aclNote !== undefined) {
-    add({ severity: 'info', check: 'acl', master, message: `${master}: ${m.aclNote}`, consequence: 'a missing permission would show as NOPERM errors per master', fix: 'run doctor as an admin user to check all commands' });
-  }
-  if (m.rttMs !== undefined && m.rttMs > options.nodeTimeoutMs / 2) {
-    add({
-      severity: 'warning', check: 'latency', master, message: `${master}: round trip ${m.rttMs.toFixed(1)} ms, more than half of nodeTimeout ${options.nodeTimeoutMs} ms`,
-      consequence: 'calls time out under load and the master stops counting toward the quorum; the validity left after acquiring shrinks by the round trip',
-      fix: 'place masters close to the clients, or raise nodeTimeout (the Redlock paper: a few ms to tens of ms for a 10 s TTL)',
-    });
-  }
-  if (m.scriptCached === false) {
-    add({ severity: 'info', check: 'script', master, message: `${master}: pipelock's scripts are not all cached (no client connected since its last restart or SCRIPT FLUSH)`, consequence: 'none: pipelock loads them on connect and after NOSCRIPT', fix: 'none needed' });
-  }
-}
-
-/** What pipelock only runs inside its scripts, or to load them: a user without them still has script-free single-key locks where the server has the native commands. */
-const SCRIPT_ONLY: ReadonlySet<string> = new Set(['EVALSHA', 'SCRIPT LOAD', 'EXISTS', 'DEL', 'PEXPIRE', 'INCR', 'TIME']);
-
 function clockFindings(clocks: readonly ClockReading[], driftFactor: number, add: (f: Finding) => void): void {
   for (const c of clocks) {
     // Only what the sampling cannot explain counts: a slow round trip widens the bound, not the verdict.
     if (Math.abs(c.rate - 1) - c.uncertainty > driftFactor) {
       add({
-        severity: 'hazard', check: 'clock-rate', master: c.master, message: `${c.master}: its clock ran ${(c.rate * 100).toFixed(2)}% (± ${(c.uncertainty * 100).toFixed(2)}) of this host's rate while sampled`,
-        consequence: `Redlock assumes clocks run at nearly the same rate (driftFactor ${driftFactor}); a faster or jumping clock expires locks early, so two clients can hold one`,
+        severity: 'hazard', check: 'clock-rate', master: c.master,
+          message: `${c.master}: its clock ran ${(c.rate * 100).toFixed(2)}% (± ${(c.uncertainty * 100).toFixed(2)}) of this host's `
+            + `rate while sampled`,
+        consequence: `Redlock assumes clocks run at nearly the same rate (driftFactor ${driftFactor}); a faster or jumping clock expires `
+          + `locks early, so two clients can hold one`,
         fix: 'run ntpd/chrony in slew mode (no steps) on every master and client; find why this clock is off',
       });
     }
@@ -269,8 +179,11 @@ function clockFindings(clocks: readonly ClockReading[], driftFactor: number, add
     const spread = Math.max(...offsets) - Math.min(...offsets);
     if (spread > 1000) {
       add({
-        severity: 'info', check: 'clock-offset', message: `master wall clocks differ by up to ${Math.round(spread)} ms (median offset to this host ${Math.round(median(offsets))} ms)`,
-        consequence: 'none for Redlock itself (it needs equal rates, not equal times), but a sign of missing time synchronisation, which does lead to steps',
+        severity: 'info', check: 'clock-offset',
+          message: `master wall clocks differ by up to ${Math.round(spread)} ms (median offset to this host `
+            + `${Math.round(median(offsets))} ms)`,
+        consequence: 'none for Redlock itself (it needs equal rates, not equal times), but a sign of missing time synchronisation, which '
+          + 'does lead to steps',
         fix: 'synchronise the clocks (NTP)',
       });
     }

@@ -118,7 +118,8 @@ async function nativeCommands(client: OpsClient): Promise<NativeFacts | undefine
   // An unknown command's entry is nil; SET's documented arguments name IFEQ where it has it.
   const known = (i: number): boolean => info[i] !== null && info[i] !== undefined;
   const flat = (v: unknown): unknown => (v instanceof Map ? Object.fromEntries(v as Map<unknown, unknown>) : v);
-  return { setIfEq: /"ifeq"/i.test(JSON.stringify(docs, (_, v: unknown) => flat(v))), deleteIfEq: known(0) ? 'DELIFEQ' : known(1) ? 'DELEX' : undefined };
+  return { setIfEq: /"ifeq"/i.test(JSON.stringify(docs, (_, v: unknown) => flat(v))),
+    deleteIfEq: known(0) ? 'DELIFEQ' : known(1) ? 'DELEX' : undefined };
 }
 
 async function readConfig(client: OpsClient): Promise<{ config?: Record<string, string>; configError?: string }> {
@@ -147,7 +148,8 @@ async function roundTrip(client: OpsClient): Promise<number> {
  * running it. Where DRYRUN itself is not allowed or not known, EVALSHA with no keys and no arguments
  * is tried instead: the script then does nothing, and NOPERM answers the question for EVALSHA.
  */
-async function checkAcl(client: OpsClient, key: string, native: NativeFacts | undefined): Promise<{ aclUser?: string; aclDenied?: string[]; aclNote?: string }> {
+async function checkAcl(client: OpsClient, key: string,
+  native: NativeFacts | undefined): Promise<{ aclUser?: string; aclDenied?: string[]; aclNote?: string }> {
   const who = await attempt(client, ['ACL', 'WHOAMI']);
   if (who instanceof Error) return { aclNote: `ACL WHOAMI failed (${who.message}): permissions not checked` };
   const user = String(who);
@@ -162,7 +164,8 @@ async function checkAcl(client: OpsClient, key: string, native: NativeFacts | un
     if (reply === 'OK') continue;
     if (reply instanceof Error) {
       const probe = await attempt(client, ['EVALSHA', BATCH_SHA, '0']);
-      if (probe instanceof Error && probe.message.startsWith('NOPERM')) return { aclUser: user, aclDenied: ['EVALSHA'], aclNote: `ACL DRYRUN unavailable (${reply.message}); only EVALSHA was checked` };
+      if (probe instanceof Error && probe.message.startsWith('NOPERM'))
+        return { aclUser: user, aclDenied: ['EVALSHA'], aclNote: `ACL DRYRUN unavailable (${reply.message}); only EVALSHA was checked` };
       return { aclUser: user, aclNote: `ACL DRYRUN unavailable (${reply.message}); only EVALSHA was checked, and it is allowed` };
     }
     denied.push(command[0] === 'SCRIPT' ? 'SCRIPT LOAD' : command[3] === 'IFEQ' ? 'SET IFEQ' : command[0]!);

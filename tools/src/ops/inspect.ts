@@ -90,11 +90,13 @@ export async function runInspect(urls: readonly string[], options: InspectOption
   const { connections, close } = await connectAll(urls);
   try {
     const scans = await Promise.all(connections.map(async (connection, master) => {
-      if (connection.client === undefined) return { scan: { url: connection.url, reachable: false, error: connection.error?.message, scanned: 0, complete: false }, keys: new Map<string, Seen>() };
+      if (connection.client === undefined) return { scan: { url: connection.url, reachable: false, error: connection.error?.message,
+        scanned: 0, complete: false }, keys: new Map<string, Seen>() };
       try {
         return await scanMaster(connection.url, connection.client, master, options, deadline);
       } catch (error) {
-        return { scan: { url: connection.url, reachable: true, error: error instanceof Error ? error.message : String(error), scanned: 0, complete: false }, keys: new Map<string, Seen>() };
+        return { scan: { url: connection.url, reachable: true, error: error instanceof Error ? error.message : String(error), scanned: 0,
+          complete: false }, keys: new Map<string, Seen>() };
       }
     }));
     return collate(options.match, urls.length, scans.map((s) => s.scan), scans.map((s) => s.keys));
@@ -103,12 +105,14 @@ export async function runInspect(urls: readonly string[], options: InspectOption
   }
 }
 
-async function scanMaster(url: string, client: OpsClient, master: number, options: InspectOptions, deadline: number): Promise<{ scan: MasterScan; keys: Map<string, Seen> }> {
+async function scanMaster(url: string, client: OpsClient, master: number, options: InspectOptions,
+  deadline: number): Promise<{ scan: MasterScan; keys: Map<string, Seen> }> {
   const keys = new Map<string, Seen>();
   let cursor = '0';
   let scanned = 0;
   do {
-    const [next, batch] = await client.sendCommand(['SCAN', cursor, 'MATCH', options.match, 'COUNT', String(options.count)]) as [string, string[]];
+    const [next, batch] =
+      await client.sendCommand(['SCAN', cursor, 'MATCH', options.match, 'COUNT', String(options.count)]) as [string, string[]];
     cursor = next;
     const room = Math.min(batch.length, options.limit - scanned);
     const names = batch.slice(0, room);
@@ -116,7 +120,8 @@ async function scanMaster(url: string, client: OpsClient, master: number, option
     // One pipelined round of TYPE + PTTL, then GET for the strings (a GET of another type is WRONGTYPE).
     const types = await Promise.all(names.map((key) => attempt(client, ['TYPE', key])));
     const ttls = await Promise.all(names.map((key) => attempt(client, ['PTTL', key])));
-    const values = await Promise.all(names.map((key, i) => (types[i] === 'string' ? attempt(client, ['GET', key]) : Promise.resolve(undefined))));
+    const values =
+      await Promise.all(names.map((key, i) => (types[i] === 'string' ? attempt(client, ['GET', key]) : Promise.resolve(undefined))));
     names.forEach((key, i) => {
       const pttl = ttls[i];
       // Gone between SCAN and PTTL (-2), or the master refused: nothing to report.
@@ -125,13 +130,15 @@ async function scanMaster(url: string, client: OpsClient, master: number, option
       const kind = typeof value === 'string' ? classify(key, value) : 'other';
       keys.set(key, { master, kind, pttl, value: kind === 'other' ? undefined : (value as string) });
     });
-    if (scanned >= options.limit || performance.now() >= deadline) return { scan: { url, reachable: true, scanned, complete: cursor === '0' && room === batch.length }, keys };
+    if (scanned >= options.limit || performance.now() >= deadline)
+      return { scan: { url, reachable: true, scanned, complete: cursor === '0' && room === batch.length }, keys };
   } while (cursor !== '0');
   return { scan: { url, reachable: true, scanned, complete: true }, keys };
 }
 
 /** Puts the masters' views of each key together (pure; unit-tested on made-up scans). */
-export function collate(match: string, n: number, masters: readonly MasterScan[], perMaster: readonly ReadonlyMap<string, Seen>[]): InspectReport {
+export function collate(match: string, n: number, masters: readonly MasterScan[], perMaster: readonly ReadonlyMap<string,
+  Seen>[]): InspectReport {
   const quorum = quorumSize(n);
   const byKey = new Map<string, Seen[]>();
   for (const keys of perMaster) {
@@ -164,7 +171,8 @@ export function collate(match: string, n: number, masters: readonly MasterScan[]
       });
     } else {
       const values = pipelock.map((s) => Number(s.value));
-      markers.push({ key, kind: kind as MarkerEntry['kind'], ...(kind === 'run-once-done' ? {} : { value: Math.max(...values) }), masters: pipelock.length, pttlMs: ttlOf(pipelock) });
+      markers.push({ key, kind: kind as MarkerEntry['kind'], ...(kind === 'run-once-done' ? {} : { value: Math.max(...values) }),
+        masters: pipelock.length, pttlMs: ttlOf(pipelock) });
     }
   }
   return { match, quorum, masters, locks, markers, noTtl, otherNoTtl };
