@@ -26,6 +26,11 @@ export default tseslint.config(
     rules: { 'max-lines': ['error', { max: 300, skipBlankLines: false, skipComments: false }] },
   },
   {
+    // The facade checks each call's arguments and hands it down; what it is built of is src/rooms.ts's (house rule, checked).
+    files: ['src/redlock.ts'],
+    rules: { 'max-lines': ['error', { max: 200, skipBlankLines: false, skipComments: false }] },
+  },
+  {
     // Lines of at most 140 characters (house rule, checked), comments and strings included: a long error message is
     // split with `+`, a long URL goes on a comment line of its own. No exception (URLs, strings, imports) is needed today.
     files: ['src/**/*.ts', 'src/*.cts', 'tools/src/**/*.ts', 'scripts/**/*.ts'],

@@ -29,6 +29,7 @@ export const RANKS: Readonly<Record<string, number>> = Object.freeze({
   'src/waiting': 6,
   'src/lifecycle': 7,
   'src/kinds': 8,
+  'src/rooms.ts': 8,
   'src/redlock.ts': 9,
   'src/recipes': 10,
   'src/metrics': 10,

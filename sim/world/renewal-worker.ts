@@ -21,9 +21,9 @@ import { letGo, outcome, sleep, type Worker } from './workloads.js';
  */
 export const kWorkerPatches = [
   {
-    file: 'src/redlock.ts',
-    from: "const urls = this.settings.renewal === 'worker' ? checkWorkerMembers(entries, clientOptions) : undefined;",
-    to: "const urls = this.settings.renewal === 'worker' ? (entries as unknown as string[]) : undefined;",
+    file: 'src/rooms.ts',
+    from: "const urls = settings.renewal === 'worker' ? checkWorkerMembers(entries, clientOptions) : undefined;",
+    to: "const urls = settings.renewal === 'worker' ? (entries as unknown as string[]) : undefined;",
   },
   {
     file: 'src/lifecycle/worker/renewer.ts',
