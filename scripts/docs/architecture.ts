@@ -28,8 +28,9 @@ const kPurpose: Readonly<Record<string, string>> = {
     + 'stalls, late replies',
   'src/admission': 'the admission window: how much work may be out on the masters at once, and who waits for room',
   'src/watch': 'the server\'s push: tracking connections that tell when a watched key changes (wake-ups, watchHeld)',
-  'src/waiting': 'waiting for a held lock: tickets, the local line, the gate\'s line across processes, the retry schedule',
-  'src/lifecycle': 'one lock\'s life: acquire, extend, release, renewal, handover, using(), the Lock object',
+  'src/waiting': 'waiting for a held lock: tickets, the local line, the gate\'s line across processes, handover to a local '
+    + 'waiter, the retry schedule',
+  'src/lifecycle': 'one lock\'s life: acquire, extend, release, renewal, using(), the Lock object',
   'src/kinds': 'lock kinds over the lifecycle: semaphore, read/write lock, leader election',
   'src/rooms.ts': 'what a Redlock is built of: the rooms wired at construction, shut down in order; the internals the recipes reach',
   'src/redlock.ts': 'the facade: checks each call\'s arguments and hands it to the room below (src/rooms.ts)',

@@ -92,7 +92,7 @@ export const kBugs: readonly PlantedBug[] = [
     name: 'election-pass-keeps-token',
     what: "a campaigner of the holder's process is passed the election's lock as it stands, with its token: the old leader's records count again where the resign's erase did not land, and leader() shows a superseded term (review-r4 item 3)",
     patches: [{
-      file: 'src/lifecycle/handover.ts',
+      file: 'src/waiting/handover.ts',
       from: 'lock.validUntil - performance.now() >= heir.terms!.least;',
       // A campaign asks for validity Infinity (never passed as it stands): back to duration less two drift allowances.
       to: 'lock.validUntil - performance.now() >= (heir.terms!.least === Infinity ? Number(heir.terms!.ttlArg) - 2 * (Math.round(Number(heir.terms!.ttlArg) * 0.01) + 2) : heir.terms!.least);',

@@ -122,7 +122,7 @@ export class Acquirer implements KindHost {
       const behind = this.#arrive(a);
       if (behind !== undefined) await behind;
       for (;;) {
-        // A holder of this process handed its lock to this call while it slept (src/lifecycle/
+        // A holder of this process handed its lock to this call while it slept (src/waiting/
         // handover.ts): that handover was admitted and sent as the holder's release.
         const handed = a.wait?.handed();
         if (handed instanceof Passed) {

@@ -47,7 +47,7 @@ export class Acquisition extends Queued {
     return this.#ttl ??= String(this.duration);
   }
 
-  /** What a lock handed over to it must be (src/lifecycle/handover.ts): its kind's terms. */
+  /** What a lock handed over to it must be (src/waiting/handover.ts): its kind's terms. */
   terms(): HandoverTerms | undefined {
     return this.kind.terms(this.duration, this.ttlArg, this.call.settings);
   }

@@ -38,7 +38,7 @@ export interface Kind extends Waiting {
   readonly foreign: boolean;
   /** An attempt was refused: true to try again at once (a quorum offered something else to take). */
   refused(attempt: Attempt): boolean;
-  /** What a lock handed over to a waiting call must be (src/lifecycle/handover.ts), or undefined: it takes none. */
+  /** What a lock handed over to a waiting call must be (src/waiting/handover.ts), or undefined: it takes none. */
   terms(duration: number, ttlArg: string, settings: ResolvedSettings): HandoverTerms | undefined;
   /** A won attempt's fencing token raised across the quorum (undefined there: lost), or undefined when the kind has none. */
   fence(masters: MasterSet, attempt: Attempt, budget: number): Promise<number | undefined> | undefined;
@@ -64,7 +64,7 @@ export const none = (): undefined => undefined;
 
 /**
  * The plain mutex (op A: SET NX PX on each resource): what Redlock.acquire() takes. Its waiters line up and may be
- * handed a released lock (src/lifecycle/handover.ts).
+ * handed a released lock (src/waiting/handover.ts).
  */
 export class Mutex implements Kind {
   constructor(readonly lockKeys: readonly string[]) {}

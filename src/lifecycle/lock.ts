@@ -73,7 +73,7 @@ export interface Renewing {
 export const kRenewal = Symbol('pipelock.renewal');
 /** How this kind of lock is extended and released (a read lock's differ). */
 export const kOps = Symbol('pipelock.ops');
-/** performance.now() when the chain of local handovers that led to it began (src/lifecycle/handover.ts); 0: taken from the masters. */
+/** performance.now() when the chain of local handovers that led to it began (src/waiting/handover.ts); 0: taken from the masters. */
 export const kChain = Symbol('pipelock.chain');
 /** extend() calls in flight: while any is, the lock is not passed on as it stands. */
 export const kExtending = Symbol('pipelock.extending');
@@ -94,7 +94,7 @@ export function replaced(old: Lock, next: Lock): void {
   replacements.set(old, next);
 }
 
-/** The Lock a local waiter made of a lock passed to it (src/lifecycle/handover.ts); disposing this one spares it. */
+/** The Lock a local waiter made of a lock passed to it (src/waiting/handover.ts); disposing this one spares it. */
 const heirs = new WeakMap<Lock, Lock>();
 
 /** release() passed `from`'s keys to a waiter, which holds them as `to`. */

@@ -6,7 +6,7 @@ import type { MasterSet } from '../engine/masters.js';
 export class ReleaseResult {
   /** True when a quorum said the lock was no longer held: it had expired or been lost before release. */
   readonly expired: boolean;
-  /** The lock was passed, keys and all, to a local waiter (src/lifecycle/handover.ts): nothing was sent. */
+  /** The lock was passed, keys and all, to a local waiter (src/waiting/handover.ts): nothing was sent. */
   readonly passedOn: boolean;
   readonly #masters: MasterSet;
   /** The last try: the others' answers are carried into it (MasterSet.retry); undefined when passed on. */

@@ -1,6 +1,6 @@
 import type { Attempt } from '../engine/attempt.js';
 import { QuorumUnreachableError } from '../errors.js';
-import { kOps, kPassedOn, type Lock } from './lock.js';
+import { kChain, kExtending, kOps, kPassedOn, kRenewal, MUTEX_OPS, type Lock } from './lock.js';
 import type { MasterSet } from '../engine/masters.js';
 import { describeOutcomes } from '../engine/records.js';
 import { describeResources } from './failure.js';
@@ -10,16 +10,24 @@ import { ReleaseResult } from './release-result.js';
 import { misconfigured } from './misconfigured.js';
 import { stopRenewing } from './renewal.js';
 import { mayRetry, retryWait, sleep } from '../waiting/schedule.js';
-import { handOver, heirOf, passable } from './handover.js';
+import { handOver, heirOf, passable, type Outgoing } from '../waiting/handover.js';
 import { Passed, type Ticket } from '../waiting/ticket.js';
 import type { Waiters } from '../waiting/waiters.js';
 import type { AdmissionWindow } from '../admission/window.js';
 
 const noAttempts = (): never[] => [];
 
+/** A plain mutex's Lock as a handover sees it (src/waiting/handover.ts). */
+function outgoingOf(lock: Lock): Outgoing {
+  return {
+    resources: lock.resources, value: lock.value, validUntil: lock.validUntil, chain: lock[kChain],
+    stands: lock[kExtending] === 0 && (lock[kRenewal] !== undefined || lock.extensions === 0),
+  };
+}
+
 /**
  * Redlock.release(): the owner-checked delete on every master, decided at the quorum, or a hand-over to a local waiter
- * (src/lifecycle/handover.ts). Releases queue in the window ahead of acquisitions, and one no quorum answered is
+ * (src/waiting/handover.ts). Releases queue in the window ahead of acquisitions, and one no quorum answered is
  * retried on the unanswered masters while the keys may live (docs/decisions/0012, "release.ts").
  */
 export class Releases {
@@ -30,7 +38,7 @@ export class Releases {
   ) {}
 
   async release(lock: Lock, s: ResolvedSettings): Promise<ReleaseResult> {
-    // Its keys are another Lock's now (src/lifecycle/handover.ts): an owner-checked delete of its
+    // Its keys are another Lock's now (src/waiting/handover.ts): an owner-checked delete of its
     // token would take them from under that one.
     if (lock[kPassedOn]) return new ReleaseResult(this.masters, undefined);
     // Out of the scheduler before any I/O: a renewal decided from now on cannot touch the lock, and
@@ -40,9 +48,10 @@ export class Releases {
     // Past this its keys are gone anyway: no retry of the release is worth making.
     const expires = lock.expiration;
     lock.expiration = 0;
-    const heir = heirOf(this.waiters, lock, expires);
+    const outgoing = this.waiters === undefined || lock[kOps] !== MUTEX_OPS ? undefined : outgoingOf(lock);
+    const heir = outgoing === undefined ? undefined : heirOf(this.waiters!, outgoing, expires);
     if (heir !== undefined) {
-      if (!passable(lock, heir)) return this.#handOver(lock, s, expires, heir);
+      if (!passable(outgoing!, heir)) return this.#handOver(lock, outgoing!, s, expires, heir);
       if (heir.receive(new Passed(lock.value, lock.validUntil, lock))) {
         lock[kPassedOn] = true;
         return new ReleaseResult(this.masters, undefined);
@@ -59,11 +68,11 @@ export class Releases {
     return this.masters.execute(lock[kOps].release, lock.resources, lock.value, '0', s.nodeTimeout);
   }
 
-  async #handOver(lock: Lock, s: ResolvedSettings, expires: number, heir: Ticket): Promise<ReleaseResult> {
+  async #handOver(lock: Lock, outgoing: Outgoing, s: ResolvedSettings, expires: number, heir: Ticket): Promise<ReleaseResult> {
     const n = lock.resources.length;
     let attempt: Attempt;
     try {
-      attempt = await this.window.runFirst(n, () => handOver(this.masters, lock, heir));
+      attempt = await this.window.runFirst(n, () => handOver(this.masters, outgoing, heir));
     } catch (error) {
       heir.receive(undefined);
       throw error;

@@ -36,7 +36,7 @@ export const OP_READ_RELEASE = 'u';
 export const OP_WRITE = 'W';
 /** Acquire at the gate, in turn: keys are the lock keys, then the gate's turns (src/waiting/gate.ts); `extra` is "bypass grace id". */
 export const OP_GATED = 'G';
-/** Owner-checked: the keys pass from the token in `extra` to the op's token, with a new TTL (src/lifecycle/handover.ts). */
+/** Owner-checked: the keys pass from the token in `extra` to the op's token, with a new TTL (src/waiting/handover.ts). */
 export const OP_HANDOVER = 'H';
 /** Force-release: m lock keys, then their m markers; each lock key DELeted unchecked, its marker SET to the reason for ttl. */
 export const OP_FORCE = 'Z';

@@ -1,4 +1,4 @@
-import { FAILED, FOR, TIMEOUT, type Attempt } from '../engine/attempt.js';
+import { FAILED, TIMEOUT, type Attempt } from '../engine/attempt.js';
 import { publishAcquireRetry } from '../engine/channels.js';
 import type { MasterSet } from '../engine/masters.js';
 import { lostToErrors } from '../engine/quorum.js';
@@ -54,7 +54,7 @@ export class Wait {
     how: Waiting,
     readonly settings: ScheduleSettings,
     readonly deadline: number,
-    /** What a lock handed to this call must be (src/lifecycle/handover.ts); plain mutexes only. */
+    /** What a lock handed to this call must be (src/waiting/handover.ts); plain mutexes only. */
     readonly terms: HandoverTerms | undefined,
     /** False for a wait that begins after the call's first attempt: it was not a newcomer to the line. */
     arriving: boolean,
@@ -86,11 +86,7 @@ export class Wait {
 
   /** A lock a holder of this process handed to this call while it slept (once), or undefined. */
   handed(): Attempt | Passed | undefined {
-    const ticket = this.#ticket;
-    const attempt = ticket?.handed;
-    if (attempt === undefined) return undefined;
-    ticket!.handed = undefined;
-    return attempt;
+    return this.#ticket?.takeHanded();
   }
 
   /**
@@ -105,8 +101,8 @@ export class Wait {
         : this.#woken ? ticket.gate : -1;
     this.#gatedAt = gate;
     if (gate === -1) return undefined;
-    const turns = ticket!.turnsKey ??= turnsKey(masters.names, keys[0]!, masters.clustered);
-    return sendGated(masters, gate, keys, ttlArg, budget, turns, ticket!.turn ??= turnId(), this.#graceMs);
+    if (ticket!.turn === undefined) ticket!.takeTurn(turnsKey(masters.names, keys[0]!, masters.clustered), turnId());
+    return sendGated(masters, gate, keys, ttlArg, budget, ticket!.turnsKey!, ticket!.turn!, this.#graceMs);
   }
 
   /**
@@ -119,16 +115,7 @@ export class Wait {
     this.#token = attempt.token;
     this.#woken = false;
     if (!woken) this.#made++;
-    const ticket = this.#ticket;
-    const gate = this.#gatedAt;
-    if (ticket !== undefined) {
-      ticket.yielded = false;
-      if (gate !== -1) {
-        ticket.turnsAt = attempt.votes[gate] === FOR ? -1 : gate;
-        // Free, but another's turn: the call listens for the lock being taken, not for it being free.
-        ticket.yielded = attempt.counts?.[gate] === -1;
-      }
-    }
+    this.#ticket?.attempted(attempt, this.#gatedAt);
     this.#gatedAt = -1;
     if (attempt.won) return;
     const split = attempt.votesFor > 0 || attempt.votesStalled > 0;
@@ -144,11 +131,7 @@ export class Wait {
   async pause(signal: AbortSignal | undefined, stats: Stats): Promise<boolean> {
     const s = this.settings;
     if (this.waiters !== undefined && this.#tried) this.#ticket ??= this.waiters.join(this.resources, this.mode);
-    if (this.#ticket !== undefined) {
-      this.#ticket.token = this.#token;
-      this.#ticket.terms = this.terms;
-      this.#ticket.unreachable = this.#unreachable;
-    }
+    this.#ticket?.brief(this.#token, this.#unreachable, this.terms);
     for (;;) {
       const now = performance.now();
       if (now >= this.#slotEnd) {
@@ -168,8 +151,7 @@ export class Wait {
       } else {
         // After a split (a schedule's attempt raced other processes' woken heads) the quorum is
         // read again rather than the gate alone, which may hold this call's own undone grant.
-        ticket.gated = this.#splits === 0 && inLine(this.mode);
-        ticket.gate = -1;
+        ticket.gateNext(this.#splits === 0 && inLine(this.mode));
         this.#woken = await ticket.sleep(this.#slotEnd, signal, stats);
         if (ticket.handed !== undefined) return true;
         if (this.#woken) {
@@ -186,7 +168,7 @@ export class Wait {
     }
   }
 
-  /** When the chain of handovers that handed this call its lock began (src/lifecycle/handover.ts). */
+  /** When the chain of handovers that handed this call its lock began (src/waiting/handover.ts). */
   get chain(): number {
     return this.#ticket?.chain ?? 0;
   }

@@ -147,7 +147,8 @@ export class Waiters implements Line, WatchListener {
    */
   #read(ticket: Ticket): void {
     const sleep = ticket.sleeps;
-    const gate = ticket.gate = ticket.gated ? this.gate(ticket.keys) : -1;
+    const gate = ticket.gated ? this.gate(ticket.keys) : -1;
+    ticket.listenAt(gate);
     const watches = gate === -1 ? this.watches : [this.watches[gate]];
     const needed = gate === -1 ? this.quorum : 1;
     // A master that answered the last attempt with an error (a replica's READONLY) still answers
@@ -169,7 +170,7 @@ export class Waiters implements Line, WatchListener {
       if (freeIn === 0 && ticket.yielded) ticket.wakeAt(performance.now() + kBypassMs + 1);
       else if (freeIn === 0) ticket.wake();
       else {
-        ticket.yielded = false;
+        ticket.unyield();
         if (Number.isFinite(freeIn)) ticket.wakeAt(performance.now() + freeIn + 1);
       }
     });
@@ -193,7 +194,7 @@ export class Waiters implements Line, WatchListener {
     for (const ticket of [...heads]) {
       if (ticket.yielded) {
         if (ticket.sleeping) {
-          ticket.yielded = false;
+          ticket.unyield();
           this.#read(ticket);
         }
         continue;
@@ -212,7 +213,7 @@ export class Waiters implements Line, WatchListener {
     for (const heads of [...this.#armed.values()]) {
       for (const ticket of heads) {
         if (ticket.gate !== index) continue;
-        ticket.gate = -1;
+        ticket.listenAt(-1);
         ticket.wake();
       }
     }

@@ -7,7 +7,7 @@ import { rejection } from '../helpers/reject.js';
 import { timed } from '../helpers/timeout.js';
 import { LockAbortedError, Redlock, type Lock } from '../../src/index.js';
 
-// Handover (src/lifecycle/handover.ts): a lock released while a caller of the same Redlock waits for
+// Handover (src/waiting/handover.ts): a lock released while a caller of the same Redlock waits for
 // the same resources passes to that caller in one owner-checked operation per master — or, while
 // it still has about the validity the caller asked for, as it stands, with nothing sent. Tests of
 // the owner-checked handover give the waiter a longer duration than the holder's, which a lock

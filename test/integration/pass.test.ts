@@ -9,7 +9,7 @@ import { timed } from '../helpers/timeout.js';
 import { Lock, LockAbortedError, Redlock } from '../../src/index.js';
 import { ACQUIRE_RETRY_CHANNEL, type AcquireRetryMessage } from '../../src/metrics/index.js';
 
-// Passing (src/lifecycle/handover.ts): a lock released while a caller of the same Redlock waits for
+// Passing (src/waiting/handover.ts): a lock released while a caller of the same Redlock waits for
 // the same resources, and still valid for about the duration that caller asked for, is passed to
 // it as it stands — its token, keys and validity — with nothing sent to any master.
 const test = mastersSuite('pass', { count: 5, healEach: true, flushEach: true });

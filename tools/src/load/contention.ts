@@ -9,7 +9,7 @@ import type { HostLine } from './host.js';
 
 /**
  * Upper bounds of the attempt buckets: none (the lock was passed on by a holder of the same process,
- * keys and all: src/lifecycle/handover.ts), exactly 1, 2, 3–5, 6–10; the last holds everything above 10.
+ * keys and all: src/waiting/handover.ts), exactly 1, 2, 3–5, 6–10; the last holds everything above 10.
  */
 export const ATTEMPT_BUCKETS = [0, 1, 2, 5, 10] as const;
 export const ATTEMPT_LABELS = ['0', '1', '2', '3–5', '6–10', '>10'] as const;
