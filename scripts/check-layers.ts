@@ -4,6 +4,9 @@
  *    exemption: a Lock names its owner through an interface (LockOwner) the facade implements.
  * 2. src/ is layered: each folder (and each file at the root) has a rank, and a file imports only
  *    files of a lower rank or of its own folder.
+ * 3. A folder with a size limit (FOLDER_LIMITS) holds at most that many files of its own (its
+ *    subfolders are rooms of their own): src/lifecycle/ is one lock's life, not where what has no
+ *    home is filed.
  * dpdm reads the sources with the TypeScript compiler itself (so `import type` counts as tsc sees
  * it) and is a small, maintained package; madge would add a dozen parser packages for the same.
  */
@@ -40,6 +43,24 @@ export const RANKS: Readonly<Record<string, number>> = Object.freeze({
   'src/testing.cts': 11,
   'src/protocol.cts': 11,
 });
+
+/** Folders of src/ and the most files each may hold directly (not counting its subfolders' files). */
+export const FOLDER_LIMITS: Readonly<Record<string, number>> = Object.freeze({
+  'src/lifecycle': 12,
+});
+
+/** Every folder of FOLDER_LIMITS that holds more files directly than its limit, as a line naming them. */
+export function folderViolations(files: readonly string[], limits: Readonly<Record<string, number>> = FOLDER_LIMITS): string[] {
+  const problems: string[] = [];
+  for (const [folder, limit] of Object.entries(limits)) {
+    const own = files.filter((file) => file.startsWith(`${folder}/`) && !file.slice(folder.length + 1).includes('/'));
+    if (own.length > limit) {
+      const names = own.map((file) => file.slice(folder.length + 1)).join(', ');
+      problems.push(`${folder} holds ${own.length} files, more than its ${limit}: ${names}`);
+    }
+  }
+  return problems;
+}
 
 /** The layer of a file of src/: its top folder, or the file itself at the root; undefined outside src/. */
 export function layerOf(file: string): string | undefined {
@@ -82,12 +103,17 @@ async function main(): Promise<void> {
   if (ranks.length > 0)
     console.error(`check-layers: ${ranks.length} import(s) against the layers of src/ (a file imports only lower ranks or its own `
       + `folder):\n  ${ranks.join('\n  ')}`);
-  if (cycles.length > 0 || ranks.length > 0) {
+  const sizes = folderViolations(Object.keys(tree));
+  if (sizes.length > 0)
+    console.error(`check-layers: ${sizes.length} folder(s) of src/ past their file limit (scripts/check-layers.ts FOLDER_LIMITS; move `
+      + `what is not the folder's concept to its own, or merge files that are one concept):\n  ${sizes.join('\n  ')}`);
+  if (cycles.length > 0 || ranks.length > 0 || sizes.length > 0) {
     process.exitCode = 1;
     return;
   }
   const files = Object.keys(tree).filter((file) => file.startsWith('src/')).length;
-  console.log(`check-layers: no import cycle and no import against the layers among ${files} files of src/ (and tools/src/); no exemption`);
+  console.log(`check-layers: no import cycle and no import against the layers among ${files} files of src/ (and tools/src/); no exemption; `
+    + `every folder within its file limit`);
 }
 
 if (process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].replace(/^.*\//, ''))) await main();

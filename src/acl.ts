@@ -110,7 +110,7 @@ export function aclGrants(features: readonly AclFeature[] = ACL_FEATURES, keys =
   }
   const patterns = new Set([keys, 'pipelock:queue:*']);
   if (features.includes('fencing') || features.includes('election')) patterns.add('pipelock:fence:*');
-  // A force-release's marker beside each held key (src/watch/revoked.ts): read by watchHeld and by
+  // A force-release's marker beside each held key (src/engine/keys.ts): read by watchHeld and by
   // the refused renewal of any auto-extended lock (src/lifecycle/renewal.ts).
   patterns.add('pipelock:revoked:*');
   patterns.add('pipelock:probe');

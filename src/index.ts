@@ -1,6 +1,6 @@
 export { Redlock, Redlock as default, type RedlockOptions } from './redlock.js';
 export { ReleaseResult } from './lifecycle/release-result.js';
-export type { ForceReleaseOptions, ForceReleaseResult } from './lifecycle/force-release.js';
+export type { ForceReleaseOptions, ForceReleaseResult } from './engine/force-release.js';
 export { Lock, type LockLostHandler, type LockOwner, type RedlockAbortSignal } from './lifecycle/lock.js';
 export { Semaphore } from './kinds/semaphore.js';
 export { ReadWriteLock } from './kinds/rwlock.js';
@@ -24,7 +24,7 @@ export {
   type ExecutionResult, type ClientExecutionResult, type ClientVotedFor, type ClientVotedAgainst,
 } from './errors.js';
 export { NodeStalledError, NoScriptingError } from './errors.js';
-export type { MemberCapabilities } from './lifecycle/capabilities.js';
+export type { MemberCapabilities } from './engine/member-capabilities.js';
 export { CAPABILITY_CHANNEL } from './engine/channels.js';
 export { NODE_ERROR_CHANNEL, LOCK_LOST_CHANNEL } from './engine/channels.js';
 export { runOnce, type RunOnceOptions, type RunOnceOutcome } from './recipes/run-once.js';

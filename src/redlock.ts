@@ -5,7 +5,7 @@ import { InvalidArgumentError } from './errors.js';
 import { resolveCall, type ResolvedCall } from './lifecycle/call.js';
 import { acquireSpan, extendSpan, releaseSpan, traced } from './engine/channels.js';
 import { extend } from './lifecycle/extend.js';
-import { checkForceOptions, forceRelease, type ForceReleaseOptions, type ForceReleaseResult } from './lifecycle/force-release.js';
+import { checkForceOptions, forceRelease, type ForceReleaseOptions, type ForceReleaseResult } from './engine/force-release.js';
 import { Lock, type CallSettings, type LockOwner } from './lifecycle/lock.js';
 import type { ReleaseResult } from './lifecycle/release-result.js';
 import { checkUsingDuration, holding, routineOf, type Routine } from './lifecycle/using.js';
@@ -14,7 +14,7 @@ import { Semaphore } from './kinds/semaphore.js';
 import { Election } from './kinds/election/election.js';
 import type { ElectionOptions } from './kinds/election/options.js';
 import { resolveRedlockOptions, validateDuration, validateResources, type ResolvedSettings, type Settings } from './settings.js';
-import { memberCapabilities, type MemberCapabilities } from './lifecycle/capabilities.js';
+import { memberCapabilities, type MemberCapabilities } from './engine/member-capabilities.js';
 import { emitterReports, Rooms } from './rooms.js';
 import { asError } from './util/checks.js';
 

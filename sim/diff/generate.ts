@@ -6,7 +6,7 @@
  * type, garbage in counters), the watch connections' reads, script cache flushes and FLUSHALL.
  */
 import { createHash } from 'node:crypto';
-import { counterKeys } from '../../src/lifecycle/fencing.js';
+import { counterKeys } from '../../src/engine/fencing.js';
 import { FENCED_WRITE_SCRIPT } from '../../src/recipes/fenced-write.js';
 import { SCRIPTS, scriptLoadArgs } from '../../src/protocol/calls.js';
 import { setNxArgs } from '../../src/protocol/calls.js';

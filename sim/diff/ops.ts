@@ -3,7 +3,7 @@
  * and follow-ups of earlier acquisitions (extend, release, hand over, a head waiting its turn),
  * put into script calls with pipelock's own callArgs.
  */
-import { counterKeys } from '../../src/lifecycle/fencing.js';
+import { counterKeys } from '../../src/engine/fencing.js';
 import { callArgs } from '../../src/protocol/calls.js';
 import type { OpArgs, OpCode } from '../../src/protocol/opcodes.js';
 import { turnsKey, turnArgs } from '../../src/waiting/gate.js';

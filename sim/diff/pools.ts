@@ -2,7 +2,7 @@
  * The keys, tokens and turn ids of one generated sequence: small pools, so that operations
  * collide, shaped as pipelock shapes them (counterKeys, permitKey, a read/write lock's three keys).
  */
-import { counterKeys } from '../../src/lifecycle/fencing.js';
+import { counterKeys } from '../../src/engine/fencing.js';
 import { permitKey } from '../../src/kinds/semaphore.js';
 import { turnsKey } from '../../src/waiting/gate.js';
 import { kNoPrefix } from '../../src/engine/keys.js';

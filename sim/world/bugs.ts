@@ -102,7 +102,7 @@ export const kBugs: readonly PlantedBug[] = [
   {
     name: 'term-from-clock',
     what: "a won raise returns its target although a master answered a higher counter: after a quorum of masters restarted empty, a campaigner whose clock is behind gets a lower term (review-r4 item 4)",
-    patches: [{ file: 'src/lifecycle/fencing.ts', from: 'if (raise.won && (fromClock || round > 0 ? raise.value < fence : raise.value <= fence)) return fence;', to: 'if (raise.won) return fence;' }],
+    patches: [{ file: 'src/engine/fencing.ts', from: 'if (raise.won && (fromClock || round > 0 ? raise.value < fence : raise.value <= fence)) return fence;', to: 'if (raise.won) return fence;' }],
     scenarios: ['election-restarts'],
   },
   {

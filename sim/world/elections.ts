@@ -17,7 +17,7 @@ interface Grant {
  * What the run's leaders were granted, per election: terms must never repeat or go back, and
  * leader() must never show a term granted before the newest one granted before the read began.
  * A term below an earlier one is a violation when a master that is up still holds a counter at or
- * above the earlier term (the raise must have met it: src/lifecycle/fencing.ts); where every such
+ * above the earlier term (the raise must have met it: src/engine/fencing.ts); where every such
  * master lost its counter, terms rest on the campaigners' clocks (docs/lock-kinds.md), which the
  * scenarios may set far apart: counted as expected. A term's lock never holds the token of the
  * term before it (docs/lock-kinds.md: a leadership handed within a process gets a new token, or the

@@ -159,7 +159,7 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
     const hosts = Array.from({ length: scenario.masters }, (_, i) => new Host(world, i, drift(), scenario.flavor));
     // Wall clocks agreeing within ±250 ms (NTP does far better), far less than a restarted master
     // stays down: a fencing counter a master re-creates from its clock after losing it must start
-    // above what the others handed out (src/lifecycle/fencing.ts). Clocks up to 1,000 s apart made
+    // above what the others handed out (src/engine/fencing.ts). Clocks up to 1,000 s apart made
     // fences fall after restarts (mutex seed 1913), outside that assumption; rates still differ.
     for (const host of hosts) host.offset = kEpoch + random.between(-250, 250);
     const net = new Network(random, latencyOf(random), history);

@@ -25,5 +25,13 @@ export class KeyNames {
   }
 }
 
+/** What a revoked-marker's key starts with; its value is the reason forceRelease() was given. */
+const kRevokedHead = 'pipelock:revoked:';
+
+/** The key of `resource`'s revoked-marker (forceRelease()), named as on a cluster member everywhere, so all agree. */
+export function revokedKey(resource: string): string {
+  return sideKey(kRevokedHead, resource, true);
+}
+
 /** Names as they are: clients without a key prefix (tests and the simulator name keys with it). */
 export const kNoPrefix = new KeyNames('');

@@ -10,14 +10,13 @@ import { Wait } from '../waiting/wait.js';
 import type { Waiters } from '../waiting/waiters.js';
 import { resolveCall, type ResolvedCall } from './call.js';
 import { acquireSpan, traced } from '../engine/channels.js';
-import { acquisitionError } from './failure.js';
 import { mutexOf, type Kind, type KindHost } from './kind.js';
 import { kChain, kOps, Lock, passedTo, type CallSettings, type LockOwner } from './lock.js';
-import { misconfigured } from './misconfigured.js';
-import { Acquisition } from './acquisition.js';
+import { misconfigured } from '../engine/misconfigured.js';
+import { Acquisition, acquisitionError } from './acquisition.js';
 import type { Releases } from './release.js';
-import { ForeignKeys } from './foreign.js';
-import type { Scheduler } from './scheduler.js';
+import { ForeignKeys } from '../engine/foreign.js';
+import type { Scheduler } from './hold.js';
 import { validUntil } from './validity.js';
 import { validateDuration } from '../settings.js';
 import { asError } from '../util/checks.js';
@@ -42,7 +41,7 @@ export class Acquirer implements KindHost {
     readonly report: (error: unknown) => void,
   ) {}
 
-  /** Reads what holds a refused mutex's keys when they may not be locks (rationed: src/lifecycle/foreign.ts). */
+  /** Reads what holds a refused mutex's keys when they may not be locks (rationed: src/engine/foreign.ts). */
   readonly #foreign = new ForeignKeys();
 
   get settings(): ResolvedCall['settings'] {

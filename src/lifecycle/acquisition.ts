@@ -1,7 +1,9 @@
 import { Queued } from '../admission/entries.js';
 import type { Attempt } from '../engine/attempt.js';
 import type { MasterSet } from '../engine/masters.js';
-import type { ExecutionStats } from '../errors.js';
+import { LockAbortedError, LockExpiredError, type ExecutionStats } from '../errors.js';
+import { acquireError, describeResources } from '../engine/failure.js';
+import type { ForeignKeys } from '../engine/foreign.js';
 import type { HandoverTerms } from '../waiting/ticket.js';
 import type { Wait } from '../waiting/wait.js';
 import type { ResolvedCall } from './call.js';
@@ -73,4 +75,16 @@ export class Acquisition extends Queued {
   refuse(error: Error): void {
     this.#reject?.(error);
   }
+}
+
+/** The error of an acquisition whose schedule ended with `attempt` lost (built after its undo). */
+export function acquisitionError(masters: MasterSet, a: Acquisition, attempt: Attempt, foreign: ForeignKeys): Promise<Error> | Error {
+  const { settings: s, signal } = a.call;
+  const stats = a.stats(masters);
+  if (signal?.aborted === true) return new LockAbortedError(signal.reason, stats);
+  if (a.expired)
+    return new LockExpiredError(`the quorum answered after the lock's validity ran out (${a.duration} ms, driftFactor ${s.driftFactor})`,
+      stats, masters.outcomes(attempt));
+  const message = `could not acquire ${describeResources(a.resources)} after ${a.attempts.length} attempt(s)`;
+  return acquireError(masters, message, attempt, a.resources, a.kind.foreign ? foreign : undefined, s.nodeTimeout, stats);
 }

@@ -5,9 +5,9 @@ import { describeOutcomes } from '../engine/records.js';
 import { ExtensionLimitError, LockAbortedError, LockExpiredError, LockLostError } from '../errors.js';
 import { isAborted, onSchedule } from '../waiting/schedule.js';
 import type { ResolvedCall } from './call.js';
-import { describeResources, quorumError } from './failure.js';
+import { describeResources, quorumError } from '../engine/failure.js';
 import { kExtending, kOps, kRenewal, kRenewed, Lock, replaced, type LockOwner } from './lock.js';
-import { misconfigured } from './misconfigured.js';
+import { misconfigured } from '../engine/misconfigured.js';
 import { validUntil } from './validity.js';
 
 /** How an extension attempt came out (the one rule extend() and the renewal scheduler share). */

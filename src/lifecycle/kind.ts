@@ -6,7 +6,7 @@ import type { CallSettings } from './lock.js';
 import { OP_ACQUIRE, OP_FENCED_ACQUIRE, type OpCode } from '../protocol/opcodes.js';
 import type { HandoverTerms } from '../waiting/ticket.js';
 import type { Waiting, WaitMode } from '../waiting/waiters.js';
-import { counterKeys, raiseFence } from './fencing.js';
+import { counterKeys, raiseFence } from '../engine/fencing.js';
 import { drift } from './validity.js';
 
 /**
@@ -34,7 +34,7 @@ export interface Kind extends Waiting {
   readonly waiting: WaitMode;
   /** In turn (`waiting: 'turn'`): how long the first in line keeps a free lock to itself at the gate, ms. */
   readonly graceMs?: number;
-  /** Whether a refused call may read what holds its keys (plain strings: src/lifecycle/foreign.ts). */
+  /** Whether a refused call may read what holds its keys (plain strings: src/engine/foreign.ts). */
   readonly foreign: boolean;
   /** An attempt was refused: true to try again at once (a quorum offered something else to take). */
   refused(attempt: Attempt): boolean;

@@ -4,20 +4,19 @@ import { ExtensionLimitError, LockLostError, LockRevokedError, type PipelockErro
 import { Alarm } from '../util/alarm.js';
 import { Heap } from '../util/heap.js';
 import { kLost, kOps, kRefused, kRenewal, type Lock, type LockLostHandler, type RedlockAbortSignal } from './lock.js';
-import { Renewal, type RenewalHost } from './hold.js';
+import { Renewal, type HoldSettings, type MayRenew, type RenewalHost, type Scheduler } from './hold.js';
 import type { MasterSet } from '../engine/masters.js';
 import { OP_LEADER_READ } from '../protocol/opcodes.js';
-import { revokedKey } from '../watch/revoked.js';
+import { revokedKey } from '../engine/keys.js';
 import { describeOutcomes } from '../engine/records.js';
 import { retryWait } from '../waiting/schedule.js';
-import { misconfigured } from './misconfigured.js';
+import { misconfigured } from '../engine/misconfigured.js';
 import { validUntil } from './validity.js';
 import { EXTENDED, extensionOf, NO_LONGER_HELD, UNCONFIRMED } from './extend.js';
 import { Guard } from '../watch/guard.js';
 import type { WatchHub } from '../watch/hub.js';
-import type { HoldSettings, MayRenew, Scheduler } from './scheduler.js';
 
-export type { HoldSettings } from './scheduler.js';
+export type { HoldSettings } from './hold.js';
 
 /** How soon a renewal skipped by MayRenew is asked again, in ms. */
 const kRecheckMs = 50;

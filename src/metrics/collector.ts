@@ -1,6 +1,6 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { CapabilityChange } from '../engine/capability.js';
-import { memberCapabilities } from '../lifecycle/capabilities.js';
+import { memberCapabilities } from '../engine/member-capabilities.js';
 import {
   ACQUIRE_CHANNEL, ACQUIRE_RETRY_CHANNEL, CAPABILITY_CHANNEL, EXTEND_CHANNEL, LOCK_LOST_CHANNEL, NODE_CALL_CHANNEL, NODE_ERROR_CHANNEL,
   RELEASE_CHANNEL, RENEWAL_CHANNEL, type AcquireRetryMessage, type LockLostMessage, type NodeCallMessage, type NodeErrorMessage,

@@ -49,7 +49,7 @@ export const OP_LEADER_ERASE = 'K';
 export const OP_LEADER_READ = 'M';
 /** Read: an election's history of changes. */
 export const OP_HISTORY_READ = 'Y';
-/** Read: each key's type and TTL (src/lifecycle/foreign.ts). */
+/** Read: each key's type and TTL (src/engine/foreign.ts). */
 export const OP_KEYS_READ = 'J';
 
 export type OpCode = typeof OP_GATED | typeof OP_HANDOVER | typeof OP_ACQUIRE | typeof OP_EXTEND | typeof OP_RELEASE

@@ -1,7 +1,7 @@
 import { InvalidArgumentError, QuorumUnreachableError, ResourceLockedError } from '../errors.js';
 import type { Lock } from '../lifecycle/lock.js';
 import { internals, Redlock } from '../redlock.js';
-import { misconfigured } from '../lifecycle/misconfigured.js';
+import { misconfigured } from '../engine/misconfigured.js';
 import { stopRenewing } from '../lifecycle/renewal.js';
 import { OP_INCR, OP_IS_DONE, OP_MARK_DONE } from '../protocol/opcodes.js';
 

@@ -1,6 +1,5 @@
-import type { KeyNames } from '../engine/keys.js';
+import { revokedKey, type KeyNames } from '../engine/keys.js';
 import type { WatchListener } from './hub.js';
-import { revokedKey } from './revoked.js';
 import type { MemberWatch } from './watch.js';
 
 /** What the guard needs of a held lock (src/lifecycle/renewal.ts's Renewal fits). */

@@ -4,7 +4,7 @@ import { mastersSuite, probesEach } from '../helpers/masters.js';
 import { eventually } from '../helpers/redis.js';
 import { timed } from '../helpers/timeout.js';
 import { InvalidArgumentError, LockRevokedError, Redlock, type RedlockOptions } from '../../src/index.js';
-import { revokedKey } from '../../src/watch/revoked.js';
+import { revokedKey } from '../../src/engine/keys.js';
 
 // Issue 44: an operator takes a lock away from its holder in another process (a stuck job) with a
 // reason, and the holder hears it: with watchHeld its signal aborts with LockRevokedError at once.

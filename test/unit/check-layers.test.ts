@@ -1,7 +1,7 @@
 import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { layerOf, rankViolations } from '../../scripts/check-layers.js';
+import { FOLDER_LIMITS, folderViolations, layerOf, rankViolations } from '../../scripts/check-layers.js';
 
 const test = suite('check-layers');
 
@@ -29,6 +29,16 @@ test('imports down and within a folder pass; up, across to an equal rank, and un
   assert.match(problems[0]!, /src\/engine\/masters\.ts -> src\/waiting\/gate\.ts/);
   assert.match(problems[1]!, /src\/admission rank 5 -> src\/watch rank 5/);
   assert.match(problems[2]!, /has no rank/);
+});
+
+test('a limited folder holds at most its limit of files directly; its subfolders are not counted', () => {
+  const limit = FOLDER_LIMITS['src/lifecycle']!;
+  const own = Array.from({ length: limit }, (_, i) => `src/lifecycle/f${i}.ts`);
+  const files = [...own, 'src/lifecycle/worker/thread.ts', 'src/lifecycle/worker/cells.ts', 'src/engine/masters.ts'];
+  assert.equal(folderViolations(files), []);
+  const problems = folderViolations([...files, 'src/lifecycle/grab-bag.ts']);
+  assert.is(problems.length, 1);
+  assert.match(problems[0]!, new RegExp(`src/lifecycle holds ${limit + 1} files, more than its ${limit}: .*grab-bag\\.ts`));
 });
 
 test.run();

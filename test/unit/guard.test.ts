@@ -5,7 +5,7 @@ import { setImmediate as tick } from 'node:timers/promises';
 import { Guard, type Guarded } from '../../src/watch/guard.js';
 import { KeyNames } from '../../src/engine/keys.js';
 import type { MemberWatch } from '../../src/watch/watch.js';
-import { revokedKey } from '../../src/watch/revoked.js';
+import { revokedKey } from '../../src/engine/keys.js';
 
 const test = suite('guard');
 

@@ -1,8 +1,8 @@
 import { InvalidArgumentError, LockAbortedError, QuorumUnreachableError } from '../../errors.js';
-import { counterKeys, raiseFence } from '../../lifecycle/fencing.js';
+import { counterKeys, raiseFence } from '../../engine/fencing.js';
 import { Mutex, type KindHost } from '../../lifecycle/kind.js';
 import type { Lock } from '../../lifecycle/lock.js';
-import { misconfigured } from '../../lifecycle/misconfigured.js';
+import { misconfigured } from '../../engine/misconfigured.js';
 import type { Attempt } from '../../engine/attempt.js';
 import type { MasterSet } from '../../engine/masters.js';
 import type { ResolvedSettings } from '../../settings.js';
@@ -36,7 +36,7 @@ export interface CampaignOptions {
 /**
  * Leader election over a Redlock's masters (etcd's concurrency.Election, client-go's timing): leading is holding the
  * auto-extended lock `name`; campaigners wait in arrival order at its gate (docs/lock-kinds.md#leader-election). A new
- * leader raises the fencing counter for its term (src/lifecycle/fencing.ts), then writes the record leader() reads.
+ * leader raises the fencing counter for its term (src/engine/fencing.ts), then writes the record leader() reads.
  */
 export class Election {
   /** The election's name: its lock's resource. */
@@ -198,7 +198,7 @@ function after(a: HistoryEntry, b: HistoryEntry): boolean {
   return a.term > b.term || (a.term === b.term && a.seq > b.seq);
 }
 
-/** Whether `attempt` won; throws when it lost to errors no retry heals (src/lifecycle/misconfigured.ts). */
+/** Whether `attempt` won; throws when it lost to errors no retry heals (src/engine/misconfigured.ts). */
 function settled(masters: MasterSet, attempt: Attempt): boolean {
   if (attempt.won) return true;
   const misconfiguration = misconfigured(attempt, masters.nodes, () => masters.stats([attempt]));

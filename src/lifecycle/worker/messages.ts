@@ -2,7 +2,7 @@ import type { RedisClientOptions } from '@redis/client';
 import type { MessagePort } from 'node:worker_threads';
 import type { OpCode } from '../../protocol/opcodes.js';
 import type { ResolvedSettings } from '../../settings.js';
-import type { HoldSettings } from '../scheduler.js';
+import type { HoldSettings } from '../hold.js';
 import type { CellState } from './cells.js';
 
 /** What the renewal worker starts with (its workerData). */

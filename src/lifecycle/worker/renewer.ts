@@ -6,7 +6,7 @@ import { InvalidArgumentError, LockLostError, type PipelockError } from '../../e
 import type { ResolvedSettings } from '../../settings.js';
 import { memberKind } from '../../transport/members.js';
 import { kLost, kOps, kRenewal, type Lock, type LockLostHandler, type RedlockAbortSignal } from '../lock.js';
-import type { HoldSettings, Scheduler } from '../scheduler.js';
+import type { HoldSettings, Scheduler } from '../hold.js';
 import { Cells, Heartbeat, HELD, kPageSlots, toShared } from './cells.js';
 import { WorkerHeld, type HeldOwner } from './held.js';
 import { after } from '../../util/time.js';

@@ -9,7 +9,7 @@ import { checkClients } from '../../transport/members.js';
 import { WatchHub } from '../../watch/hub.js';
 import { Lock, kOps, kRefused, kRenewal, kRenewed, type LockOwner, type Renewing } from '../lock.js';
 import { Renewals, stopRenewing } from '../renewal.js';
-import type { HoldSettings } from '../scheduler.js';
+import type { HoldSettings } from '../hold.js';
 import { BLOCKED, Cells, Heartbeat, HELD, LIMIT, LOST, REFUSED, REVOKED, SKIPPED, toLocal, toShared, type CellState } from './cells.js';
 import type { HoldOrder, Order, Report, WorkerData } from './messages.js';
 

@@ -1,4 +1,4 @@
-import type { CapabilityChange } from '../engine/capability.js';
+import type { CapabilityChange } from './capability.js';
 import type { Capabilities } from '../protocol/native.js';
 
 /**

@@ -1,7 +1,7 @@
 import { within } from '../util/time.js';
 import { clusterCounterKey } from '../transport/cluster/slots.js';
-import type { Attempt } from '../engine/attempt.js';
-import type { MasterSet } from '../engine/masters.js';
+import type { Attempt } from './attempt.js';
+import type { MasterSet } from './masters.js';
 import { OP_RAISE } from '../protocol/opcodes.js';
 import { FENCE_RETENTION_MS } from '../protocol/batch-script.js';
 

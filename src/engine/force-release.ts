@@ -1,9 +1,9 @@
-import type { MasterSet } from '../engine/masters.js';
-import { describeOutcomes } from '../engine/records.js';
+import type { MasterSet } from './masters.js';
+import { describeOutcomes } from './records.js';
 import { InvalidArgumentError, QuorumUnreachableError } from '../errors.js';
 import { OP_FORCE } from '../protocol/opcodes.js';
 import { isObject } from '../util/checks.js';
-import { revokedKey } from '../watch/revoked.js';
+import { revokedKey } from './keys.js';
 
 /** forceRelease()'s options. */
 export interface ForceReleaseOptions {

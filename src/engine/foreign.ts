@@ -1,5 +1,5 @@
-import { AGAINST, type Attempt } from '../engine/attempt.js';
-import type { MasterSet } from '../engine/masters.js';
+import { AGAINST, type Attempt } from './attempt.js';
+import type { MasterSet } from './masters.js';
 import { OP_KEYS_READ } from '../protocol/opcodes.js';
 
 /**

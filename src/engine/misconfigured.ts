@@ -1,8 +1,8 @@
-import { FAILED, type Attempt } from '../engine/attempt.js';
+import { FAILED, type Attempt } from './attempt.js';
 import { MisconfigurationError, type ExecutionStats } from '../errors.js';
-import { errorKind, explain, isPermanent } from '../engine/master-errors.js';
-import type { Master } from '../engine/master.js';
-import { outcomesOf } from '../engine/records.js';
+import { errorKind, explain, isPermanent } from './master-errors.js';
+import type { Master } from './master.js';
+import { outcomesOf } from './records.js';
 
 /** The error to fail a lost `attempt` at once: too many masters answered an error no retry heals to form a quorum. */
 export function misconfigured(attempt: Attempt, nodes: readonly Master[],
