@@ -26,11 +26,11 @@ const kPurpose: Readonly<Record<string, string>> = {
     + 'Cluster routing',
   'src/engine': 'the quorum engine: a master set, one coalescer and deadline scan per master, attempts and their tallies, capabilities, '
     + 'stalls, late replies; what is built on attempts alone: why one failed (misconfiguration, foreign keys), fencing raises, '
-    + 'force-release',
+    + 'force-release; the retry schedule every retry and random wait draws from',
   'src/admission': 'the admission window: how much work may be out on the masters at once, and who waits for room',
   'src/watch': 'the server\'s push: tracking connections that tell when a watched key changes (wake-ups, watchHeld)',
   'src/waiting': 'waiting for a held lock: tickets, the local line, the gate\'s line across processes, handover to a local '
-    + 'waiter, the retry schedule',
+    + 'waiter',
   'src/lifecycle': 'one lock\'s life: acquire, extend, release, renewal, using(), the Lock object',
   'src/kinds': 'lock kinds over the lifecycle: semaphore, read/write lock, leader election',
   'src/rooms.ts': 'what a Redlock is built of: the rooms wired at construction, shut down in order; the internals the recipes reach',

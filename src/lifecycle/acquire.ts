@@ -4,7 +4,7 @@ import type { MasterSet } from '../engine/masters.js';
 import { InvalidArgumentError, LockAbortedError, RedlockClosedError, type ExecutionStats } from '../errors.js';
 import { createToken } from '../protocol/token.js';
 import { checkOneSlot } from '../transport/cluster/slots.js';
-import { isAborted } from '../waiting/schedule.js';
+import { isAborted } from '../engine/schedule.js';
 import { Passed } from '../waiting/ticket.js';
 import { Wait } from '../waiting/wait.js';
 import type { Waiters } from '../waiting/waiters.js';

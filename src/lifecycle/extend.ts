@@ -3,7 +3,7 @@ import type { MasterSet } from '../engine/masters.js';
 import { lostOnQuorum } from '../engine/quorum.js';
 import { describeOutcomes } from '../engine/records.js';
 import { ExtensionLimitError, LockAbortedError, LockExpiredError, LockLostError } from '../errors.js';
-import { isAborted, onSchedule } from '../waiting/schedule.js';
+import { isAborted, onSchedule } from '../engine/schedule.js';
 import type { ResolvedCall } from './call.js';
 import { describeResources, quorumError } from '../engine/failure.js';
 import { kExtending, kOps, kRenewal, kRenewed, Lock, replaced, type LockOwner } from './lock.js';

@@ -9,7 +9,7 @@ import { answeredByQuorum } from '../engine/quorum.js';
 import { ReleaseResult } from './release-result.js';
 import { misconfigured } from '../engine/misconfigured.js';
 import { stopRenewing } from './renewal.js';
-import { mayRetry, retryWait, sleep } from '../waiting/schedule.js';
+import { onSchedule } from '../engine/schedule.js';
 import { handOver, heirOf, passable, type Outgoing } from '../waiting/handover.js';
 import { Passed, type Ticket } from '../waiting/ticket.js';
 import type { Waiters } from '../waiting/waiters.js';
@@ -101,24 +101,28 @@ export class Releases {
     return this.#again(lock, s, expires, [release]);
   }
 
-  /** The tries after the first (`tries`), each on the masters that answered none before. */
+  /**
+   * The tries after the first (`tries`), each on the masters that answered none before, on the retry schedule (src/
+   * engine/schedule.ts) while the keys may live: a wait past `expires` ends it.
+   */
   async #again(lock: Lock, s: ResolvedSettings, expires: number, tries: Attempt[]): Promise<ReleaseResult> {
     const n = lock.resources.length;
-    for (;;) {
-      const previous = tries.at(-1)!;
-      const misconfiguration = misconfigured(previous, this.masters.nodes, () => this.masters.stats(tries));
-      if (misconfiguration !== undefined) throw misconfiguration;
-      const wait = retryWait(s.retryDelay, s.retryJitter);
-      if (!mayRetry(tries.length, s.retryCount) || Date.now() + wait >= expires || this.masters.isClosed()) {
-        const nodes = this.masters.outcomes(previous);
-        throw new QuorumUnreachableError(`could not confirm the release of ${describeResources(lock.resources)} on a quorum after `
-          + `${tries.length} attempt(s): ${describeOutcomes(nodes)}`, this.masters.stats(tries), nodes);
+    const room = (): number => this.masters.isClosed() ? -1 : expires - Date.now();
+    const released = await onSchedule(s, undefined, noAttempts, room, 'stop', async (made) => {
+      if (made > 1) {
+        this.masters.assertOpen();
+        const previous = tries.at(-1)!;
+        const attempt = await this.window.runFirst(n, () => this.masters.retry(previous, s.nodeTimeout));
+        tries.push(attempt);
+        if (answeredByQuorum(attempt)) return new ReleaseResult(this.masters, attempt, tries);
       }
-      await sleep(wait, undefined, noAttempts);
-      this.masters.assertOpen();
-      const attempt = await this.window.runFirst(n, () => this.masters.retry(previous, s.nodeTimeout));
-      tries.push(attempt);
-      if (answeredByQuorum(attempt)) return new ReleaseResult(this.masters, attempt, tries);
-    }
+      const misconfiguration = misconfigured(tries.at(-1)!, this.masters.nodes, () => this.masters.stats(tries));
+      if (misconfiguration !== undefined) throw misconfiguration;
+      return undefined;
+    });
+    if (released !== undefined) return released;
+    const nodes = this.masters.outcomes(tries.at(-1)!);
+    throw new QuorumUnreachableError(`could not confirm the release of ${describeResources(lock.resources)} on a quorum after `
+      + `${tries.length} attempt(s): ${describeOutcomes(nodes)}`, this.masters.stats(tries), nodes);
   }
 }

@@ -9,7 +9,7 @@ import type { MasterSet } from '../engine/masters.js';
 import { OP_LEADER_READ } from '../protocol/opcodes.js';
 import { revokedKey } from '../engine/keys.js';
 import { describeOutcomes } from '../engine/records.js';
-import { retryWait } from '../waiting/schedule.js';
+import { retryWait, spread } from '../engine/schedule.js';
 import { misconfigured } from '../engine/misconfigured.js';
 import { validUntil } from './validity.js';
 import { EXTENDED, extensionOf, NO_LONGER_HELD, UNCONFIRMED } from './extend.js';
@@ -126,7 +126,7 @@ export class Renewals implements Scheduler, RenewalHost {
       // A little jitter (up to 5% of the threshold) spreads locks taken together over a few
       // batches instead of one burst per period; renewalWindow gathers them back up.
       const threshold = held.threshold;
-      held.dueAt = Math.max(now, lock.validUntil - threshold - Math.random() * 0.05 * threshold);
+      held.dueAt = Math.max(now, lock.validUntil - threshold - spread(0.05 * threshold));
     }
     this.#heap.push(held);
     this.#alarm.before(held.dueAt);

@@ -4,7 +4,7 @@ import type { MasterSet } from '../engine/masters.js';
 import { lostToErrors } from '../engine/quorum.js';
 import type { ExecutionStats } from '../errors.js';
 import { sendGated, turnId, turnsKey } from './gate.js';
-import { isAborted, mayRetry, retryWait, sleep, type ScheduleSettings } from './schedule.js';
+import { backoff, isAborted, mayRetry, retryWait, sleep, type ScheduleSettings } from '../engine/schedule.js';
 import type { HandoverTerms, Passed, Ticket } from './ticket.js';
 import { inLine, type Waiters, type Waiting, type WaitMode } from './waiters.js';
 
@@ -155,7 +155,7 @@ export class Wait {
         this.#woken = await ticket.sleep(this.#slotEnd, signal, stats);
         if (ticket.handed !== undefined) return true;
         if (this.#woken) {
-          if (this.#splits > 0) await sleep(Math.random() * kSplitBackoffMs * 2 ** (this.#splits - 1), signal, stats);
+          if (this.#splits > 0) await sleep(backoff(kSplitBackoffMs, this.#splits), signal, stats);
           return true;
         }
       }

@@ -2,7 +2,7 @@ import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Alarm, kMaxTimerMs } from '../../src/util/alarm.js';
-import { retryWait } from '../../src/waiting/schedule.js';
+import { retryWait } from '../../src/engine/schedule.js';
 
 const test = suite('alarm');
 

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { answeredByQuorum, decide, decideComplete, decideRelease, lostOnQuorum, LOST, quorumSize, quorumUnreachable, UNDECIDED, WON, type Tally } from '../../src/engine/quorum.js';
 import { drift, validUntil } from '../../src/lifecycle/validity.js';
 import { createToken, TOKEN_BYTES } from '../../src/protocol/token.js';
-import { mayRetry, retryWait } from '../../src/waiting/schedule.js';
+import { backoff, mayRetry, retryWait, spread } from '../../src/engine/schedule.js';
 
 const test = suite('algorithm');
 
@@ -77,6 +77,20 @@ test('retry count: attempts made vs retries allowed; -1 forever', () => {
   assert.not.ok(mayRetry(2, 1));
   assert.not.ok(mayRetry(1, 0));
   assert.ok(mayRetry(1_000_000, -1));
+});
+
+test('split backoff doubles its window per collision; a spread stays below its bound', () => {
+  for (let i = 0; i < 200; i++) {
+    const first = backoff(1, 1);
+    assert.ok(first >= 0 && first < 1, String(first));
+    const fourth = backoff(1, 4);
+    assert.ok(fourth >= 0 && fourth < 8, String(fourth));
+    const early = spread(50);
+    assert.ok(early >= 0 && early < 50, String(early));
+  }
+  // The window is the bound, not a fixed wait: some of 200 draws fall in its upper half.
+  assert.ok(Array.from({ length: 200 }, () => backoff(1, 4)).some((ms) => ms >= 4));
+  assert.is(spread(0), 0);
 });
 
 test.run();

@@ -2,9 +2,25 @@ import { sleep as pause } from '../util/time.js';
 import { kMaxTimerMs } from '../util/alarm.js';
 import { LockAbortedError, type ExecutionStats } from '../errors.js';
 
+/**
+ * The retry schedule, one home for every wait pipelock draws at random: node-redlock's retryDelay ± retryJitter
+ * and retryCount (acquire's waiting, extend, release, a failed renewal), the loop extend and release retry on, a
+ * split vote's backoff and the spread of renewals.
+ */
+
 /** retryDelay ± retryJitter, uniformly random, never negative nor longer than a timer can wait. */
 export function retryWait(retryDelay: number, retryJitter: number): number {
   return Math.min(kMaxTimerMs, Math.max(0, retryDelay + (Math.random() * 2 - 1) * retryJitter));
+}
+
+/** A random backoff after `doublings` (≥ 1) consecutive collisions: uniform in [0, `baseMs` × 2^(doublings − 1)). */
+export function backoff(baseMs: number, doublings: number): number {
+  return Math.random() * baseMs * 2 ** (doublings - 1);
+}
+
+/** Uniform in [0, `ms`): how much earlier than due a periodic job runs, so jobs started together spread out. */
+export function spread(ms: number): number {
+  return Math.random() * ms;
 }
 
 /** Whether attempt number `made` (1-based) may be followed by another. */
@@ -30,9 +46,10 @@ export interface ScheduleSettings {
 }
 
 /**
- * node-redlock's retry loop for extend and release: `tryOnce(tries)` resolves with the outcome, or undefined to retry
- * after retryDelay ± retryJitter, at most `retryCount` times. A wait past `room()` is cut (`past: 'cut'`) or ends the
- * schedule (`'stop'`). Resolves undefined without an outcome; rejects with LockAbortedError on `signal`.
+ * node-redlock's retry loop for extend and release (src/lifecycle/extend.ts, src/lifecycle/release.ts): `tryOnce(tries)`
+ * resolves with the outcome, or undefined to retry after retryDelay ± retryJitter, at most `retryCount` times. A wait
+ * past `room()` is cut (`past: 'cut'`) or ends the schedule (`'stop'`). Resolves undefined without an outcome; rejects
+ * with LockAbortedError on `signal`.
  */
 export async function onSchedule<T>(
   s: ScheduleSettings,
