@@ -8,28 +8,30 @@
  *
  *   node --import tsx bench/ci-instructions.ts                  judge against the baseline
  *   node --import tsx bench/ci-instructions.ts --runs 10        10 measurements in a row, each judged (the spread)
- *   node --import tsx bench/ci-instructions.ts --write-baseline 3 measurements; the highest of each becomes the baseline
+ *   node --import tsx bench/ci-instructions.ts --write-baseline 3 measurements; the median of each becomes the baseline
  *   node --import tsx bench/ci-instructions.ts --plant 5        adds work of 5 % of the baseline's instructions
  *                                                              per cycle to every cycle: the gate must fail
  *   --concurrency 1,64,512   which of them (default all three)
  */
 import { spawnSync } from 'node:child_process';
-import { availableParallelism } from 'node:os';
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startMasters } from '../src/testing/masters.js';
-import { compareToBaseline, formatVerdict, type Baseline, type BaselineFigure, type BaselineFigures, type Run } from './lib/baseline.js';
+import { compareToBaseline, formatVerdict, limitOf, type Baseline, type BaselineFigure, type BaselineFigures, type Run } from './lib/baseline.js';
 import { hostInfo, hostLine, ROOT } from './lib/host.js';
 import { instructionsPerCycle, kCycles, kPlantStepInstructions, type CountOptions } from './ci/instructions.js';
 
 /**
- * Above the baseline (the highest of the runs it was made from) by more than this fails. Ten clean
+ * Above the baseline (the median of the runs it was made from) by more than this fails. Ten clean
  * runs spread over less than a third of it; a planted 5 % lands well past it
  * (docs/decisions/0011-instruction-gate.md).
  */
 const kTolerance = 0.025;
 const kBaselineRuns = 3;
+/** A figure over its limit is counted up to this many times more before it fails. */
+const kRecounts = 2;
+const kMastersNice = -10;
 const kMasters = 5;
 const baselinePath = join(ROOT, 'bench', 'baseline.json');
 
@@ -82,11 +84,33 @@ async function ensureBuilt(): Promise<void> {
   if (build.status !== 0) throw new Error(`bench:ci:instr: npm run build exited with code ${String(build.status)}`);
 }
 
+/**
+ * The masters' replies ready whenever the client reads: counted under callgrind, the client runs
+ * ~50× slower than they do, but a neighbour that starves them makes the client poll before their
+ * replies land, and each empty turn of the loop costs instructions (c1 read 423k per cycle beside
+ * two busy loops, against 319k alone; 337k–346k with the masters raised). Needs root; else said.
+ */
+function raiseMasters(pids: readonly (number | undefined)[]): string {
+  const args = ['-n', String(kMastersNice), '-p', ...pids.map(String)];
+  const result = spawnSync('renice', args, { encoding: 'utf8' });
+  return result.status === 0
+    ? `scheduling priority raised (nice ${kMastersNice})`
+    : `scheduling priority left as it was (renice: ${(result.stderr || result.error?.message || '').trim()}): a loaded machine counts more`;
+}
+
 await ensureBuilt();
 const host = hostInfo(['@redis/client'], 'npm run bench:ci:instr');
 console.log(`host: ${hostLine(host)}`);
 const masters = await startMasters({ count: kMasters });
+console.log(`masters: ${raiseMasters(masters.masters.map((m) => m.pid))}`);
 const measured: Run[] = [];
+const judging = section !== undefined && !values['write-baseline'];
+
+/** What `config`'s instructions per cycle may reach; Infinity where there is no baseline to judge by. */
+function limitFor(config: string): number {
+  const figure = section?.figures[config]?.instructionsPerCycle;
+  return figure === undefined ? Infinity : limitOf(figure);
+}
 let failed = false;
 const started = performance.now();
 try {
@@ -95,15 +119,22 @@ try {
   for (let r = 0; r < total; r++) {
     const run: Record<string, Record<string, number>> = {};
     for (const concurrency of concurrencies) {
-      const o: CountOptions = { valgrind, urls, concurrency, plant: plantSteps(`c${concurrency}`) };
-      // The long and the short run are independent processes: both at once on two cores or more.
-      const figure = Math.round(await instructionsPerCycle(o, availableParallelism() >= 2));
-      run[`c${concurrency}`] = { instructionsPerCycle: figure };
+      const config = `c${concurrency}`;
+      const o: CountOptions = { valgrind, urls, concurrency, plant: plantSteps(config) };
+      const limit = judging ? limitFor(config) : Infinity;
+      // Load on the machine only adds instructions (replies spread over more reads, more turns of
+      // the loop per cycle): a figure over its limit is counted again, and the lowest is judged.
+      const counts: number[] = [];
+      do counts.push(Math.round(await instructionsPerCycle(o)));
+      while (Math.min(...counts) > limit && counts.length <= kRecounts);
+      const figure = Math.min(...counts);
+      run[config] = { instructionsPerCycle: figure };
       const plant = o.plant > 0 ? ` (planted ${o.plant} steps ≈ ${Math.round(o.plant * kPlantStepInstructions)} instructions per cycle)` : '';
-      console.log(`run ${r + 1}: c${concurrency} ${figure} instructions per cycle${plant}`);
+      const again = counts.length > 1 ? ` (the lowest of ${counts.join(', ')}: over the limit ${Math.round(limit)}, counted again)` : '';
+      console.log(`run ${r + 1}: ${config} ${figure} instructions per cycle${again}${plant}`);
     }
     measured.push(run);
-    if (section !== undefined && !values['write-baseline']) {
+    if (judging) {
       for (const config of Object.keys(run)) if (section.figures[config] === undefined) console.log(`bench:ci:instr: ${config} has no baseline: printed, not judged (record one with --write-baseline --concurrency ${config.slice(1)})`);
       const verdict = compareToBaseline(run, { figures: Object.fromEntries(Object.entries(section.figures).filter(([config]) => config in run)) });
       console.log(formatVerdict(verdict));
@@ -114,16 +145,24 @@ try {
   await masters.close();
 }
 const seconds = `${((performance.now() - started) / 1000).toFixed(0)} s`;
+if (measured.length > 1) {
+  for (const c of concurrencies) {
+    const all = measured.map((run) => run[`c${c}`]!.instructionsPerCycle!);
+    const [low, high] = [Math.min(...all), Math.max(...all)];
+    console.log(`spread c${c}: ${low}–${high} (${(((high - low) / low) * 100).toFixed(2)} % of the lowest) over ${all.length} runs`);
+  }
+}
 if (values['write-baseline']) {
   const figures: Record<string, Readonly<Record<string, BaselineFigure>>> = { ...section?.figures };
   for (const config of concurrencies.map((c) => `c${c}`)) {
-    const highest = Math.max(...measured.map((run) => run[config]!.instructionsPerCycle!));
-    figures[config] = { instructionsPerCycle: { baseline: highest, bound: 'max', tolerance: kTolerance } };
+    // The median: one run slowed by a neighbour (which only adds instructions) does not move it.
+    const sorted = measured.map((run) => run[config]!.instructionsPerCycle!).sort((a, b) => a - b);
+    figures[config] = { instructionsPerCycle: { baseline: sorted[Math.floor(sorted.length / 2)]!, bound: 'max', tolerance: kTolerance } };
   }
   const each = concurrencies.map((c) => `c${c} ${measured.map((run) => run[`c${c}`]!.instructionsPerCycle).join(', ')}`).join('; ');
   file.instructions = {
     figures,
-    measured: `the highest of ${kBaselineRuns} runs (${each}); ${hostLine(host)}`,
+    measured: `the median of ${kBaselineRuns} runs (${each}); ${hostLine(host)}`,
     refresh: 'npm run bench:ci:instr -- --write-baseline (3 runs; rewrites the concurrencies measured; commit the file)',
   };
   await writeFile(baselinePath, `${JSON.stringify(file, null, 2)}\n`);
