@@ -23,11 +23,11 @@ import { hostInfo, hostLine, ROOT } from './lib/host.js';
 import { instructionsPerCycle, kCycles, kPlantStepInstructions, type CountOptions } from './ci/instructions.js';
 
 /**
- * Above the baseline (the median of the runs it was made from) by more than this fails. Ten clean
- * runs spread over less than a third of it; a planted 5 % lands well past it
- * (docs/decisions/0011-instruction-gate.md).
+ * Above the baseline (the median of the runs it was made from) by more than this fails, after
+ * recounts. Set from the spread of clean runs, which a planted 5 % does not clear yet: c1 spread
+ * 201k–244k, c64 78.2k–80.3k with a recount at 90.6k, c512 82.4k–85.9k (docs/decisions/0011).
  */
-const kTolerance = 0.025;
+const kTolerance: Readonly<Record<string, number>> = { c1: 0.15, c64: 0.05, c512: 0.06 };
 const kBaselineRuns = 3;
 /** A figure over its limit is counted up to this many times more before it fails. */
 const kRecounts = 2;
@@ -157,7 +157,7 @@ if (values['write-baseline']) {
   for (const config of concurrencies.map((c) => `c${c}`)) {
     // The median: one run slowed by a neighbour (which only adds instructions) does not move it.
     const sorted = measured.map((run) => run[config]!.instructionsPerCycle!).sort((a, b) => a - b);
-    figures[config] = { instructionsPerCycle: { baseline: sorted[Math.floor(sorted.length / 2)]!, bound: 'max', tolerance: kTolerance } };
+    figures[config] = { instructionsPerCycle: { baseline: sorted[Math.floor(sorted.length / 2)]!, bound: 'max', tolerance: kTolerance[config]! } };
   }
   const each = concurrencies.map((c) => `c${c} ${measured.map((run) => run[`c${c}`]!.instructionsPerCycle).join(', ')}`).join('; ');
   file.instructions = {
