@@ -18,6 +18,8 @@ export interface Job {
   readonly check: boolean;
   /** It keeps a core busy for most of its run (a check, a unit file), rather than waiting on servers and timers. */
   readonly cpu: boolean;
+  /** Its outcome rests on timing or order across processes: it runs beside few others, one such file at a time. */
+  readonly quiet?: boolean;
 }
 
 export interface Tally {
@@ -135,10 +137,14 @@ export async function runJob(job: Job, root: string, timeoutMs: number): Promise
   return { job, ...judge(job, output, code, signal, timedOut, stdout), output, startedMs, endedMs: performance.now() };
 }
 
-/** How many jobs run at once: `total` in all, of which at most `cpu` are CPU-bound (a check, a unit file). */
+/**
+ * How many jobs run at once: `total` in all, of which at most `cpu` are CPU-bound (a check, a unit
+ * file); while a quiet job runs, at most `quiet` in all, itself included.
+ */
 export interface Limits {
   readonly total: number;
   readonly cpu: number;
+  readonly quiet: number;
 }
 
 /**
@@ -152,14 +158,22 @@ export async function runPool(jobs: readonly Job[], limits: Limits, start: (job:
   const outcomes: Outcome[] = [];
   const active = new Set<Promise<void>>();
   let cpu = 0;
+  let quiet = 0;
+  const fits = (job: Job): boolean => active.size < (quiet > 0 || job.quiet === true ? limits.quiet : limits.total)
+    && (!job.cpu || cpu < limits.cpu) && (job.quiet !== true || quiet === 0);
   for (;;) {
-    while (!stopped() && active.size < limits.total) {
-      const index = waiting.findIndex((job) => !job.cpu || cpu < limits.cpu);
+    while (!stopped()) {
+      const index = waiting.findIndex(fits);
       if (index < 0) break;
+      // A quiet job whose turn came waits for the pool to thin out: nothing starts past it meanwhile.
+      const firstQuiet = waiting.findIndex((job) => job.quiet === true);
+      if (quiet === 0 && firstQuiet >= 0 && firstQuiet < index) break;
       const [job] = waiting.splice(index, 1) as [Job];
       if (job.cpu) cpu++;
+      if (job.quiet === true) quiet++;
       const task = start(job).then((outcome) => {
         if (job.cpu) cpu--;
+        if (job.quiet === true) quiet--;
         outcomes.push(outcome);
         done(outcome);
         active.delete(task);

@@ -2,7 +2,7 @@ import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
-import { runJob, type Job } from '../../scripts/tests/job.js';
+import { runJob, runPool, type Job, type Outcome } from '../../scripts/tests/job.js';
 
 // One job of scripts/run-tests.ts (npm test): how a test file's end is read. Children are small
 // node -e scripts standing in for a test file.
@@ -34,6 +34,36 @@ test('a job that exits 0 without a summary fails, saying how many bytes it print
 test('a job that prints nothing says so', async () => {
   const outcome = await runJob(job('process.exit(0);'), root, 30_000);
   assert.is(outcome.problem, 'exited (code 0) without uvu\'s summary; it printed 0 bytes on stdout and 0 on stderr, nothing at all');
+});
+
+test('the pool: a quiet job runs beside at most limits.quiet jobs in all, one quiet job at a time, and every job runs', async () => {
+  const plain = (name: string, extra: Partial<Job> = {}): Job => ({ ...job(''), name, cpu: false, ...extra });
+  const jobs = [...['a', 'b', 'c', 'd'].map((n) => plain(n)), plain('q1', { quiet: true }), plain('e'), plain('f'), plain('q2', { quiet: true }), plain('g'), plain('h')];
+  const running = new Set<Job>();
+  const seen: { job: string; beside: number; quietBeside: number }[] = [];
+  const started: string[] = [];
+  let most = 0;
+  const start = async (j: Job): Promise<Outcome> => {
+    running.add(j);
+    started.push(j.name);
+    most = Math.max(most, running.size);
+    for (const r of running) if (r.quiet === true) seen.push({ job: r.name, beside: running.size, quietBeside: [...running].filter((x) => x.quiet === true).length });
+    // Jobs end in a shuffled order, a few turns of the loop each; a quiet one outlasts several others.
+    const turns = j.quiet === true ? 30 : (j.name.charCodeAt(0) * 7) % 5 + 1;
+    for (let i = 0; i < turns; i++) await new Promise((resolve) => setImmediate(resolve));
+    running.delete(j);
+    return { job: j, tally: { passed: 1, failed: 0, skipped: 0 }, problem: undefined, output: '', startedMs: 0, endedMs: 0 };
+  };
+  const outcomes = await runPool(jobs, { total: 4, cpu: 2, quiet: 2 }, start, () => undefined, () => false);
+  assert.equal(outcomes.map((o) => o.job.name).sort(), jobs.map((j) => j.name).sort(), 'every job ran once');
+  assert.is(most, 4, 'four at once when no quiet job runs');
+  assert.ok(seen.length > 0);
+  // The pool thins out for a quiet job whose turn came rather than leaving it to the end.
+  assert.ok(started.indexOf('q1') < started.indexOf('e'), `started in the order ${started.join(' ')}`);
+  for (const s of seen) {
+    assert.ok(s.beside <= 2, `${s.job} ran with ${s.beside} jobs in all`);
+    assert.is(s.quietBeside, 1, `${s.job} ran beside another quiet job`);
+  }
 });
 
 test.run();
