@@ -563,7 +563,7 @@ const COMMANDS_BAD: readonly [Category, readonly string[], RegExp][] = [
   ['wrong type', ['LOADTEST'], /^pipelock: unknown command "LOADTEST"/],
 ];
 for (const [category, args, stderr] of COMMANDS_BAD) {
-  add('pipelock', category, args.length === 0 ? '(no command)' : show(args[0]), (): Promise<Exit> => cli([...args], { limitMs: 10_000 }), { exit: 2, stderr });
+  add('pipelock', category, args.length === 0 ? '(no command)' : show(args[0]), (): Promise<Exit> => cli([...args], { limitMs: 30_000 }), { exit: 2, stderr });
 }
 
 export const BAD_INPUTS: readonly BadInputCase[] = Object.freeze(cases);
