@@ -122,7 +122,8 @@ async function testFiles(dir: string): Promise<string[]> {
 /** The jobs of one tier: a check, every test file of its directory, or a variant's listed files. */
 async function planTier(tier: string): Promise<Job[]> {
   if (kChecks.has(tier))
-    return [{ tier, name: `npm run ${tier}`, command: 'npm', args: ['run', '--silent', tier], env: {}, check: true, cpu: true }];
+    return [{ tier, name: `npm run ${tier}`, command: 'npm', args: ['run', '--silent', tier], env: {}, check: true, cpu: true,
+      quiet: false }];
   const variant = kVariants[tier];
   const dir = join('test', variant?.dir ?? tier);
   const isDir = await stat(join(root, dir)).then((stats) => stats.isDirectory(), () => false);

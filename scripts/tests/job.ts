@@ -19,7 +19,7 @@ export interface Job {
   /** It keeps a core busy for most of its run (a check, a unit file), rather than waiting on servers and timers. */
   readonly cpu: boolean;
   /** Its outcome rests on timing or order across processes: it runs beside few others, one such file at a time. */
-  readonly quiet?: boolean;
+  readonly quiet: boolean;
 }
 
 export interface Tally {
@@ -159,21 +159,21 @@ export async function runPool(jobs: readonly Job[], limits: Limits, start: (job:
   const active = new Set<Promise<void>>();
   let cpu = 0;
   let quiet = 0;
-  const fits = (job: Job): boolean => active.size < (quiet > 0 || job.quiet === true ? limits.quiet : limits.total)
-    && (!job.cpu || cpu < limits.cpu) && (job.quiet !== true || quiet === 0);
+  const fits = (job: Job): boolean => active.size < (quiet > 0 || job.quiet ? limits.quiet : limits.total)
+    && (!job.cpu || cpu < limits.cpu) && (!job.quiet || quiet === 0);
   for (;;) {
     while (!stopped()) {
       const index = waiting.findIndex(fits);
       if (index < 0) break;
       // A quiet job whose turn came waits for the pool to thin out: nothing starts past it meanwhile.
-      const firstQuiet = waiting.findIndex((job) => job.quiet === true);
+      const firstQuiet = waiting.findIndex((job) => job.quiet);
       if (quiet === 0 && firstQuiet >= 0 && firstQuiet < index) break;
       const [job] = waiting.splice(index, 1) as [Job];
       if (job.cpu) cpu++;
-      if (job.quiet === true) quiet++;
+      if (job.quiet) quiet++;
       const task = start(job).then((outcome) => {
         if (job.cpu) cpu--;
-        if (job.quiet === true) quiet--;
+        if (job.quiet) quiet--;
         outcomes.push(outcome);
         done(outcome);
         active.delete(task);

@@ -9,7 +9,7 @@ import { runJob, runPool, type Job, type Outcome } from '../../scripts/tests/job
 const test = suite('run-tests job');
 const root = join(import.meta.dirname, '..', '..');
 
-const job = (script: string): Job => ({ tier: 'unit', name: 'fixture.test.ts', command: process.execPath, args: ['-e', script], env: {}, check: false, cpu: true });
+const job = (script: string): Job => ({ tier: 'unit', name: 'fixture.test.ts', command: process.execPath, args: ['-e', script], env: {}, check: false, cpu: true, quiet: false });
 const out = (text: string): string => `process.stdout.write(${JSON.stringify(text)});`;
 const err = (text: string): string => `process.stderr.write(${JSON.stringify(text)});`;
 
@@ -47,9 +47,9 @@ test('the pool: a quiet job runs beside at most limits.quiet jobs in all, one qu
     running.add(j);
     started.push(j.name);
     most = Math.max(most, running.size);
-    for (const r of running) if (r.quiet === true) seen.push({ job: r.name, beside: running.size, quietBeside: [...running].filter((x) => x.quiet === true).length });
+    for (const r of running) if (r.quiet) seen.push({ job: r.name, beside: running.size, quietBeside: [...running].filter((x) => x.quiet).length });
     // Jobs end in a shuffled order, a few turns of the loop each; a quiet one outlasts several others.
-    const turns = j.quiet === true ? 30 : (j.name.charCodeAt(0) * 7) % 5 + 1;
+    const turns = j.quiet ? 30 : (j.name.charCodeAt(0) * 7) % 5 + 1;
     for (let i = 0; i < turns; i++) await new Promise((resolve) => setImmediate(resolve));
     running.delete(j);
     return { job: j, tally: { passed: 1, failed: 0, skipped: 0 }, problem: undefined, output: '', startedMs: 0, endedMs: 0 };
