@@ -105,6 +105,21 @@ test('multi-resource locks wait in turns; a fenced caller beside them (never gat
   }
 }));
 
+type Probes = Parameters<typeof commandCalls>[0];
+
+/** SET calls per master once `key` is set on every one: the holder's SETs (decided at a quorum) all counted. */
+async function setCallsOnceHeld(probes: Probes, key: string): Promise<number[]> {
+  await eventually(async () => (await Promise.all(probes.map((probe) => probe.exists(key)))).every((n) => n === 1), 2000, `${key} on every master`);
+  return commandCalls(probes, 'set');
+}
+
+/** Resolves once every master has answered one more SET than `start`: a waiter's refused first attempt. */
+async function refusedEverywhere(probes: Probes, start: number[]): Promise<void> {
+  await eventually(async () => (await commandCalls(probes, 'set')).every((calls, i) => calls > start[i]!), 5000, 'a refused first attempt on every master');
+  // and asleep, armed for the release, as in the first test.
+  await delay(100);
+}
+
 test('a first in line that never comes (a dead process) holds nobody up: bypassed at once, dropped after the grace', timed(20000, async ({ masters }) => {
   const holder = new Redlock(masters.urls);
   const waiter = new Redlock(masters.urls, { retryCount: 3, retryDelay: 10000, retryJitter: 0 });
@@ -112,8 +127,12 @@ test('a first in line that never comes (a dead process) holds nobody up: bypasse
   const queue = turnsKey(kNoPrefix, 'dead-first', false);
   try {
     const held = await holder.acquire(['dead-first'], 10000);
+    const start = await setCallsOnceHeld(probes, 'dead-first');
     const waiting = waiter.acquire(['dead-first'], 10000);
-    await delay(200);
+    // Each release below must find the waiter asleep (its next attempt a woken one, gated): a
+    // first attempt still on its way at the release takes the lock ungated and marks nobody, which
+    // a loaded CI run saw after a fixed 150 ms wait.
+    await refusedEverywhere(probes, start);
     // A head that joined before everyone and died: first in the queue, never coming.
     await probes[gate]!.sendCommand(['ZADD', queue, '1', 'dead']);
     const released = performance.now();
@@ -124,8 +143,9 @@ test('a first in line that never comes (a dead process) holds nobody up: bypasse
     // Nobody came for the lock in its name since it was marked: past the grace, the next sighting
     // of the lock free drops it.
     const again = await holder.acquire(['dead-first'], 10000);
+    const startAgain = await setCallsOnceHeld(probes, 'dead-first');
     const next = waiter.acquire(['dead-first'], 10000);
-    await delay(150);
+    await refusedEverywhere(probes, startAgain);
     await again.release();
     await (await next).release();
     assert.is(await probes[gate]!.sendCommand(['ZSCORE', queue, 'dead']), null, 'still in the queue');
