@@ -17,6 +17,21 @@ const test = mastersSuite('gate', { count: 5, healEach: true, flushEach: true })
 
 const probes = probesEach(test);
 
+type Probes = Parameters<typeof commandCalls>[0];
+
+/** SET calls per master once `key` is set on every one: the holder's SETs (decided at a quorum) all counted. */
+async function setCallsOnceHeld(probes: Probes, key: string): Promise<number[]> {
+  await eventually(async () => (await Promise.all(probes.map((probe) => probe.exists(key)))).every((n) => n === 1), 2000, `${key} on every master`);
+  return commandCalls(probes, 'set');
+}
+
+/** Resolves once every master has answered `waiters` more SETs than `start`: the waiters' refused first attempts. */
+async function refusedEverywhere(probes: Probes, start: number[], waiters = 1): Promise<void> {
+  await eventually(async () => (await commandCalls(probes, 'set')).every((calls, i) => calls - start[i]! >= waiters), 5000, 'refused first attempts on every master');
+  // and asleep, armed for the release, as in the first test.
+  await delay(100);
+}
+
 test('three processes woken by each release: the gate grants one, the others ask no other master', timed(20000, async ({ masters }) => {
   const holder = new Redlock(masters.urls);
   // Retries 10 s apart: every attempt after the first is one a release brought forward.
@@ -105,21 +120,6 @@ test('multi-resource locks wait in turns; a fenced caller beside them (never gat
   }
 }));
 
-type Probes = Parameters<typeof commandCalls>[0];
-
-/** SET calls per master once `key` is set on every one: the holder's SETs (decided at a quorum) all counted. */
-async function setCallsOnceHeld(probes: Probes, key: string): Promise<number[]> {
-  await eventually(async () => (await Promise.all(probes.map((probe) => probe.exists(key)))).every((n) => n === 1), 2000, `${key} on every master`);
-  return commandCalls(probes, 'set');
-}
-
-/** Resolves once every master has answered one more SET than `start`: a waiter's refused first attempt. */
-async function refusedEverywhere(probes: Probes, start: number[]): Promise<void> {
-  await eventually(async () => (await commandCalls(probes, 'set')).every((calls, i) => calls > start[i]!), 5000, 'a refused first attempt on every master');
-  // and asleep, armed for the release, as in the first test.
-  await delay(100);
-}
-
 test('a first in line that never comes (a dead process) holds nobody up: bypassed at once, dropped after the grace', timed(20000, async ({ masters }) => {
   const holder = new Redlock(masters.urls);
   const waiter = new Redlock(masters.urls, { retryCount: 3, retryDelay: 10000, retryJitter: 0 });
@@ -163,9 +163,10 @@ test('a waiter that gives up leaves the queue at the gate', timed(20000, async (
   const controllers = waiters.map(() => new AbortController());
   try {
     const held = await holder.acquire(['leaving'], 10000);
+    const start = await setCallsOnceHeld(probes, 'leaving');
     const calls = waiters.map((redlock, i) => redlock.acquire(['leaving'], 10000, { signal: controllers[i]!.signal }));
     for (const call of calls) call.catch(() => undefined);
-    await delay(200);
+    await refusedEverywhere(probes, start, 2);
     await held.release();
     // One takes it; the other, refused at the gate while it is held, is in the queue.
     const first = await Promise.race(calls);
@@ -187,8 +188,9 @@ test('a gate that is down is no arbiter: woken waiters still acquire through the
   const gate = gateOf(gateOrder(internals(holder).masters.nodes.map((node) => node.name)), 'gate-down');
   try {
     const held = await holder.acquire(['gate-down'], 10000);
+    const start = await setCallsOnceHeld(probes, 'gate-down');
     const locks = waiters.map((redlock) => redlock.acquire(['gate-down'], 10000));
-    await delay(300);
+    await refusedEverywhere(probes, start, 2);
     await masters.masters[gate]!.stop();
     // The gate's watch drops: the heads listening there alone read the other masters again, and
     // the release on the four others wakes them.
