@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SimulationSummary } from '../../sim/world/summary.js';
+import type { ScenarioTally, SimulationSummary } from '../../sim/world/summary.js';
 import { hostLine, ROOT } from '../lib/host.js';
 
 const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
@@ -49,13 +49,14 @@ once, a master's clock jumping forward).`;
 
 export function simulationSection(summary: SimulationSummary | undefined): string {
   if (summary === undefined) return `${covers()}\n\nNo run recorded yet: \`npm run simulate:long\` writes bench/results/simulate.json.`;
-  const rows = summary.scenarios.map((s) => `| \`${s.scenario}\` | ${fmt(s.first)}–${fmt(s.first + s.seeds - 1)} | **${fmt(s.violating)}**${s.violatingSeeds.length > 0 ? ` (seeds ${s.violatingSeeds.slice(0, 5).join(', ')})` : ''} | ${fmt(s.unsafeRuns)} | ${fmt(s.expectedRuns)} | ${(s.seeds / s.seconds).toFixed(1)} | \`${s.digest}\` |`);
+  const runOf = (s: ScenarioTally): string => (s.run === undefined ? '' : `${s.run.pipelock.replace(/^.*\((.*)\)$/, '$1')}, ${s.run.date.slice(0, 10)}`);
+  const rows = summary.scenarios.map((s) => `| \`${s.scenario}\` | ${fmt(s.first)}–${fmt(s.first + s.seeds - 1)} | **${fmt(s.violating)}**${s.violatingSeeds.length > 0 ? ` (seeds ${s.violatingSeeds.slice(0, 5).join(', ')})` : ''} | ${fmt(s.unsafeRuns)} | ${fmt(s.expectedRuns)} | ${(s.seeds / s.seconds).toFixed(1)} | \`${s.digest}\` | ${runOf(s)} |`);
   return `${covers()}
 
-\`${summary.command}\` (on ${summary.jobs} thread${summary.jobs === 1 ? '' : 's'}; seeds/s is the scenario's seeds over its wall time, on a machine as busy as the load average says) on ${hostLine(summary.host)}:
+Each row is its scenario's last \`npm run simulate:long\` (a run of some scenarios replaces their rows; _run_ is its commit and day). The latest, \`${summary.command}\` (on ${summary.jobs} thread${summary.jobs === 1 ? '' : 's'}; seeds/s is the scenario's seeds over its wall time, on a machine as busy as the load average says), ran on ${hostLine(summary.host)}:
 
-| scenario | seeds | violations (bugs) | runs with unsafe faults | runs unsafe only where expected | seeds/s | histories |
-| --- | ---: | ---: | ---: | ---: | ---: | --- |
+| scenario | seeds | violations (bugs) | runs with unsafe faults | runs unsafe only where expected | seeds/s | histories | run |
+| --- | ---: | ---: | ---: | ---: | ---: | --- | --- |
 ${rows.join('\n')}
 
 _histories_ is a hash of every seed's history hash in seed order: the same seeds give the same value whatever \`--jobs\`.`;
