@@ -4,7 +4,7 @@ import { compare, kDefaultThresholds, kMinRuns, METRICS, type Comparison, type T
 import { renderReport } from '../load/html.js';
 import { readResult } from '../load/result-file.js';
 import { OP_NAMES } from '../load/result.js';
-import { EXIT, UsageError } from './errors.js';
+import { EXIT, parseOr, UsageError, usageFailure } from './errors.js';
 import { checkRepeats, fromParseArgs, path } from './flags.js';
 import { formatComparison, markdownComparison } from './compare-format.js';
 
@@ -138,16 +138,8 @@ export function parseThresholds(value: string): Thresholds {
 
 /** `pipelock report compare …`: 0 no regression, 1 regressed, 2 anything that stopped the comparison. */
 export async function reportCompare(args: readonly string[]): Promise<number> {
-  let parsed: CompareArgs | 'help';
-  try {
-    parsed = parseCompareArgs(args);
-  } catch (error) {
-    return fail(error);
-  }
-  if (parsed === 'help') {
-    console.log(COMPARE_USAGE);
-    return EXIT.ok;
-  }
+  const parsed = parseOr('report compare', COMPARE_USAGE, () => parseCompareArgs(args), true);
+  if (typeof parsed === 'number') return parsed;
   try {
     const base = await Promise.all(parsed.base.map(readResult));
     const next = await Promise.all(parsed.new.map(readResult));
@@ -189,12 +181,9 @@ export function repeatHint(comparison: Comparison): string {
     `  pipelock report compare ${base.join(',')} ${next.join(',')}`;
 }
 
+// Exit code 1 means "regressed" here, so every failure to compare, whatever its kind, is 2.
 function fail(error: unknown): number {
-  const usage = error instanceof UsageError;
-  console.error(`pipelock report compare: `
-    + `${error instanceof Error ? error.message : String(error)}${usage ? '\nTry pipelock report compare --help.' : ''}`);
-  // Exit code 1 means "regressed" here, so every failure to compare, whatever its kind, is 2.
-  return EXIT.usage;
+  return usageFailure('report compare', error, true);
 }
 
 async function write(file: string, text: string): Promise<void> {

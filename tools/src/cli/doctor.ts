@@ -1,6 +1,6 @@
 import { ACL_FEATURES, aclGrants, aclSetUser } from 'pipelock';
 import { runDoctor, type DoctorOptions, type DoctorReport, type Finding } from '../ops/doctor.js';
-import { EXIT, UsageError } from './errors.js';
+import { EXIT, parseOr, UsageError } from './errors.js';
 import { time } from './flags.js';
 import { parseOpsFlags, usage, type OpsFlag } from './ops-flags.js';
 
@@ -31,39 +31,36 @@ ACL WHOAMI and ACL DRYRUN (which only asks whether a command would be allowed).`
   'Exit codes: 0 no hazard, 1 a hazard (or, with --strict, a warning), 2 bad flags.',
 );
 
+type DoctorArgs = DoctorOptions & { servers: string[]; json: boolean; strict: boolean; acl: string | undefined; keyPattern: string };
+
+function parseDoctor(args: readonly string[]): DoctorArgs | 'help' {
+  const parsed = parseOpsFlags('doctor', args, FLAGS, ['json', 'strict', 'single'], true);
+  if (parsed === 'help') return 'help';
+  const v = parsed.values;
+  const driftFactor = v['drift-factor'] === undefined ? 0.01 : Number(v['drift-factor']);
+  if (!Number.isFinite(driftFactor) || driftFactor <= 0 || driftFactor >= 1)
+    throw new UsageError('--drift-factor', 'must be a number between 0 and 1', String(v['drift-factor']));
+  const key = typeof v.key === 'string' ? v.key : 'pipelock:doctor';
+  if (key === '') throw new UsageError('--key', 'must not be empty');
+  if (v.acl === '') throw new UsageError('--acl', 'must name the ACL user');
+  return {
+    servers: parsed.servers,
+    json: v.json === true,
+    strict: v.strict === true,
+    clockIntervalMs: typeof v['clock-interval'] === 'string' ? time('--clock-interval', v['clock-interval'], 's', 100) : 1000,
+    nodeTimeoutMs: typeof v['node-timeout'] === 'string' ? time('--node-timeout', v['node-timeout'], 'ms', 1) : 250,
+    driftFactor,
+    key,
+    single: v.single === true,
+    acl: typeof v.acl === 'string' ? v.acl : undefined,
+    keyPattern: typeof v['key-pattern'] === 'string' ? v['key-pattern'] : '*',
+  };
+}
+
 /** `pipelock doctor`: returns the exit code. */
 export async function doctor(args: readonly string[]): Promise<number> {
-  let options: DoctorOptions & { servers: string[]; json: boolean; strict: boolean; acl: string | undefined; keyPattern: string };
-  try {
-    const parsed = parseOpsFlags('doctor', args, FLAGS, ['json', 'strict', 'single'], true);
-    if (parsed === 'help') {
-      console.log(DOCTOR_USAGE);
-      return EXIT.ok;
-    }
-    const v = parsed.values;
-    const driftFactor = v['drift-factor'] === undefined ? 0.01 : Number(v['drift-factor']);
-    if (!Number.isFinite(driftFactor) || driftFactor <= 0 || driftFactor >= 1)
-      throw new UsageError('--drift-factor', 'must be a number between 0 and 1', String(v['drift-factor']));
-    const key = typeof v.key === 'string' ? v.key : 'pipelock:doctor';
-    if (key === '') throw new UsageError('--key', 'must not be empty');
-    options = {
-      servers: parsed.servers,
-      json: v.json === true,
-      strict: v.strict === true,
-      clockIntervalMs: typeof v['clock-interval'] === 'string' ? time('--clock-interval', v['clock-interval'], 's', 100) : 1000,
-      nodeTimeoutMs: typeof v['node-timeout'] === 'string' ? time('--node-timeout', v['node-timeout'], 'ms', 1) : 250,
-      driftFactor,
-      key,
-      single: v.single === true,
-      acl: typeof v.acl === 'string' ? v.acl : undefined,
-      keyPattern: typeof v['key-pattern'] === 'string' ? v['key-pattern'] : '*',
-    };
-    if (options.acl === '') throw new UsageError('--acl', 'must name the ACL user');
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    console.error(`pipelock doctor: ${error.message}\nTry pipelock doctor --help.`);
-    return EXIT.usage;
-  }
+  const options = parseOr('doctor', DOCTOR_USAGE, () => parseDoctor(args));
+  if (typeof options === 'number') return options;
   const report = await runDoctor(options.servers, options);
   console.log(options.json ? JSON.stringify(report, null, 2) : formatDoctor(report));
   if (options.acl !== undefined) console.log(`\n${aclLines(report, options.acl, options.keyPattern).join('\n')}`);

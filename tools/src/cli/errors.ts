@@ -18,3 +18,27 @@ export class UsageError extends Error {
  * scripts written for k6 already tell apart), 128 + n killed by signal n (130 SIGINT, 143 SIGTERM).
  */
 export const EXIT = Object.freeze({ ok: 0, failed: 1, usage: 2, thresholds: 99, SIGINT: 130, SIGTERM: 143 });
+
+/**
+ * A subcommand's arguments through `parse`: its options, or the exit code once it printed its usage (`--help`: 0) or
+ * an error naming the flag (2). Other errors propagate, unless `anyError` (a report's bad input file is bad usage too).
+ */
+export function parseOr<T extends object>(command: string, usageText: string, parse: () => T | 'help', anyError = false): T | number {
+  try {
+    const options = parse();
+    if (options !== 'help') return options;
+    console.log(usageText);
+    return EXIT.ok;
+  } catch (error) {
+    return usageFailure(command, error, anyError);
+  }
+}
+
+/** Prints `error` as `pipelock <command>`'s, with the pointer to --help where a flag broke its rule: exit code 2. */
+export function usageFailure(command: string, error: unknown, anyError = false): number {
+  const flagged = error instanceof UsageError;
+  if (!flagged && !anyError) throw error;
+  const message = error instanceof Error ? error.message : String(error);
+  console.error(`pipelock ${command}: ${message}${flagged ? `\nTry pipelock ${command} --help.` : ''}`);
+  return EXIT.usage;
+}

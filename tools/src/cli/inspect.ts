@@ -1,5 +1,5 @@
 import { runInspect, type InspectOptions, type InspectReport } from '../ops/inspect.js';
-import { EXIT, UsageError } from './errors.js';
+import { EXIT, parseOr, UsageError } from './errors.js';
 import { int, time } from './flags.js';
 import { parseOpsFlags, usage, type OpsFlag } from './ops-flags.js';
 
@@ -23,31 +23,26 @@ read-only (SCAN, TYPE, PTTL, GET), safe against production. Tokens are never pri
   'Exit codes: 0 done, 1 a master was unreachable or a lock key has no TTL, 2 bad flags.',
 );
 
+function parseInspect(args: readonly string[]): (InspectOptions & { servers: string[]; json: boolean }) | 'help' {
+  const parsed = parseOpsFlags('inspect', args, FLAGS, ['json']);
+  if (parsed === 'help') return 'help';
+  const v = parsed.values;
+  const match = typeof v.match === 'string' ? v.match : '*';
+  if (match === '') throw new UsageError('--match', 'must not be empty (use * for every key)');
+  return {
+    servers: parsed.servers,
+    json: v.json === true,
+    match,
+    limit: typeof v.limit === 'string' ? int('--limit', v.limit, 1, 10_000_000) : 10_000,
+    timeLimitMs: typeof v['time-limit'] === 'string' ? time('--time-limit', v['time-limit'], 's', 1) : 5000,
+    count: typeof v.count === 'string' ? int('--count', v.count, 1, 100_000) : 500,
+  };
+}
+
 /** `pipelock inspect`: returns the exit code. */
 export async function inspect(args: readonly string[]): Promise<number> {
-  let options: InspectOptions & { servers: string[]; json: boolean };
-  try {
-    const parsed = parseOpsFlags('inspect', args, FLAGS, ['json']);
-    if (parsed === 'help') {
-      console.log(INSPECT_USAGE);
-      return EXIT.ok;
-    }
-    const v = parsed.values;
-    const match = typeof v.match === 'string' ? v.match : '*';
-    if (match === '') throw new UsageError('--match', 'must not be empty (use * for every key)');
-    options = {
-      servers: parsed.servers,
-      json: v.json === true,
-      match,
-      limit: typeof v.limit === 'string' ? int('--limit', v.limit, 1, 10_000_000) : 10_000,
-      timeLimitMs: typeof v['time-limit'] === 'string' ? time('--time-limit', v['time-limit'], 's', 1) : 5000,
-      count: typeof v.count === 'string' ? int('--count', v.count, 1, 100_000) : 500,
-    };
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    console.error(`pipelock inspect: ${error.message}\nTry pipelock inspect --help.`);
-    return EXIT.usage;
-  }
+  const options = parseOr('inspect', INSPECT_USAGE, () => parseInspect(args));
+  if (typeof options === 'number') return options;
   const report = await runInspect(options.servers, options);
   console.log(options.json ? JSON.stringify(report, null, 2) : formatInspect(report));
   return report.masters.some((m) => !m.reachable || m.error !== undefined) || report.noTtl.length > 0 ? EXIT.failed : EXIT.ok;

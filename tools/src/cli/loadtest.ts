@@ -6,7 +6,7 @@ import { describeEntry, describeStages } from '../load/scenario.js';
 import { probeServers, removeKeys } from '../load/servers.js';
 import { redactUrl } from '../shared/redact-url.js';
 import { electionRun } from './election.js';
-import { EXIT, UsageError } from './errors.js';
+import { EXIT, parseOr } from './errors.js';
 import { LOADTEST_USAGE, parseLoadFlags } from './flags.js';
 import { liveReporter } from './live.js';
 import { measure, type RunContext } from './measure.js';
@@ -18,19 +18,8 @@ const kSignals = ['SIGINT', 'SIGTERM'] as const;
 
 /** `pipelock loadtest`: returns the exit code; every path stops the workers and the masters it started. */
 export async function loadtest(args: readonly string[]): Promise<number> {
-  let options: LoadOptions;
-  try {
-    const parsed = parseLoadFlags(args);
-    if (parsed === 'help') {
-      console.log(LOADTEST_USAGE);
-      return EXIT.ok;
-    }
-    options = parsed;
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    console.error(`pipelock loadtest: ${error.message}\nTry pipelock loadtest --help.`);
-    return EXIT.usage;
-  }
+  const options = parseOr('loadtest', LOADTEST_USAGE, () => parseLoadFlags(args));
+  if (typeof options === 'number') return options;
 
   // This command owns SIGINT/SIGTERM: the first stops the run (what was measured is still printed);
   // a second one exits at once, the masters killed by the exit hook of src/testing/reaper.ts.

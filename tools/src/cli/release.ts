@@ -1,5 +1,5 @@
 import { Redlock } from 'pipelock';
-import { EXIT, UsageError } from './errors.js';
+import { EXIT, parseOr, UsageError } from './errors.js';
 import { parseOpsFlags, usage, type OpsFlag } from './ops-flags.js';
 
 const FLAGS: Readonly<Record<string, OpsFlag>> = {
@@ -46,19 +46,8 @@ function parse(args: readonly string[]): ReleaseOptions | 'help' {
 
 /** `pipelock release --force`: returns the exit code. */
 export async function release(args: readonly string[]): Promise<number> {
-  let options: ReleaseOptions;
-  try {
-    const parsed = parse(args);
-    if (parsed === 'help') {
-      console.log(RELEASE_USAGE);
-      return EXIT.ok;
-    }
-    options = parsed;
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    console.error(`pipelock release: ${error.message}\nTry pipelock release --help.`);
-    return EXIT.usage;
-  }
+  const options = parseOr('release', RELEASE_USAGE, () => parse(args));
+  if (typeof options === 'number') return options;
   const redlock = new Redlock(options.servers, { retryCount: 0 });
   try {
     const result = await redlock.forceRelease(options.keys, { reason: options.reason, markerMs: options.markerMs });

@@ -4,7 +4,7 @@ import { mergeResults } from '../load/result.js';
 import { mergeParts } from '../load/result-parts.js';
 import { checkWindows } from '../load/windows.js';
 import { reportCompare } from './compare.js';
-import { EXIT, UsageError } from './errors.js';
+import { EXIT, parseOr, UsageError, usageFailure } from './errors.js';
 import { checkRepeats, fromParseArgs, path } from './flags.js';
 import { writeOutputs } from './outputs.js';
 import { formatResult } from './table.js';
@@ -28,23 +28,16 @@ arguments or result files (unreadable, not from pipelock loadtest --json, window
 /** `pipelock report merge|compare …`: returns the exit code. */
 export async function report(args: readonly string[]): Promise<number> {
   if (args[0] === 'compare') return reportCompare(args.slice(1));
-  let parsed;
-  try {
-    parsed = parseReportArgs(args);
-  } catch (error) {
-    return usage(error);
-  }
-  if (parsed === 'help') {
-    console.log(REPORT_USAGE);
-    return EXIT.ok;
-  }
+  // Bad arguments and bad inputs alike: exit code 2, the message naming the flag or the file.
+  const parsed = parseOr('report', REPORT_USAGE, () => parseReportArgs(args), true);
+  if (typeof parsed === 'number') return parsed;
   let merged;
   try {
     const results = await Promise.all(parsed.files.map(readResult));
     const notes = parsed.allowDisjoint ? [] : checkWindows(parsed.files, results);
     merged = { ...mergeResults(results, notes), ...mergeParts(results) };
   } catch (error) {
-    return usage(error);
+    return usageFailure('report', error, true);
   }
   try {
     console.log(formatResult(merged));
@@ -56,13 +49,6 @@ export async function report(args: readonly string[]): Promise<number> {
   }
 }
 
-/** Bad arguments and bad inputs alike: exit code 2, the message naming the flag or the file. */
-function usage(error: unknown): number {
-  const flagged = error instanceof UsageError;
-  const message = error instanceof Error ? error.message : String(error);
-  console.error(`pipelock report: ${message}${flagged ? '\nTry pipelock report --help.' : ''}`);
-  return EXIT.usage;
-}
 
 export interface MergeArgs {
   readonly files: string[];

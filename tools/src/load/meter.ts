@@ -5,6 +5,14 @@ import { OP_NAMES, type OpName, type WorkerReport } from './result.js';
 
 const kResourceLocked = 'ERR_PIPELOCK_RESOURCE_LOCKED';
 
+/** One cycle's operations into `recorders` (the window's, or the live second's). */
+function record(recorders: Record<OpName, Recorder>, timings: Timings, cycleMs: number): void {
+  recorders.acquire.recordMs(timings.acquireMs);
+  if (timings.extendMs >= 0) recorders.extend.recordMs(timings.extendMs);
+  recorders.release.recordMs(timings.releaseMs);
+  recorders.cycle.recordMs(cycleMs);
+}
+
 /** What a worker can tell about its acquisitions. */
 export interface MeterShape {
   /** Closed-loop slots, each one contender whose acquisitions are counted; 0: none (open loop, renew-hold). */
@@ -47,18 +55,10 @@ export class Meter {
   /** A completed cycle; `counted` when it lies inside the measured window; `contender`: the slot that ran it (closed loop). */
   done(timings: Timings, cycleMs: number, counted: boolean, contender = -1): void {
     this.#intervalCycles++;
-    const interval = this.#interval;
-    interval.acquire.recordMs(timings.acquireMs);
-    if (timings.extendMs >= 0) interval.extend.recordMs(timings.extendMs);
-    interval.release.recordMs(timings.releaseMs);
-    interval.cycle.recordMs(cycleMs);
+    record(this.#interval, timings, cycleMs);
     if (!counted) return;
     this.#cycles++;
-    const r = this.#recorders;
-    r.acquire.recordMs(timings.acquireMs);
-    if (timings.extendMs >= 0) r.extend.recordMs(timings.extendMs);
-    r.release.recordMs(timings.releaseMs);
-    r.cycle.recordMs(cycleMs);
+    record(this.#recorders, timings, cycleMs);
     if (timings.attempts > 1) {
       this.#contended++;
       this.#lostAttempts += timings.attempts - 1;

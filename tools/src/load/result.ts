@@ -9,29 +9,28 @@ import type { Sweep } from './sweep-result.js';
 export const OP_NAMES = ['acquire', 'extend', 'release', 'cycle'] as const;
 export type OpName = (typeof OP_NAMES)[number];
 
-/** What a worker measured of one part of a run (one mix entry, or one stage): plain data. */
-export interface PartReport {
+/** Counted cycles, and the failed ones by error `code` (or name): of a run, a worker or a part. */
+export interface Counted {
   readonly cycles: number;
   readonly errors: Readonly<Record<string, number>>;
+}
+
+/** What a worker measured of one part of a run (one mix entry, or one stage): plain data. */
+export interface PartReport extends Counted {
   readonly histograms: Readonly<Record<OpName, string>>;
 }
 
 /** One mix entry's or one stage's counted cycles: the same figures as the run's, for its share. */
-export interface PartResult {
+export interface PartResult extends Counted {
   /** The entry's name, or the stage's description ("2s ramp to 400/s"). */
   readonly name: string;
-  readonly cycles: number;
   readonly throughput: number;
-  readonly errors: Readonly<Record<string, number>>;
   readonly operations: Readonly<Record<OpName, OperationResult>>;
 }
 
 /** What a worker returns: plain data only (histograms encoded), so it crosses threads and files as is. */
-export interface WorkerReport {
+export interface WorkerReport extends Counted {
   readonly worker: number;
-  readonly cycles: number;
-  /** Failed cycles by error `code` (or name). */
-  readonly errors: Readonly<Record<string, number>>;
   /** Acquisitions (won or failed) that lost at least one attempt to another holder, and the attempts so lost. */
   readonly contendedAcquires: number;
   readonly lostAttempts: number;
@@ -46,10 +45,10 @@ export interface WorkerReport {
   /** Open loop: cycles due inside the window, and those the generator started late (kLateStartMs) or never. */
   readonly due?: number;
   readonly lateStarts?: number;
-  /** process.cpuUsage() over the worker's measured window: the whole process's, as threads share it. */
   /** Counted cycles by mix entry and by stage, when the run had more than one of either. */
   readonly mix?: readonly PartReport[];
   readonly stages?: readonly PartReport[];
+  /** process.cpuUsage() over the worker's measured window: the whole process's, as threads share it. */
   readonly cpuUserMs: number;
   readonly cpuSystemMs: number;
   /** The worker thread's own event-loop utilization over the measured window, 0..1. */
