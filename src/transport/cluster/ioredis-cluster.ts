@@ -1,6 +1,7 @@
 import { NodeUnavailableError } from '../../errors.js';
 import type { IoredisClient, IoredisClusterClient, MasterClient } from '../../clients.js';
 import { quit } from '../ioredis.js';
+import { listen } from '../listen.js';
 import { ClusterTransport } from './transport.js';
 import { clusterName, hostPort } from '../names.js';
 
@@ -87,13 +88,11 @@ export class IoredisClusterTransport extends ClusterTransport {
   }
 
   onReady(fn: () => void): () => void {
-    this.#connection.on('ready', fn);
-    return () => this.#connection.off('ready', fn);
+    return listen(this.#connection, 'ready', fn);
   }
 
   onError(fn: (error: Error) => void): () => void {
-    this.#connection.on('error', fn);
-    return () => this.#connection.off('error', fn);
+    return listen(this.#connection, 'error', fn);
   }
 
   async close(graceMs: number, keepGiven = false): Promise<void> {

@@ -2,6 +2,7 @@ import type { RedisClientOptions } from '@redis/client';
 import { msUntil, within } from '../../util/time.js';
 import { loadRedisClient, NO_COMMAND_TIMEOUT } from '../open.js';
 import { closeWithin } from '../close.js';
+import { listen } from '../listen.js';
 import { clusterName, shardName, urlName } from '../names.js';
 import { NodeUnavailableError } from '../../errors.js';
 import type { RedisClusterClient } from '../../clients.js';
@@ -91,13 +92,11 @@ export class RedisClusterTransport extends ClusterTransport {
 
   onReady(fn: () => void): () => void {
     // The cluster client emits 'connect' once its slot table is loaded (cluster-slots.js connect()).
-    this.#cluster.on('connect', fn);
-    return () => this.#cluster.off('connect', fn);
+    return listen(this.#cluster, 'connect', fn);
   }
 
   onError(fn: (error: Error) => void): () => void {
-    this.#cluster.on('error', fn);
-    return () => this.#cluster.off('error', fn);
+    return listen(this.#cluster, 'error', fn);
   }
 
   async close(graceMs: number, keepGiven = false): Promise<void> {
