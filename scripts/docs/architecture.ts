@@ -58,6 +58,12 @@ only through its public entry points, as a user would.
 
 - **master**: one Redlock member, a standalone server or a Redis Cluster (a cluster counts once). In
   code the class \`Master\`; errors and docs say master.
+- **member**: what the user passes as one master (a URL, a client, a cluster client) before it is
+  one (\`transport/members.ts\`, \`MemberKind\`); after that it is a master.
+- **node**: one server of a Redis Cluster. Public names older than this page say node for a master
+  and keep it, as renaming them would break callers: the \`nodeTimeout\` setting, \`NodeOutcome\`,
+  \`NodeUnavailableError\`, \`NodeTimeoutError\`, \`NodeStalledError\`, the node-error channel; and
+  \`MasterSet.nodes\`, the masters of a set, where \`masters.masters\` would read worse.
 - **attempt**: one operation (acquire, extend, release, …) of one lock, sent to every master once and
   decided at the quorum, both ways (\`engine/attempt.ts\`, \`engine/quorum.ts\`).
 - **call**: what one master is sent in one flush: a script call carrying many attempts' operations, or
