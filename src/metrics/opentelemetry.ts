@@ -70,6 +70,38 @@ export function openTelemetryMetrics(options: OpenTelemetryMetricsOptions = {}):
     meter = (loadPeer('@opentelemetry/api', 'openTelemetryMetrics()') as typeof OTelApi).metrics.getMeter('pipelock');
   else if (typeof (meter as Partial<OTelApi.Meter> | null)?.createHistogram !== 'function')
     throw new InvalidArgumentError('options.meter', 'must be an OpenTelemetry Meter', options.meter);
+  const sink = otelSink(otelInstruments(meter));
+  const n = OPENTELEMETRY_METRICS;
+  const waiting = meter.createObservableUpDownCounter(n.waiting,
+    { unit: '{call}', description: 'acquire() calls in flight: waiting for their turn, an attempt or a retry' });
+  const held = meter.createObservableUpDownCounter(n.held,
+    { unit: '{lock}', description: 'Locks this process holds (acquired, not yet released, lost or expired)' });
+  const autoExtended =
+    meter.createObservableUpDownCounter(n.autoExtended, { unit: '{lock}', description: 'Held locks kept alive by the renewal scheduler' });
+  const collector = new Collector(sink, label);
+  const observe: OTelApi.BatchObservableCallback = (result) => {
+    const counts = collector.held();
+    if (label === undefined && counts.held.size === 0) result.observe(held, 0);
+    if (label === undefined && counts.autoExtended.size === 0) result.observe(autoExtended, 0);
+    for (const [resource, count] of counts.held)
+      result.observe(held, count, resource === undefined ? {} : { 'pipelock.resource': resource });
+    for (const [resource, count] of counts.autoExtended)
+      result.observe(autoExtended, count, resource === undefined ? {} : { 'pipelock.resource': resource });
+    const calls = collector.waiting();
+    if (label === undefined && calls.size === 0) result.observe(waiting, 0);
+    for (const [resource, count] of calls) result.observe(waiting, count, resource === undefined ? {} : { 'pipelock.resource': resource });
+  };
+  meter.addBatchObservableCallback(observe, [held, autoExtended, waiting]);
+  return {
+    close() {
+      collector.close();
+      meter.removeBatchObservableCallback(observe, [held, autoExtended, waiting]);
+    },
+  };
+}
+
+/** The counters and histograms on `meter`. */
+function otelInstruments(meter: OTelApi.Meter) {
   const n = OPENTELEMETRY_METRICS;
   const wait = meter.createHistogram(n.lockWait,
     { unit: 's', description: 'Time from acquire() to the lock or the failure', advice: { explicitBucketBoundaries: [...WAIT_BUCKETS] } });
@@ -96,19 +128,19 @@ export function openTelemetryMetrics(options: OpenTelemetryMetricsOptions = {}):
   const hold =
     meter.createHistogram(n.hold, { unit: 's', description: 'How long locks were held, from acquisition to release (extensions included)',
       advice: { explicitBucketBoundaries: [...WAIT_BUCKETS] } });
-  const waiting = meter.createObservableUpDownCounter(n.waiting,
-    { unit: '{call}', description: 'acquire() calls in flight: waiting for their turn, an attempt or a retry' });
-  const held = meter.createObservableUpDownCounter(n.held,
-    { unit: '{lock}', description: 'Locks this process holds (acquired, not yet released, lost or expired)' });
-  const autoExtended =
-    meter.createObservableUpDownCounter(n.autoExtended, { unit: '{lock}', description: 'Held locks kept alive by the renewal scheduler' });
+  return { wait, duration, operations, retries, renewals, lost, changes, masterErrors, masterCall, contention, hold };
+}
 
+/** pipelock's events onto `instruments`, with the OpenTelemetry attributes (`error.type` on failures). */
+function otelSink(instruments: ReturnType<typeof otelInstruments>): MetricsSink {
+  const { wait, duration, operations, retries, renewals, lost } = instruments;
+  const { changes, masterErrors, masterCall, contention, hold } = instruments;
   const attributes = (base: OTelApi.Attributes, code: string, resource: string | undefined): OTelApi.Attributes => {
     if (code !== OK) base['error.type'] = code;
     if (resource !== undefined) base['pipelock.resource'] = resource;
     return base;
   };
-  const sink: MetricsSink = {
+  return {
     operation(operation, code, seconds, resource) {
       operations.add(1, attributes({ 'pipelock.operation': operation }, code, resource));
       if (operation === 'acquire') wait.record(seconds, attributes({}, code, resource));
@@ -138,26 +170,6 @@ export function openTelemetryMetrics(options: OpenTelemetryMetricsOptions = {}):
     capability(master, reason, extend, release) {
       changes.add(1,
         { 'pipelock.master': master, 'pipelock.capability.reason': reason, 'pipelock.extend': extend, 'pipelock.release': release });
-    },
-  };
-  const collector = new Collector(sink, label);
-  const observe: OTelApi.BatchObservableCallback = (result) => {
-    const counts = collector.held();
-    if (label === undefined && counts.held.size === 0) result.observe(held, 0);
-    if (label === undefined && counts.autoExtended.size === 0) result.observe(autoExtended, 0);
-    for (const [resource, count] of counts.held)
-      result.observe(held, count, resource === undefined ? {} : { 'pipelock.resource': resource });
-    for (const [resource, count] of counts.autoExtended)
-      result.observe(autoExtended, count, resource === undefined ? {} : { 'pipelock.resource': resource });
-    const calls = collector.waiting();
-    if (label === undefined && calls.size === 0) result.observe(waiting, 0);
-    for (const [resource, count] of calls) result.observe(waiting, count, resource === undefined ? {} : { 'pipelock.resource': resource });
-  };
-  meter.addBatchObservableCallback(observe, [held, autoExtended, waiting]);
-  return {
-    close() {
-      collector.close();
-      meter.removeBatchObservableCallback(observe, [held, autoExtended, waiting]);
     },
   };
 }

@@ -79,8 +79,42 @@ export function prometheusMetrics(options: PrometheusMetricsOptions = {}): Metri
   if (typeof (registry as Partial<PromClient.Registry> | null)?.registerMetric !== 'function') {
     throw new InvalidArgumentError('options.registry', 'must be a prom-client Registry', options.registry);
   }
-  const r = label === undefined ? [] : ['resource'] as const;
-  const registers = [registry];
+  const r: Labels = label === undefined ? [] : ['resource'];
+  const sink = promSink(promInstruments(prom, [registry], r));
+  let collector: Collector | undefined;
+  const gauge = (name: string, help: string, pick: 'held' | 'autoExtended' | 'waiting'): PromClient.Gauge => new prom.Gauge({
+    name, help, labelNames: [...r], registers: [registry],
+    collect() {
+      this.reset();
+      if (collector === undefined) return;
+      const counts = pick === 'waiting' ? collector.waiting() : collector.held()[pick];
+      // With no lock held the unlabelled gauge still reads 0 rather than vanishing.
+      if (label === undefined && counts.size === 0) this.set(0);
+      for (const [resource, n] of counts) {
+        if (resource === undefined) this.set(n);
+        else this.set({ resource }, n);
+      }
+    },
+  });
+  const m = PROMETHEUS_METRICS;
+  gauge(m.held, 'Locks this process holds (acquired, not yet released, lost or expired)', 'held');
+  gauge(m.autoExtended, 'Held locks kept alive by the renewal scheduler (autoExtend, using())', 'autoExtended');
+  gauge(m.waiting, 'acquire() calls in flight: waiting for their turn, an attempt or a retry', 'waiting');
+
+  collector = new Collector(sink, label);
+  return {
+    close() {
+      collector?.close();
+      collector = undefined;
+      for (const name of Object.values(m)) registry.removeSingleMetric(name);
+    },
+  };
+}
+
+type Labels = readonly string[];
+
+/** The counters and histograms, registered on `registers`; `r`: the resource label, when asked for. */
+function promInstruments(prom: typeof PromClient, registers: PromClient.Registry[], r: Labels) {
   const m = PROMETHEUS_METRICS;
   const wait = new prom.Histogram({
     name: m.lockWait, help: 'Time from acquire() to the lock or the failure, in seconds, by outcome code (OK or the error code)',
@@ -119,30 +153,18 @@ export function prometheusMetrics(options: PrometheusMetricsOptions = {}): Metri
   const hold =
     new prom.Histogram({ name: m.hold, help: 'How long locks were held, from acquisition to release (extensions included), in seconds',
       labelNames: [...r], buckets: [...WAIT_BUCKETS], registers });
-  let collector: Collector | undefined;
-  const gauge = (name: string, help: string, pick: 'held' | 'autoExtended' | 'waiting'): PromClient.Gauge => new prom.Gauge({
-    name, help, labelNames: [...r], registers,
-    collect() {
-      this.reset();
-      if (collector === undefined) return;
-      const counts = pick === 'waiting' ? collector.waiting() : collector.held()[pick];
-      // With no lock held the unlabelled gauge still reads 0 rather than vanishing.
-      if (label === undefined && counts.size === 0) this.set(0);
-      for (const [resource, n] of counts) {
-        if (resource === undefined) this.set(n);
-        else this.set({ resource }, n);
-      }
-    },
-  });
-  gauge(m.held, 'Locks this process holds (acquired, not yet released, lost or expired)', 'held');
-  gauge(m.autoExtended, 'Held locks kept alive by the renewal scheduler (autoExtend, using())', 'autoExtended');
-  gauge(m.waiting, 'acquire() calls in flight: waiting for their turn, an attempt or a retry', 'waiting');
+  return { wait, duration, operations, retries, renewals, lost, changes, scriptFree, masterErrors, masterCall, contention, hold };
+}
 
+/** pipelock's events onto `instruments`. */
+function promSink(instruments: ReturnType<typeof promInstruments>): MetricsSink {
+  const { wait, duration, operations, retries, renewals, lost, changes, scriptFree } = instruments;
+  const { masterErrors, masterCall, contention, hold } = instruments;
   const withResource = (labels: Record<string, string>, resource: string | undefined): Record<string, string> => {
     if (resource !== undefined) labels.resource = resource;
     return labels;
   };
-  const sink: MetricsSink = {
+  return {
     operation(operation, code, seconds, resource) {
       operations.inc(withResource({ operation, code }, resource));
       if (operation === 'acquire') wait.observe(withResource({ code }, resource), seconds);
@@ -175,13 +197,4 @@ export function prometheusMetrics(options: PrometheusMetricsOptions = {}): Metri
       scriptFree.set({ master, operation: 'release' }, release === 'DELIFEQ' || release === 'DELEX' ? 1 : 0);
     },
   };
-  collector = new Collector(sink, label);
-  return {
-    close() {
-      collector?.close();
-      collector = undefined;
-      for (const name of Object.values(m)) registry.removeSingleMetric(name);
-    },
-  };
 }
-
