@@ -106,4 +106,29 @@ test('a majority stalled (SIGSTOP): every release is reported unconfirmed, in ab
   }
 }));
 
+test('a majority stalled for less than the retry schedule: release() retries and confirms once they resume', timed(30_000, async ({ masters }) => {
+  const redlock = new Redlock(masters.urls, { retryCount: 5, retryDelay: 300, retryJitter: 0, nodeTimeout: 250 });
+  const stalled = masters.masters.slice(0, 3);
+  try {
+    await redlock.ready();
+    const locks = await acquireAll(redlock, 20, 'retried');
+    for (const master of stalled) master.pause();
+    const releasing = Promise.allSettled(locks.map((lock) => lock.release()));
+    // Past the first try's budget (250 ms), inside the schedule (5 more, 300 ms apart).
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    for (const master of stalled) master.resume();
+    const results = await releasing;
+    const failed = results.filter((r) => r.status === 'rejected');
+    assert.is(failed.length, 0, failed.length > 0 ? String((failed[0] as PromiseRejectedResult).reason) : '');
+    for (const r of results) {
+      const result = (r as PromiseFulfilledResult<Awaited<ReturnType<Lock['release']>>>).value;
+      assert.ok(result.attempts.length > 1 && !result.expired, `confirmed by a retry: ${result.attempts.length} attempt(s), expired ${String(result.expired)}`);
+    }
+    assert.equal(await keysOnMasters(masters.urls), masters.urls.map(() => 0));
+  } finally {
+    for (const master of stalled) if (master.paused) master.resume();
+    await redlock.quit();
+  }
+}));
+
 test.run();
