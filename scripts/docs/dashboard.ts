@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DashboardCursorSync, VariableRefresh, VariableSort, type Dashboard, type Panel, type RowPanel,
   type VariableModel } from '@grafana/schema';
-import { PROMETHEUS_METRICS as M } from '../../src/metrics/prometheus.js';
+import { PROMETHEUS_METRICS as M } from '../../src/metrics/names.js';
 import { repoRoot } from './tsdoc.js';
 
 export const kDashboardFile = join(repoRoot, 'docs', 'dashboard', 'pipelock.json');

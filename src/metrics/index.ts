@@ -1,7 +1,7 @@
 /** `pipelock/metrics`: pipelock's diagnostics_channel events as Prometheus or OpenTelemetry metrics. */
-export { prometheusMetrics, PROMETHEUS_METRICS, type PrometheusMetricsOptions, type PrometheusRegistry,
+export { prometheusMetrics, type PrometheusMetricsOptions, type PrometheusRegistry,
   type MetricsHandle } from './prometheus.js';
-export { openTelemetryMetrics, OPENTELEMETRY_METRICS, type OpenTelemetryMetricsOptions, type OpenTelemetryMeter } from './opentelemetry.js';
+export { openTelemetryMetrics, type OpenTelemetryMetricsOptions, type OpenTelemetryMeter } from './opentelemetry.js';
 export { WAIT_BUCKETS, CALL_BUCKETS } from './buckets.js';
 export { kMaxResourceLabels, OTHER_RESOURCE, type ResourceLabel } from './labels.js';
 export {
@@ -10,3 +10,4 @@ export {
   type AcquireRetryMessage, type NodeCallMessage, type NodeErrorMessage, type LockLostMessage,
 } from '../engine/channels.js';
 export type { OperationContext, RenewalMessage } from './collector.js';
+export { PROMETHEUS_METRICS, OPENTELEMETRY_METRICS, type MetricNames, type PrometheusMetricNames } from './names.js';

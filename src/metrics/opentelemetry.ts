@@ -5,6 +5,7 @@ import { CALL_BUCKETS, WAIT_BUCKETS } from './buckets.js';
 import { Collector, OK, type MetricsSink } from './collector.js';
 import { resolveResourceLabel, type ResourceLabel } from './labels.js';
 import { loadPeer } from './peer.js';
+import { OPENTELEMETRY_METRICS } from './names.js';
 import type { MetricsHandle } from './prometheus.js';
 
 /** The part of an OpenTelemetry Meter the adapter uses (structural: this package's types need no @opentelemetry/api). */
@@ -28,38 +29,6 @@ export interface OpenTelemetryMetricsOptions {
   /** Adds a `pipelock.resource` attribute: as PrometheusMetricsOptions' resourceLabel (at most 100 values). @default false */
   readonly resourceLabel?: boolean | string | readonly string[] | ResourceLabel;
 }
-
-/** The instrument names, after the OpenTelemetry semantic conventions (dotted, unit in `unit`, `error.type` on failures). */
-export const OPENTELEMETRY_METRICS = Object.freeze({
-  /** Histogram: acquire() to the lock or the failure, by outcome code. */
-  lockWait: 'pipelock.lock.wait.duration',
-  /** Histogram: duration of extend() and release(). */
-  operationDuration: 'pipelock.operation.duration',
-  /** Counter: acquire(), extend() and release() calls by outcome code. */
-  operations: 'pipelock.operations',
-  /** Counter: lost attempts retried. */
-  acquireRetries: 'pipelock.acquire.retries',
-  /** Counter: attempts refused because another holder had the lock (retried or final). */
-  contention: 'pipelock.lock.contention',
-  /** Gauge: acquire() calls in flight (waiting for a turn, an attempt or a retry). */
-  waiting: 'pipelock.lock.waiting',
-  /** Histogram: how long locks were held, acquisition to release (extensions included). */
-  hold: 'pipelock.lock.hold.duration',
-  /** Gauge: locks this process holds. */
-  held: 'pipelock.lock.held',
-  /** Gauge: held locks kept alive by the renewal scheduler. */
-  autoExtended: 'pipelock.lock.auto_extended',
-  /** Counter: renewals of auto-extended locks, renewed or failed. */
-  renewals: 'pipelock.renewals',
-  /** Counter: auto-extended locks lost. */
-  lost: 'pipelock.lock.lost',
-  /** Counter: failures of one master, by master and code. */
-  masterErrors: 'pipelock.master.errors',
-  /** Histogram: round trip of one coalesced call to a master. */
-  masterCall: 'pipelock.master.call.duration',
-  /** Counter: changes of a master's commands (probe or fallback). */
-  capabilityChanges: 'pipelock.master.capability.changes',
-});
 
 /** Records pipelock's events on OpenTelemetry instruments; needs `@opentelemetry/api` (loaded now) unless `meter` is given. */
 export function openTelemetryMetrics(options: OpenTelemetryMetricsOptions = {}): MetricsHandle {

@@ -5,6 +5,7 @@ import { CALL_BUCKETS, WAIT_BUCKETS } from './buckets.js';
 import { Collector, type MetricsSink } from './collector.js';
 import { resolveResourceLabel, type ResourceLabel } from './labels.js';
 import { loadPeer } from './peer.js';
+import { PROMETHEUS_METRICS } from './names.js';
 
 /** The part of a prom-client Registry the adapter uses (structural, so that the types of this package need no prom-client). */
 export interface PrometheusRegistry {
@@ -31,40 +32,6 @@ export interface MetricsHandle {
   /** Stops listening to pipelock's events and unregisters the metrics. */
   close(): void;
 }
-
-/** The metric names, for dashboards (docs/dashboard/pipelock.json) and docs/operating.md. */
-export const PROMETHEUS_METRICS = Object.freeze({
-  /** Histogram: acquire() to the lock or the failure, by outcome code. */
-  lockWait: 'pipelock_lock_wait_seconds',
-  /** Histogram: duration of extend() and release(). */
-  operationDuration: 'pipelock_operation_duration_seconds',
-  /** Counter: acquire(), extend() and release() calls by outcome code. */
-  operations: 'pipelock_operations_total',
-  /** Counter: lost attempts retried. */
-  acquireRetries: 'pipelock_acquire_retries_total',
-  /** Counter: attempts refused because another holder had the lock (retried or final). */
-  contention: 'pipelock_contention_total',
-  /** Gauge: acquire() calls in flight (waiting for a turn, an attempt or a retry). */
-  waiting: 'pipelock_waiting_callers',
-  /** Histogram: how long locks were held, acquisition to release (extensions included). */
-  hold: 'pipelock_lock_hold_seconds',
-  /** Gauge: locks this process holds. */
-  held: 'pipelock_held_locks',
-  /** Gauge: held locks kept alive by the renewal scheduler. */
-  autoExtended: 'pipelock_auto_extended_locks',
-  /** Counter: renewals of auto-extended locks, renewed or failed. */
-  renewals: 'pipelock_renewals_total',
-  /** Counter: auto-extended locks lost. */
-  lost: 'pipelock_locks_lost_total',
-  /** Counter: failures of one master, by master and code. */
-  masterErrors: 'pipelock_master_errors_total',
-  /** Histogram: round trip of one coalesced call to a master. */
-  masterCall: 'pipelock_master_call_duration_seconds',
-  /** Counter: changes of a master's commands (probe or fallback). */
-  capabilityChanges: 'pipelock_master_capability_changes_total',
-  /** Gauge: whether a master's single-key extend and release run script-free (1) or as scripts (0). */
-  scriptFree: 'pipelock_master_script_free',
-});
 
 /**
  * Exports pipelock's events as prom-client metrics (names and units after the Prometheus naming
