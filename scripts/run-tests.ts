@@ -154,6 +154,9 @@ async function saveTimes(outcomes: readonly Outcome[]): Promise<void> {
   await writeFile(timesPath, `${JSON.stringify(times, null, 1)}\n`);
 }
 
+/** How many of the costliest files the summary lists. */
+const kCostliest = 8;
+
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
 function report(outcome: Outcome): void {
@@ -183,16 +186,22 @@ function summarise(tiers: readonly string[], outcomes: readonly Outcome[], wallM
         + `${job.check ? problem : `${tally.failed} failed${which}`}${!job.check && problem ? `; ${problem}` : ''}`);
     }
   }
-  console.log('\nWall time per tier (they overlap):');
+  console.log('\nWall time per tier (they overlap), and the CPU its test processes and their servers used:');
   for (const tier of tiers) {
     const mine = outcomes.filter(({ job }) => job.tier === tier);
     if (mine.length === 0) continue;
     const span = Math.max(...mine.map((o) => o.endedMs)) - Math.min(...mine.map((o) => o.startedMs));
     const busy = mine.reduce((sum, o) => sum + o.endedMs - o.startedMs, 0);
+    const cpu = mine.some((o) => o.cpuMs !== undefined) ? `, CPU ${seconds(mine.reduce((sum, o) => sum + (o.cpuMs ?? 0), 0))}` : '';
     console.log(`  ${tier.padEnd(12)} ${seconds(span).padStart(8)}  (${mine.length} job${mine.length === 1 ? '' : 's'}, `
-      + `${seconds(busy)} summed)`);
+      + `${seconds(busy)} summed${cpu})`);
   }
   console.log(`  ${'all'.padEnd(12)} ${seconds(wallMs).padStart(8)}`);
+  const costly = outcomes.filter((o) => o.cpuMs !== undefined).sort((a, b) => b.cpuMs! - a.cpuMs!).slice(0, kCostliest);
+  if (costly.length > 0) {
+    console.log(`The ${costly.length} test files that used the most CPU (where a faster suite starts):`);
+    for (const o of costly) console.log(`  ${seconds(o.cpuMs!).padStart(8)}  ${o.job.name}${o.job.tier === 'valkey' ? ' on valkey' : ''}`);
+  }
   if (interrupted !== undefined) {
     console.error(`run-tests: interrupted by ${interrupted}`);
     total.failed = Math.max(total.failed, 1);

@@ -4,6 +4,7 @@
  * others that run at the same time.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { parseCpuLine } from '../../test/helpers/cpu.js';
 
 /** A child process to run: `command args` in `cwd` with `env` added to the runner's environment. */
 export interface Job {
@@ -36,6 +37,8 @@ export interface Outcome {
   readonly output: string;
   readonly startedMs: number;
   readonly endedMs: number;
+  /** The test process's CPU and its reaped children's (test/helpers/cpu.ts); undefined for checks. */
+  readonly cpuMs?: number | undefined;
 }
 
 const kKillGraceMs = 5_000;
@@ -98,7 +101,7 @@ export const running = new Set<ChildProcess>();
 
 /** Runs `job`, killing it (SIGTERM, then SIGKILL) when it outlives `timeoutMs`. */
 export async function runJob(job: Job, root: string, timeoutMs: number): Promise<Outcome> {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...job.env, NO_COLOR: '1' };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...job.env, NO_COLOR: '1', PIPELOCK_TEST_CPU: '1' };
   // Node warns when both are set, and colours would get in the way of parsing uvu's summary.
   delete env.FORCE_COLOR;
   const startedMs = performance.now();
@@ -132,9 +135,9 @@ export async function runJob(job: Job, root: string, timeoutMs: number): Promise
   clearTimeout(timer);
   clearTimeout(killer);
   running.delete(child);
-  const output = Buffer.concat(chunks).toString('utf8');
+  const { cpuMs, output } = parseCpuLine(Buffer.concat(chunks).toString('utf8'));
   const stdout = Buffer.concat(stdoutChunks).toString('utf8');
-  return { job, ...judge(job, output, code, signal, timedOut, stdout), output, startedMs, endedMs: performance.now() };
+  return { job, ...judge(job, output, code, signal, timedOut, stdout), output, startedMs, endedMs: performance.now(), cpuMs };
 }
 
 /**

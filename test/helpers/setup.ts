@@ -5,6 +5,7 @@
  * the masters the tests start are Valkey (test/helpers/valkey.ts).
  */
 import { selectTestServer } from './valkey.js';
+import { cpuLine, cpuOfProcess } from './cpu.js';
 
 selectTestServer();
 
@@ -27,6 +28,8 @@ if (registry[kInstalled] !== true) {
   });
   // uvu sets process.exitCode from its own tally when it finishes, which would erase ours.
   process.on('exit', () => {
+    const cpu = process.env.PIPELOCK_TEST_CPU === undefined ? undefined : cpuOfProcess();
+    if (cpu !== undefined) process.stderr.write(`${cpuLine(cpu)}\n`);
     if (failures === 0) return;
     process.exitCode = 1;
     console.error(`  ${failures} unhandled error(s) during the run; see above.`);

@@ -3,6 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
 import { runJob, runPool, type Job, type Outcome } from '../../scripts/tests/job.js';
+import { cpuLine, cpuOfProcess, parseCpuLine } from '../helpers/cpu.js';
 
 // One job of scripts/run-tests.ts (npm test): how a test file's end is read. Children are small
 // node -e scripts standing in for a test file.
@@ -29,6 +30,17 @@ test('a job that exits 0 without a summary fails, saying how many bytes it print
   assert.is(outcome.tally.failed, 1);
   assert.match(outcome.problem ?? '', /^exited \(code 0\) without uvu's summary; it printed 9 bytes on stdout and 28 on stderr; its last lines: /);
   assert.match(outcome.problem ?? '', /"two" ⏎ "three" ⏎ "four" ⏎ "five" ⏎ "six"$/);
+});
+
+test("a file's CPU line is summed (own and children's) and taken out of its output", async () => {
+  const script = out('  Total:     1\n  Passed:    1\n  Skipped:   0\n') + err(`${cpuLine({ own: 1200, children: 30 })}\n`);
+  const outcome = await runJob(job(script), root, 30_000);
+  assert.is(outcome.cpuMs, 1230);
+  assert.not.match(outcome.output, /run-tests:cpu/);
+  assert.is(parseCpuLine('no line here').cpuMs, undefined);
+  // A command name with spaces and a ')' of its own: the fields are counted from the last ')'.
+  const stat = '4242 (node (a) b) S 1 2 3 4 5 6 7 8 9 10 150 25 7 3 20 0 1 0';
+  assert.equal(cpuOfProcess(stat), { own: 1750, children: 100 });
 });
 
 test('a job that prints nothing says so', async () => {
