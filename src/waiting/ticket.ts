@@ -1,10 +1,12 @@
-import { LockAbortedError, type ExecutionStats } from '../errors.js';
+import { LockAbortedError, RedlockClosedError, type ExecutionStats } from '../errors.js';
 import { FOR, type Attempt } from '../engine/attempt.js';
 import { after, msUntil } from '../util/time.js';
 import { onAbort } from '../util/on-abort.js';
 
 /** The line a ticket stands in (src/waiting/waiters.ts's Waiters): who is head, and who listens for releases. */
 export interface Line {
+  /** quit() came: its tickets sleep no more. */
+  readonly closed: boolean;
   isHead(ticket: Ticket): boolean;
   /** Registers a sleeping head for its keys' changes and reads them. */
   arm(ticket: Ticket): void;
@@ -151,6 +153,9 @@ export class Ticket {
   sleep(until: number, signal: AbortSignal | undefined, attempts: () => ReadonlyArray<Promise<ExecutionStats>>, listen =
     true): Promise<boolean> {
     if (signal?.aborted === true) return Promise.reject(new LockAbortedError(signal.reason, attempts));
+    // After quit() nobody would wake it: a call lost to errors slept out its whole retry schedule (an election's
+    // campaign, forever), holding its process open.
+    if (this.waiters.closed) return Promise.reject(new RedlockClosedError());
     this.#sleeps++;
     return new Promise<boolean>((resolve, reject) => {
       this.#timer = after(msUntil(until), () => { this.#end(false); });

@@ -35,6 +35,8 @@ export class Waiters implements Line, WatchListener {
   readonly watches: readonly (MemberWatch | undefined)[];
   /** Per set of resources, its waiting calls in arrival order; the first is the head. */
   readonly #lines = new Map<string, Ticket[]>();
+  /** quit() came: no ticket sleeps from now on. */
+  #closed = false;
   /** Numbers the lines of callers that wait alone (one each). */
   #alone = 0;
   /** Per key, the sleeping heads whose read armed it. */
@@ -135,8 +137,13 @@ export class Waiters implements Line, WatchListener {
     }
   }
 
+  get closed(): boolean {
+    return this.#closed;
+  }
+
   /** Wakes every head (quit); the Redlock closes the watches. */
   close(): void {
+    this.#closed = true;
     for (const line of this.#lines.values()) for (const ticket of line) ticket.wake();
     this.#lines.clear();
   }
