@@ -1,5 +1,5 @@
 import { isScriptingDenied, nativeByVersion, PROBES, probeVerdict, SCRIPTS_ONLY, type Capabilities,
-  type DeleteCommand } from '../protocol/native.js';
+  type DeleteCommand, type NativeCommand } from '../protocol/native.js';
 import { later, msUntil, within } from '../util/time.js';
 
 export type { CommandsMode } from '../protocol/native.js';
@@ -92,10 +92,11 @@ export class Capability {
     const standalone = transport.sendBatch === undefined;
     // Probed whatever the mode: a member that runs no scripts takes native commands anyway, and
     // Redlock.capabilities() tells what each member has.
-    const [setIfEq, delIfEq, delEx, scripts, cluster, server] = await Promise.all([
+    const [setIfEq, delIfEq, delEx, msetex, scripts, cluster, server] = await Promise.all([
       ask(PROBES.setIfEq),
       ask(PROBES.DELIFEQ),
       ask(PROBES.DELEX),
+      ask(PROBES.MSETEX),
       loadScripts(transport).then(() => undefined, (error: unknown) => asError(error)),
       standalone ? ask(['INFO', 'cluster']) : undefined,
       standalone ? ask(['INFO', 'server']) : undefined,
@@ -115,12 +116,13 @@ export class Capability {
       judge(setIfEq, byVersion?.setIfEq === true),
       judge(delIfEq, byVersion?.deleteIfEq === 'DELIFEQ'),
       judge(delEx, byVersion?.deleteIfEq === 'DELEX'),
+      judge(msetex, byVersion?.msetex === true),
       scripts,
     );
   }
 
   /** A probe's verdicts as the member's capabilities; what it could not tell keeps its last answer and is asked again later. */
-  #apply(set: Verdict, del: Verdict, dex: Verdict, scripts: Error | undefined): void {
+  #apply(set: Verdict, del: Verdict, dex: Verdict, mset: Verdict, scripts: Error | undefined): void {
     const previous = this.#current;
     let scripting = previous.scripting;
     const scriptsTold = scripts === undefined || isScriptingDenied(scripts);
@@ -132,8 +134,9 @@ export class Capability {
     else this.report(scripts);
     const deleteIfEq: DeleteCommand | undefined = del === 'yes' ? 'DELIFEQ' : dex === 'yes' ? 'DELEX'
       : del === 'unknown' || dex === 'unknown' ? previous.deleteIfEq : undefined;
-    const next: Capabilities = { setIfEq: set === 'unknown' ? previous.setIfEq : set === 'yes', deleteIfEq, scripting };
-    const verdicts = [set, del, dex];
+    const next: Capabilities = { setIfEq: set === 'unknown' ? previous.setIfEq : set === 'yes', deleteIfEq, scripting,
+      msetex: mset === 'unknown' ? previous.msetex : mset === 'yes' };
+    const verdicts = [set, del, dex, mset];
     if (scriptsTold || verdicts.some((v) => v !== 'unknown')) this.#known = true;
     const before = this.#beforeFallback;
     if (before !== undefined && covers(next, before)) this.#beforeFallback = undefined;
@@ -161,7 +164,7 @@ export class Capability {
   }
 
   /** Whether a call's `error` says the member lacks its native `command` or scripting; if so, it loses it (a 'fallback'). */
-  refused(command: 'SET IFEQ' | DeleteCommand | 'script', error: Error): boolean {
+  refused(command: NativeCommand | 'script', error: Error): boolean {
     if (command !== 'script') {
       if (probeVerdict({ error }) !== 'no') return false;
       this.#lost(command, error);
@@ -173,11 +176,13 @@ export class Capability {
   }
 
   /** A native command failed with an error that says the member lacks it now: scripts from here on. */
-  #lost(command: 'SET IFEQ' | DeleteCommand, error: Error): void {
+  #lost(command: NativeCommand, error: Error): void {
     const current = this.#current;
-    if (command === 'SET IFEQ' ? !current.setIfEq : current.deleteIfEq !== command) return;
+    const has = command === 'SET IFEQ' ? current.setIfEq : command === 'MSETEX' ? current.msetex : current.deleteIfEq === command;
+    if (!has) return;
     this.#beforeFallback ??= current;
-    this.#set(command === 'SET IFEQ' ? { ...current, setIfEq: false } : { ...current, deleteIfEq: undefined }, 'fallback', error);
+    this.#set(command === 'SET IFEQ' ? { ...current, setIfEq: false } : command === 'MSETEX' ? { ...current, msetex: false }
+      : { ...current, deleteIfEq: undefined }, 'fallback', error);
     this.#askAgain();
   }
 
@@ -192,7 +197,8 @@ export class Capability {
 
   #set(next: Capabilities, reason: CapabilityChange['reason'], error?: Error): void {
     const previous = this.#current;
-    if (previous.setIfEq === next.setIfEq && previous.deleteIfEq === next.deleteIfEq && previous.scripting === next.scripting) return;
+    if (previous.setIfEq === next.setIfEq && previous.deleteIfEq === next.deleteIfEq && previous.scripting === next.scripting
+      && previous.msetex === next.msetex) return;
     this.#current = Object.freeze(next);
     this.onChange({ node: this.node, name: this.transport.name, capabilities: this.#current, previous, reason,
       ...(error === undefined ? {} : { error }) });
@@ -202,7 +208,7 @@ export class Capability {
 /** Whether `next` has everything `before` had. */
 function covers(next: Capabilities, before: Capabilities): boolean {
   return (next.setIfEq || !before.setIfEq) && (next.scripting || !before.scripting)
-    && (next.deleteIfEq !== undefined || before.deleteIfEq === undefined);
+    && (next.deleteIfEq !== undefined || before.deleteIfEq === undefined) && (next.msetex || !before.msetex);
 }
 
 /** The error that names a Redis Cluster node given as a standalone master, and the fix. */

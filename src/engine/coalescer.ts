@@ -159,19 +159,21 @@ export class Coalescer implements Flushable {
 
   /** `op`'s native words on this master, or undefined when it goes by script (docs/decisions/0007 and 0001). */
   #native(op: Attempt, caps: Capabilities, many: boolean): readonly string[] | undefined {
-    if (op.keys.length !== 1) return undefined;
     const opcode = op.opcode;
     const mode = this.#mode;
+    // Several keys: only an acquisition, by MSETEX (nativeArgs says where), under one key's rules (many in a flush go by script).
+    if (op.keys.length !== 1 && (opcode !== OP_ACQUIRE || !caps.msetex || mode === 'scripts')) return undefined;
     if (caps.scripting) {
       if (opcode === OP_ACQUIRE ? many && mode !== 'native' : mode === 'scripts') return undefined;
     }
     if (many) return nativeArgs(op, caps);
     // A lone operation's words are the same on every master with the same commands: made once.
     const alone = op.alone;
-    const word = opcode === OP_ACQUIRE ? 'SET' : opcode === OP_RELEASE ? caps.deleteIfEq : caps.setIfEq ? 'SET' : undefined;
+    const word = opcode === OP_ACQUIRE ? (op.keys.length === 1 ? 'SET' : 'MSETEX') : opcode === OP_RELEASE ? caps.deleteIfEq
+      : caps.setIfEq ? 'SET' : undefined;
     if (word === undefined) return undefined;
     if (alone !== undefined && alone[0] === word) return alone;
-    const args = opcode === OP_ACQUIRE ? setNxArgs(op.keys[0]!, op.token, op.ttlArg) : nativeArgs(op, caps);
+    const args = opcode === OP_ACQUIRE && op.keys.length === 1 ? setNxArgs(op.keys[0]!, op.token, op.ttlArg) : nativeArgs(op, caps);
     if (args !== undefined) op.alone = args;
     return args;
   }

@@ -18,6 +18,11 @@ export interface MemberCapabilities {
   readonly deleteIfEq: 'DELIFEQ' | 'DELEX' | undefined;
   /** EVALSHA and SCRIPT LOAD allowed for this user. */
   readonly scripting: boolean;
+  /**
+   * `MSETEX` (Valkey 9.1+, Redis 8.4+): a lone multi-resource acquisition goes in one command, no script (where scripts
+   * run: such a lock's extend and release are scripts).
+   */
+  readonly msetex: boolean;
   /** What a single-key extend sends there (with the default `commands: 'auto'`). */
   readonly extend: 'SET IFEQ' | 'script' | 'unavailable';
   /** What a single-key release sends there (with the default `commands: 'auto'`). */
@@ -38,6 +43,7 @@ export function memberCapabilities(member: number, name: string, caps: Capabilit
     setIfEq: caps.setIfEq,
     deleteIfEq: caps.deleteIfEq,
     scripting: caps.scripting,
+    msetex: caps.msetex,
     extend: caps.setIfEq ? 'SET IFEQ' : scriptOr,
     release: caps.deleteIfEq ?? scriptOr,
     ...(change === undefined ? {} : { reason: change.reason, ...(change.error === undefined ? {} : { error: change.error }) }),

@@ -11,7 +11,7 @@ import { nativeReply } from '../protocol/native.js';
 export function settleReply(batch: Batch, reply: unknown, node: number, name: string, report: (error: Error) => void): void {
   const ops = batch.ops;
   if (batch.native) {
-    ops[0]!.settle(node, nativeReply(reply) ?? unexpected(name, report, reply));
+    ops[0]!.settle(node, nativeReply(reply, ops[0]!.keys.length) ?? unexpected(name, report, reply));
     return;
   }
   if (!isCallReply(reply, ops.length)) {

@@ -4,6 +4,7 @@ import { OP_ACQUIRE, OP_EXTEND, OP_RELEASE, type OpArgs } from './opcodes.js';
  * The script-free forms of the single-key operations, for servers that compare and set or delete
  * natively (docs/decisions/0007-native-commands.md):
  *   acquire: SET key token NX PX ttl                       (every server; 'OK' or nil)
+ *            MSETEX n key token … NX PX ttl               (several keys; Valkey 9.1+, Redis 8.4+; 1 or 0, all or none)
  *   extend:  SET key token IFEQ token PX ttl                (Valkey 8.1+, Redis 8.4+; 'OK' or nil)
  *   release: DELIFEQ key token                              (Valkey 9.0+; 1 or 0)
  *            DELEX key IFEQ token                           (Redis 8.4+, Valkey 9.2+; 1 or 0)
@@ -25,14 +26,24 @@ export interface Capabilities {
   readonly deleteIfEq: DeleteCommand | undefined;
   /** EVALSHA and SCRIPT LOAD are allowed (an ACL user without @scripting gets NOPERM). */
   readonly scripting: boolean;
+  /** `MSETEX … NX PX`: a multi-key acquisition, all keys or none, in one command. */
+  readonly msetex: boolean;
 }
 
 /** What a member is assumed to accept before its probe answers: what pipelock always sent. */
-export const SCRIPTS_ONLY: Capabilities = Object.freeze({ setIfEq: false, deleteIfEq: undefined, scripting: true });
+export const SCRIPTS_ONLY: Capabilities = Object.freeze({ setIfEq: false, deleteIfEq: undefined, scripting: true, msetex: false });
 
 /** `SET key token NX PX ttl`: a single-key acquisition, on every server. */
 export function setNxArgs(key: string, token: string, ttlArg: string): string[] {
   return ['SET', key, token, 'NX', 'PX', ttlArg];
+}
+
+/** `MSETEX n key token … NX PX ttl`: a multi-key acquisition that sets every key or none (the script's `A`). */
+export function msetexArgs(keys: readonly string[], token: string, ttlArg: string): string[] {
+  const args = ['MSETEX', String(keys.length)];
+  for (const key of keys) args.push(key, token);
+  args.push('NX', 'PX', ttlArg);
+  return args;
 }
 
 /** `SET key token IFEQ token PX ttl`: re-arms the key only while it holds the token; never creates it. */
@@ -47,10 +58,15 @@ export function deleteIfEqArgs(command: DeleteCommand, key: string, token: strin
 
 /**
  * The native words of `op` on a member with `caps`, or undefined when it needs a script: a single-key acquire
- * always; a single-key extend or release where the member has the command. Multi-key, fencing and kinds keep scripts.
+ * always; a multi-key acquire, a single-key extend or release where the member has the command. The rest (multi-key
+ * extend and release, fencing, kinds) keep scripts.
  */
 export function nativeArgs(op: OpArgs, caps: Capabilities): string[] | undefined {
-  if (op.keys.length !== 1) return undefined;
+  if (op.keys.length !== 1) {
+    // Only where scripts run: such a lock's extend and release have no native form, so a member without them could not
+    // let go of it.
+    return op.opcode === OP_ACQUIRE && caps.msetex && caps.scripting ? msetexArgs(op.keys, op.token, op.ttlArg) : undefined;
+  }
   switch (op.opcode) {
     case OP_ACQUIRE:
       return setNxArgs(op.keys[0]!, op.token, op.ttlArg);
@@ -63,22 +79,28 @@ export function nativeArgs(op: OpArgs, caps: Capabilities): string[] | undefined
   }
 }
 
-/** Whether `op` has native words on some server (a single-key acquire, extend or release). */
+/** Whether `op` has native words on some server (an acquire, a single-key extend or release). */
 export function hasNativeForm(op: OpArgs): boolean {
-  return op.keys.length === 1 && (op.opcode === OP_ACQUIRE || op.opcode === OP_EXTEND || op.opcode === OP_RELEASE);
+  return op.opcode === OP_ACQUIRE || (op.keys.length === 1 && (op.opcode === OP_EXTEND || op.opcode === OP_RELEASE));
 }
 
-/** A native command's reply as the script's integer for the operation ('OK' → 1, nil → 0), or undefined when it is neither. */
-export function nativeReply(reply: unknown): number | undefined {
-  if (reply === 'OK' || reply === 1) return 1;
+/**
+ * A native command's reply as the script's integer for the operation of `keys` keys ('OK' or 1 → all of them, as the
+ * script counts them; nil or 0 → 0), or undefined when it is neither.
+ */
+export function nativeReply(reply: unknown, keys = 1): number | undefined {
+  if (reply === 'OK' || reply === 1) return keys;
   if (reply === null || reply === 0) return 0;
   return undefined;
 }
 
-/** Which native command `args` is, for messages and fallbacks: 'SET IFEQ', 'DELIFEQ' or 'DELEX'; undefined for SET NX. */
-export function nativeCommandOf(args: readonly string[]): 'SET IFEQ' | DeleteCommand | undefined {
+/** A native command a member may lack (and fall back from): every one but SET NX. */
+export type NativeCommand = 'SET IFEQ' | DeleteCommand | 'MSETEX';
+
+/** Which native command `args` is, for messages and fallbacks; undefined for SET NX. */
+export function nativeCommandOf(args: readonly string[]): NativeCommand | undefined {
   const name = args[0];
-  if (name === 'DELIFEQ' || name === 'DELEX') return name;
+  if (name === 'DELIFEQ' || name === 'DELEX' || name === 'MSETEX') return name;
   return name === 'SET' && args[3] === 'IFEQ' ? 'SET IFEQ' : undefined;
 }
 
@@ -92,6 +114,8 @@ export const PROBES = {
   setIfEq: ['SET', PROBE_KEY, kProbeValue, 'IFEQ', kProbeValue, 'PX', '1000'],
   DELIFEQ: ['DELIFEQ', PROBE_KEY, kProbeValue],
   DELEX: ['DELEX', PROBE_KEY, 'IFEQ', kProbeValue],
+  // XX on a key that does not exist: sets nothing.
+  MSETEX: ['MSETEX', '1', PROBE_KEY, kProbeValue, 'XX', 'PX', '1000'],
 } as const satisfies Record<string, readonly string[]>;
 
 /**
@@ -108,15 +132,15 @@ export function probeVerdict(outcome: { readonly reply?: unknown; readonly error
 }
 
 /** The native commands a server has by its version (INFO server), for probes refused for their key. */
-export function nativeByVersion(info: string): { readonly setIfEq: boolean; readonly deleteIfEq: DeleteCommand | undefined } | undefined {
+export function nativeByVersion(info: string): Omit<Capabilities, 'scripting'> | undefined {
   const valkey = /^valkey_version:(\d+)\.(\d+)/m.exec(info);
   const redis = /^redis_version:(\d+)\.(\d+)/m.exec(info);
   const version = valkey ?? redis;
   if (version === null) return undefined;
   const at = Number(version[1]) * 100 + Number(version[2]);
-  // Valkey: SET IFEQ 8.1, DELIFEQ 9.0, DELEX 9.2; Redis: SET IFEQ and DELEX 8.4.
-  if (valkey !== null) return { setIfEq: at >= 801, deleteIfEq: at >= 900 ? 'DELIFEQ' : undefined };
-  return { setIfEq: at >= 804, deleteIfEq: at >= 804 ? 'DELEX' : undefined };
+  // Valkey: SET IFEQ 8.1, DELIFEQ 9.0, MSETEX 9.1, DELEX 9.2; Redis: SET IFEQ, DELEX and MSETEX 8.4.
+  if (valkey !== null) return { setIfEq: at >= 801, deleteIfEq: at >= 900 ? 'DELIFEQ' : undefined, msetex: at >= 901 };
+  return { setIfEq: at >= 804, deleteIfEq: at >= 804 ? 'DELEX' : undefined, msetex: at >= 804 };
 }
 
 /** Whether a script error says no scripts run here for this user: ACL without @scripting, a proxy, no Lua engine module. */

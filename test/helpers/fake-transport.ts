@@ -10,6 +10,8 @@ export interface FakeServer {
   readonly setIfEq?: boolean;
   readonly delIfEq?: boolean;
   readonly delEx?: boolean;
+  /** Answers MSETEX (Valkey 9.1+, Redis 8.4+). */
+  readonly msetex?: boolean;
   /** SCRIPT LOAD refused with NOPERM (an ACL user without @scripting). */
   readonly noScripting?: boolean;
 }
@@ -29,7 +31,7 @@ export class FakeTransport implements Transport {
   constructor(readonly server?: FakeServer) {}
 
   send(args: readonly string[]): Promise<unknown> {
-    if (args[0] === 'SCRIPT' || args[0] === 'INFO' || args[1] === PROBE_KEY) {
+    if (args[0] === 'SCRIPT' || args[0] === 'INFO' || args[1] === PROBE_KEY || (args[0] === 'MSETEX' && args[2] === PROBE_KEY)) {
       const server = this.server;
       if (server === undefined) return new Promise(() => undefined);
       return probeReply(server, args);
@@ -53,7 +55,7 @@ export class FakeTransport implements Transport {
   get calls(): string[] {
     return this.sent.map(({ args }) => {
       if (args[0] === 'SET') return args[3] === 'IFEQ' ? 'SET IFEQ' : 'SET';
-      if (args[0] === 'DELIFEQ' || args[0] === 'DELEX') return args[0];
+      if (args[0] === 'DELIFEQ' || args[0] === 'DELEX' || args[0] === 'MSETEX') return args[0];
       if (args[1] === RELEASE_SHA) return 'release';
       const n = Number(args[2]);
       if (args[1] === LEAN_SHA) return `lean ${n}:${args[3 + 2 * n]!}`;
@@ -74,6 +76,8 @@ function probeReply(server: FakeServer, args: readonly string[]): Promise<unknow
       return server.setIfEq === true ? Promise.resolve(null) : Promise.reject(new Error('ERR syntax error'));
     case 'DELIFEQ':
       return server.delIfEq === true ? Promise.resolve(0) : unknown('DELIFEQ');
+    case 'MSETEX':
+      return server.msetex === true ? Promise.resolve(0) : unknown('MSETEX');
     default:
       return server.delEx === true ? Promise.resolve(0) : unknown('DELEX');
   }

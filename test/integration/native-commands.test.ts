@@ -71,9 +71,39 @@ test('Valkey 9, default settings: a single-key cycle, and using() with its renew
     assert.equal(await commandCalls(probes, 'delifeq'), masters.urls.map(() => 5 * 2 + 50));
     assert.ok((await scriptCalls()) <= 5, `${await scriptCalls()} script calls for one tick's acquisitions`);
     assert.is(await keysLeft(), 0);
-    // Multi-key and fenced locks still run their scripts.
+    // A multi-key acquisition is one MSETEX (Valkey 9.1); its release and fenced locks still run their scripts.
+    const before = sum(await commandCalls(probes, 'evalsha'));
     await (await redlock.acquire(['m:1', 'm:2'], 1000)).release();
-    assert.ok(sum(await commandCalls(probes, 'evalsha')) >= 10);
+    assert.equal(await commandCalls(probes, 'msetex'), masters.urls.map(() => 1), 'one MSETEX per master');
+    await (await redlock.acquire(['f:1'], 1000, { fencing: true })).release();
+    assert.ok(sum(await commandCalls(probes, 'evalsha')) - before >= 15, 'the multi-key release, the fenced acquire and release');
+  } finally {
+    await redlock.quit();
+  }
+}));
+
+test('MSETEX (Valkey 9.1): a multi-resource acquisition sets every key or none on each master, and a lost one is undone where it won', timed(15000, async ({ masters }) => {
+  const redlock = new Redlock(masters.urls, { retryCount: 0 });
+  try {
+    await redlock.ready();
+    assert.ok(redlock.capabilities().every((c) => c.msetex), 'every master has MSETEX');
+    // One of the keys held by someone else on three masters: those refuse the whole lock and set neither key.
+    await Promise.all(probes.slice(0, 3).map((probe) => probe.set('all:b', 'other', { PX: 10_000 })));
+    await resetStats();
+    const refused = await redlock.acquire(['all:a', 'all:b'], 5000).then(() => undefined, (e: unknown) => e);
+    assert.ok(refused instanceof Error, 'no quorum');
+    assert.equal(await commandCalls(probes, 'msetex'), masters.urls.map(() => 1), 'one MSETEX per master, no script');
+    assert.is(await scriptCalls() > 0, true, 'the two masters that granted it are undone (an owner-checked release script)');
+    await eventually(async () => (await Promise.all(probes.map((probe) => probe.exists('all:a')))).every((n) => n === 0), 3000, 'all:a undone');
+    assert.equal(await Promise.all(probes.map((probe) => probe.get('all:b'))), ['other', 'other', 'other', null, null]);
+    // Free everywhere: taken on all five, both keys, with the lock's ttl.
+    await Promise.all(probes.slice(0, 3).map((probe) => probe.del('all:b')));
+    const lock = await redlock.acquire(['all:a', 'all:b'], 5000);
+    const ttls = await Promise.all(probes.flatMap((probe) => [probe.pTTL('all:a'), probe.pTTL('all:b')]));
+    assert.ok(ttls.every((ttl) => ttl > 4000 && ttl <= 5000), `PTTLs ${ttls.join(', ')}`);
+    assert.equal(await Promise.all(probes.map((probe) => probe.get('all:b'))), masters.urls.map(() => lock.value));
+    await lock.release();
+    assert.is(await keysLeft(), 0);
   } finally {
     await redlock.quit();
   }
@@ -355,8 +385,8 @@ test('a stall that ends with an answer refused for scripting (the fallback path)
     await redlock.acquire(['stall'], 30_000);
     // Its vote on master 0 times out after nodeTimeout: master 0 is stalled from then on.
     await delay(1200);
-    // The first call after goes to master 0 as the stall's probe: a script call, to be refused for scripting.
-    const probe = redlock.acquire(['p1', 'p2'], 30_000).catch((e: unknown) => e);
+    // The first call after goes to master 0 as the stall's probe: a script call (fenced), to be refused for scripting.
+    const probe = redlock.acquire(['p1'], 30_000, { fencing: true }).catch((e: unknown) => e);
     // Not sent to the stalled master while the probe is out: kept for when the stall ends.
     await kept.release();
     assert.ok(errors.some((e) => e.name === 'NodeStalledError'), `the release was not kept: ${errors.map(String).join('; ')}`);
@@ -383,7 +413,7 @@ test('a member restarted into Redis 7.0 (a failover onto an older server): renew
       await delay(1200);
       assert.not.ok(signal.aborted, 'the lock was not lost');
     });
-    assert.equal(redlock.capabilities()[0], { member: 0, name: redlock.capabilities()[0]!.name, probed: true, setIfEq: false, deleteIfEq: undefined, scripting: true, extend: 'script', release: 'script' });
+    assert.equal(redlock.capabilities()[0], { member: 0, name: redlock.capabilities()[0]!.name, probed: true, setIfEq: false, deleteIfEq: undefined, scripting: true, msetex: false, extend: 'script', release: 'script' });
     assert.ok(changes.some((c) => c.member === 0 && c.reason === 'probe' && !c.setIfEq), 'the probe at reconnect told the change');
     await closeAll(probes);
     probes = await connectAll(masters.urls);

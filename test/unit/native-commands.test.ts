@@ -11,7 +11,7 @@ import { LOST, WON } from '../../src/engine/quorum.js';
 import { Stalls } from '../../src/engine/unanswered.js';
 import { NoScriptingError } from '../../src/errors.js';
 import { OP_ACQUIRE, OP_EXTEND, OP_FENCED_ACQUIRE, OP_RELEASE, type OpCode } from '../../src/protocol/opcodes.js';
-import { deleteIfEqArgs, isScriptingDenied, nativeByVersion, nativeReply, probeVerdict, setIfEqArgs, type CommandsMode } from '../../src/protocol/native.js';
+import { deleteIfEqArgs, isScriptingDenied, msetexArgs, nativeByVersion, nativeReply, probeVerdict, setIfEqArgs, type CommandsMode } from '../../src/protocol/native.js';
 import { RELEASE_SHA } from '../../src/protocol/release-script.js';
 import { FakeTransport, type FakeServer } from '../helpers/fake-transport.js';
 
@@ -20,6 +20,7 @@ const test = suite('native commands');
 const VALKEY_9: FakeServer = { setIfEq: true, delIfEq: true };
 const REDIS_8_4: FakeServer = { setIfEq: true, delEx: true };
 const REDIS_7: FakeServer = {};
+const VALKEY_9_1: FakeServer = { ...VALKEY_9, msetex: true };
 
 async function master(server: FakeServer, commands: CommandsMode = 'auto'): Promise<{ node: Master; transport: FakeTransport; changes: CapabilityChange[] }> {
   const transport = new FakeTransport(server);
@@ -59,7 +60,7 @@ test('a probe\'s answer: a reply is yes; a key refused by ACL key patterns is ke
 
 test('Valkey 9: a lone extend is SET IFEQ, a lone release DELIFEQ; their replies vote', async () => {
   const { node, transport, changes } = await master(VALKEY_9);
-  assert.equal(node.capabilities, { setIfEq: true, deleteIfEq: 'DELIFEQ', scripting: true });
+  assert.equal(node.capabilities, { setIfEq: true, deleteIfEq: 'DELIFEQ', scripting: true, msetex: false });
   assert.equal(changes.map((c) => c.reason), ['probe']);
   const extend = op(OP_EXTEND, ['a']);
   node.enqueue(extend);
@@ -83,7 +84,7 @@ test('Redis 8.4: DELEX … IFEQ; Redis 7: scripts, exactly as before', async () 
   await tick();
   assert.equal(redis84.transport.sent[0]!.args, ['DELEX', 'a', 'IFEQ', 'tok']);
   const redis7 = await master(REDIS_7);
-  assert.equal(redis7.node.capabilities, { setIfEq: false, deleteIfEq: undefined, scripting: true });
+  assert.equal(redis7.node.capabilities, { setIfEq: false, deleteIfEq: undefined, scripting: true, msetex: false });
   assert.equal(redis7.changes, [], 'nothing changed from what was assumed');
   redis7.node.enqueue(op(OP_EXTEND, ['a']));
   await tick();
@@ -156,7 +157,7 @@ test('a native command the member no longer knows: it falls back to scripts once
   transport.sent[0]!.fail(new Error("ERR unknown command 'DELIFEQ', with args beginning with: 'a' 'tok'"));
   await tick();
   assert.equal(transport.calls, ['DELIFEQ', 'release'], 'resent as the script');
-  assert.equal(node.capabilities, { setIfEq: true, deleteIfEq: undefined, scripting: true });
+  assert.equal(node.capabilities, { setIfEq: true, deleteIfEq: undefined, scripting: true, msetex: false });
   assert.equal(changes.map((c) => [c.reason, c.capabilities.deleteIfEq]), [['probe', 'DELIFEQ'], ['fallback', undefined]]);
   assert.match(String(changes[1]!.error), /unknown command 'DELIFEQ'/);
   transport.sent[1]!.answer(1);
@@ -169,7 +170,7 @@ test('a native command the member no longer knows: it falls back to scripts once
 
 test('a member without scripting: single-key operations natively, in ticks of many too; what needs a script is not sent and fails named', async () => {
   const { node, transport } = await master({ ...VALKEY_9, noScripting: true });
-  assert.equal(node.capabilities, { setIfEq: true, deleteIfEq: 'DELIFEQ', scripting: false });
+  assert.equal(node.capabilities, { setIfEq: true, deleteIfEq: 'DELIFEQ', scripting: false, msetex: false });
   node.enqueue(op(OP_ACQUIRE, ['a']));
   node.enqueue(op(OP_ACQUIRE, ['b']));
   const multi = op(OP_ACQUIRE, ['c', 'd']);
@@ -201,11 +202,62 @@ test('a script call refused for scripting (an ACL change): the member takes nati
   assert.is(release.decision, WON);
 });
 
+test('MSETEX: a lone multi-resource acquisition in one command, all keys or none (its 1 counts as every key, 0 as none); a tick of many, mode scripts or a member without scripting keep the script', async () => {
+  assert.equal(msetexArgs(['a', 'b'], 't', '500'), ['MSETEX', '2', 'a', 't', 'b', 't', 'NX', 'PX', '500']);
+  assert.equal([nativeReply(1, 3), nativeReply(0, 3), nativeReply('OK')], [3, 0, 1]);
+  const { node, transport } = await master(VALKEY_9_1);
+  assert.equal(node.capabilities, { setIfEq: true, deleteIfEq: 'DELIFEQ', scripting: true, msetex: true });
+  const won = op(OP_ACQUIRE, ['a', 'b']);
+  node.enqueue(won);
+  await tick();
+  assert.equal(transport.sent[0]!.args, ['MSETEX', '2', 'a', 'tok', 'b', 'tok', 'NX', 'PX', '1000']);
+  transport.sent[0]!.answer(1);
+  await won.done;
+  assert.is(won.decision, WON);
+  const lost = op(OP_ACQUIRE, ['c', 'd']);
+  node.enqueue(lost);
+  await tick();
+  transport.sent[1]!.answer(0);
+  await lost.done;
+  assert.is(lost.decision, LOST);
+  // Two in one tick: one script call for both, as for single-key acquisitions.
+  node.enqueue(op(OP_ACQUIRE, ['e', 'f']));
+  node.enqueue(op(OP_ACQUIRE, ['g', 'h']));
+  await tick();
+  assert.equal(transport.calls.slice(2), ['4:A2,A2']);
+  const scripts = await master(VALKEY_9_1, 'scripts');
+  scripts.node.enqueue(op(OP_ACQUIRE, ['a', 'b']));
+  await tick();
+  assert.equal(scripts.transport.calls, ['2:A2'], 'by script');
+  const denied = await master({ ...VALKEY_9_1, noScripting: true });
+  const multi = op(OP_ACQUIRE, ['a', 'b']);
+  denied.node.enqueue(multi);
+  await multi.done;
+  assert.instance(multi.errors![0], NoScriptingError, 'its extend and release would need scripts: not taken');
+  assert.equal(denied.transport.calls, []);
+});
+
+test('MSETEX refused as unknown (the member changed): it falls back to the script and the acquisition is resent, not lost', async () => {
+  const { node, transport, changes } = await master(VALKEY_9_1);
+  const acquire = op(OP_ACQUIRE, ['a', 'b']);
+  node.enqueue(acquire);
+  await tick();
+  transport.sent[0]!.fail(new Error("ERR unknown command 'MSETEX', with args beginning with: '2' 'a'"));
+  await tick();
+  assert.equal(transport.calls[0], 'MSETEX');
+  assert.not.equal(transport.calls[1], 'MSETEX', 'resent by script');
+  assert.is(node.capabilities.msetex, false);
+  assert.equal(changes.map((c) => [c.reason, c.capabilities.msetex]), [['probe', true], ['fallback', false]]);
+  transport.sent[1]!.answer([2]);
+  await acquire.done;
+  assert.is(acquire.decision, WON, "the script's answer counts");
+});
+
 test('the native commands a server has by its version, for probes refused for their key', () => {
-  assert.equal(nativeByVersion('redis_version:7.0.15\r\n'), { setIfEq: false, deleteIfEq: undefined });
-  assert.equal(nativeByVersion('redis_version:8.4.0\r\n'), { setIfEq: true, deleteIfEq: 'DELEX' });
-  assert.equal(nativeByVersion('redis_version:7.2.4\r\nvalkey_version:8.1.1\r\n'), { setIfEq: true, deleteIfEq: undefined });
-  assert.equal(nativeByVersion('redis_version:7.2.4\r\nvalkey_version:9.1.2\r\n'), { setIfEq: true, deleteIfEq: 'DELIFEQ' });
+  assert.equal(nativeByVersion('redis_version:7.0.15\r\n'), { setIfEq: false, deleteIfEq: undefined, msetex: false });
+  assert.equal(nativeByVersion('redis_version:8.4.0\r\n'), { setIfEq: true, deleteIfEq: 'DELEX', msetex: true });
+  assert.equal(nativeByVersion('redis_version:7.2.4\r\nvalkey_version:8.1.1\r\n'), { setIfEq: true, deleteIfEq: undefined, msetex: false });
+  assert.equal(nativeByVersion('redis_version:7.2.4\r\nvalkey_version:9.1.2\r\n'), { setIfEq: true, deleteIfEq: 'DELIFEQ', msetex: true });
   assert.is(nativeByVersion('no version here'), undefined);
 });
 

@@ -40,6 +40,8 @@ export abstract class ClusterTransport implements Transport {
   async send(args: readonly string[]): Promise<unknown> {
     // A command on one key (a capability probe, a foreign key's TYPE) goes to the shard owning it.
     if (KEYED.has(args[0]!)) return this.route(args[1], args);
+    // MSETEX numkeys key value …: its first key after the count (the probe's; a lock's keys share a slot).
+    if (args[0] === 'MSETEX') return this.route(args[2], args);
     if (args[0] !== 'SCRIPT') return this.route(undefined, args);
     const replies = await this.everyMaster(args);
     const sha = scriptBySource(args[2])?.sha;
