@@ -10,10 +10,16 @@ import { Redlock, RedlockClosedError } from '../../src/index.js';
 // for ten minutes: a campaign that went to sleep after quit() looped on its retry schedule with nobody to wake it.
 const test = mastersSuite('quit while waiting', { count: 3, healEach: true, flushEach: true });
 
-/** `call`'s rejection, and how long after `from` it came. */
-async function ended(call: Promise<unknown>, from: number): Promise<{ error: unknown; ms: number }> {
-  const error = await call.then(() => undefined, (e: unknown) => e);
-  return { error, ms: performance.now() - from };
+/** Quits `redlock` and checks that each of `calls` then rejects with RedlockClosedError within a second. */
+async function quitEnds(redlock: Redlock, calls: readonly Promise<unknown>[]): Promise<void> {
+  const quitting = performance.now();
+  await redlock.quit();
+  for (const call of calls) {
+    const error = await call.then(() => undefined, (e: unknown) => e);
+    const ms = performance.now() - quitting;
+    assert.instance(error, RedlockClosedError);
+    assert.ok(ms < 1000, `ended ${ms.toFixed(0)} ms after quit()`);
+  }
 }
 
 test('a call whose attempts meet errors (a majority stalled) and that sleeps after quit(): rejected at once, not retried on', timed(20_000, async ({ masters }) => {
@@ -31,12 +37,7 @@ test('a call whose attempts meet errors (a majority stalled) and that sleeps aft
     masters.masters[2]!.pause();
     // Past the hold's expiry and the next slot's attempt (2 s apart): asleep after an attempt lost to errors.
     await delay(2600);
-    const quitting = performance.now();
-    await waiter.quit();
-    for (const { error, ms } of await Promise.all(calls.map((call) => ended(call, quitting)))) {
-      assert.instance(error, RedlockClosedError);
-      assert.ok(ms < 1000, `ended ${ms.toFixed(0)} ms after quit()`);
-    }
+    await quitEnds(waiter, calls);
   } finally {
     masters.masters[1]!.resume();
     masters.masters[2]!.resume();
@@ -53,12 +54,7 @@ test('a call asleep in line (behind another of its process): rejected at once by
     const calls = [0, 1, 2].map(() => waiter.acquire(['line'], 30_000));
     for (const call of calls) call.catch(() => undefined);
     await delay(300);
-    const quitting = performance.now();
-    await waiter.quit();
-    for (const { error, ms } of await Promise.all(calls.map((call) => ended(call, quitting)))) {
-      assert.instance(error, RedlockClosedError);
-      assert.ok(ms < 1000, `ended ${ms.toFixed(0)} ms after quit()`);
-    }
+    await quitEnds(waiter, calls);
   } finally {
     await holder.quit();
   }
