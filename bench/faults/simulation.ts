@@ -44,8 +44,10 @@ Not simulated (from sim/README.md): ${notSimulated()}
 
 A holder that acts right after its process was paused, judging only by using()'s signal, can
 overlap a newer holder: that is the lease's limit (fencing is its answer), counted apart as
-expected, as are runs given faults outside Redlock's assumptions (a master restarting empty at
-once, a master's clock jumping forward).`;
+expected, as is a caller that finds its lock already expired because synchronous code ran past
+the lock's validity between the decision and the caller (two acquisitions decided by one reply,
+the first holder's work first), and as are runs given faults outside Redlock's assumptions (a
+master restarting empty at once, a master's clock jumping forward).`;
 
 export function simulationSection(summary: SimulationSummary | undefined): string {
   if (summary === undefined) return `${covers()}\n\nNo run recorded yet: \`npm run simulate:long\` writes bench/results/simulate.json.`;
