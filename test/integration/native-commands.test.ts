@@ -102,7 +102,7 @@ test('MSETEX (Valkey 9.1): a multi-resource acquisition sets every key or none o
     const ttls = await Promise.all(probes.flatMap((probe) => [probe.pTTL('all:a'), probe.pTTL('all:b')]));
     assert.ok(ttls.every((ttl) => ttl > 4000 && ttl <= 5000), `PTTLs ${ttls.join(', ')}`);
     assert.equal(await Promise.all(probes.map((probe) => probe.get('all:b'))), masters.urls.map(() => lock.value));
-    await lock.release();
+    await (await lock.release()).complete();
     assert.is(await keysLeft(), 0);
   } finally {
     await redlock.quit();
