@@ -99,6 +99,8 @@ test('MSETEX (Valkey 9.1): a multi-resource acquisition sets every key or none o
     // Free everywhere: taken on all five, both keys, with the lock's ttl.
     await Promise.all(probes.slice(0, 3).map((probe) => probe.del('all:b')));
     const lock = await redlock.acquire(['all:a', 'all:b'], 5000);
+    // Decided at a quorum: the other masters' MSETEX may still be on its way.
+    await eventually(async () => (await Promise.all(probes.map((probe) => probe.exists('all:b')))).every((n) => n === 1), 3000, 'set on all five');
     const ttls = await Promise.all(probes.flatMap((probe) => [probe.pTTL('all:a'), probe.pTTL('all:b')]));
     assert.ok(ttls.every((ttl) => ttl > 4000 && ttl <= 5000), `PTTLs ${ttls.join(', ')}`);
     assert.equal(await Promise.all(probes.map((probe) => probe.get('all:b'))), masters.urls.map(() => lock.value));
