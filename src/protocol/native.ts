@@ -79,11 +79,6 @@ export function nativeArgs(op: OpArgs, caps: Capabilities): string[] | undefined
   }
 }
 
-/** Whether `op` has native words on some server (an acquire, a single-key extend or release). */
-export function hasNativeForm(op: OpArgs): boolean {
-  return op.opcode === OP_ACQUIRE || (op.keys.length === 1 && (op.opcode === OP_EXTEND || op.opcode === OP_RELEASE));
-}
-
 /**
  * A native command's reply as the script's integer for the operation of `keys` keys ('OK' or 1 → all of them, as the
  * script counts them; nil or 0 → 0), or undefined when it is neither.
