@@ -39,6 +39,8 @@ export class Holders {
   take(proc: Proc, lock: Lock, resource: string, kind: Claim['kind'], permits = 1, duration?: number): Claim {
     const now = proc.world.now;
     const holder = `h${this.#next++}`;
+    // Where the lock's validity began: its winning attempt's send (duration − drift before validUntil).
+    const began = duration === undefined ? undefined : proc.worldAt(lock.validUntil - duration + Math.round(duration * kDriftFactor) + 2);
     if (lock.validity <= 0) {
       const text = `${holder} (p${proc.id}) got ${resource} with validity ${lock.validity.toFixed(1)} ms`;
       // Code of its process ran synchronously past the lock's validity since it began (the world stalled under
@@ -46,16 +48,13 @@ export class Holders {
       // only after (the 'worker' scenario's seeds 242 and 876 of 10,000, its renewal thread stalled too). That is
       // the lease's limit, as for a holder acting right after a pause. Else pipelock handed out an expired lock
       // (node-redlock #296). A pause between tasks cannot come between the decision and the caller: not counted.
-      const began = duration === undefined ? now - kInstant : proc.worldAt(lock.validUntil - duration + Math.round(duration * kDriftFactor) + 2);
-      if (proc.world.stalls.some(([a, b]) => a < now && b > began)) {
+      const from = began ?? now - kInstant;
+      if (proc.world.stalls.some(([a, b]) => a < now && b > from)) {
         this.violations.push({ property: 'stalled', resource, at: now, text: `${text}, after a synchronous stall` });
       } else this.expired.push(text);
     }
     const claim: Claim = { holder, proc: proc.id, resource, kind, permits, fence: lock.fence, from: now, to: Math.max(now + kInstant, proc.worldAt(lock.validUntil)) };
-    if (duration !== undefined) {
-      const since = proc.worldAt(lock.validUntil - duration + Math.round(duration * kDriftFactor) + 2);
-      if (since < now) this.#since.set(claim, since);
-    }
+    if (began !== undefined && began < now) this.#since.set(claim, began);
     this.history.claims.push(claim);
     this.history.log(proc.id, `${holder} holds ${resource} (${kind}${lock.fence === undefined ? '' : ` fence ${lock.fence}`}) until ${claim.to.toFixed(1)}`);
     return claim;
