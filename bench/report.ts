@@ -66,7 +66,7 @@ function configTable(summary: Summary, config: string, contenders: readonly stri
   return rows.join('\n');
 }
 
-export function renderMarkdown(peers: PeersResult, micro: MicroResult | undefined, renewal?: RenewalResult, overload?: OverloadResult, contended?: ContendedResult, kinds?: KindsResult, profile?: ProfileResult, profileC1?: ProfileTrio, election?: ElectionResult): string {
+export function renderMarkdown(peers: PeersResult, micro: MicroResult | undefined, renewal?: RenewalResult, overload?: OverloadResult, contended?: ContendedResult, kinds?: KindsResult, profile?: ProfileResult, profileC1?: ProfileTrio, election?: ElectionResult, renewalWorker?: RenewalResult): string {
   const summary = summarize(peers.runs);
   const plan = peers.plan;
   const targets = judgeTargets(summary);
@@ -115,6 +115,7 @@ export function renderMarkdown(peers: PeersResult, micro: MicroResult | undefine
   }
 
   if (renewal !== undefined) out.push(renderRenewal(renewal));
+  if (renewalWorker !== undefined) out.push(renderRenewal(renewalWorker, "Renewal off the main thread: renewal 'worker' against 'main', steady state"));
   if (overload !== undefined) out.push(renderOverload(overload));
   if (contended !== undefined) out.push(renderContended(contended));
   if (kinds !== undefined) out.push(renderKinds(kinds));
@@ -164,6 +165,7 @@ async function readJson<T>(path: string): Promise<T | undefined> {
   if (peers === undefined) throw new Error('bench/results/peers.json is missing: run `npm run bench` first');
   const micro = await readJson<MicroResult>(join(ROOT, 'bench', 'results', 'micro.json'));
   const renewal = await readJson<RenewalResult>(join(ROOT, 'bench', 'results', 'renewal.json'));
+  const renewalWorker = await readJson<RenewalResult>(join(ROOT, 'bench', 'results', 'renewal-worker.json'));
   const overload = await readJson<OverloadResult>(join(ROOT, 'bench', 'results', 'overload.json'));
   const contended = await readJson<ContendedResult>(join(ROOT, 'bench', 'results', 'contended.json'));
   const kinds = await readJson<KindsResult>(join(ROOT, 'bench', 'results', 'kinds.json'));
@@ -171,6 +173,6 @@ async function readJson<T>(path: string): Promise<T | undefined> {
   const election = await readJson<ElectionResult>(join(ROOT, 'bench', 'results', 'election.json'));
   const [ceiling, before, after] = await Promise.all(['profile-c1-ceiling.json', 'profile-c1-before.json', 'profile-c1.json'].map((name) => readJson<ProfileResult>(join(ROOT, 'bench', 'results', name))));
   const profileC1 = ceiling !== undefined && before !== undefined && after !== undefined ? { ceiling, before, after } : undefined;
-  await writeFile(join(ROOT, 'BENCHMARKS.md'), renderMarkdown(peers, micro, renewal, overload, contended, kinds, profile, profileC1, election));
+  await writeFile(join(ROOT, 'BENCHMARKS.md'), renderMarkdown(peers, micro, renewal, overload, contended, kinds, profile, profileC1, election, renewalWorker));
   console.log('bench:report: wrote BENCHMARKS.md');
 }

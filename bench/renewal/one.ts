@@ -5,18 +5,21 @@
  *   [--prefix P]: key prefix (default renew:), to run two contenders side by side on the same masters.
  *   [--block MS]: instead, block the event loop for MS once the locks are held and count the locks lost.
  *   [--dist]: run the built package (dist/) rather than the source.
+ *   [--settle MS]: wait this long after the locks are held before measuring (default 0.8 × duration).
  */
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import NodeRedlock from 'redlock';
 import { RedisClient } from '@redis/client';
 import type { Lock } from '../../src/index.js';
-import * as source from '../../src/index.js';
 
-// --dist: the built package, as users run it. From source, renewal 'worker' starts its thread with
-// tsx registered, which on Node 20 adds a module-hooks thread of its own (its GC and start-up
-// counted in the process's CPU); the built worker has none.
-const { Redlock } = process.argv.includes('--dist') ? await import('../../dist/index.js') as unknown as typeof source : source;
+// --dist: the built package, as users run it, and run.ts runs this file as plain JavaScript (no tsx):
+// tsx in the process is inherited by renewal 'worker''s thread (a module-hooks thread, its GC and
+// start-up counted in the process's CPU), which a user's process does not have.
+type Source = typeof import('../../src/index.js');
+const { Redlock } = process.argv.includes('--dist')
+  ? await import('../../dist/index.js') as unknown as Source
+  : await import('../../src/index.js');
 
 const { values } = parseArgs({
   options: {
@@ -28,6 +31,7 @@ const { values } = parseArgs({
     block: { type: 'string' },
     prefix: { type: 'string' },
     dist: { type: 'boolean' },
+    settle: { type: 'string' },
   },
 });
 /** Key prefix: two contenders can run side by side on the same masters (paired runs under the same load). */
@@ -128,8 +132,10 @@ if (contender.startsWith('pipelock')) {
   };
 }
 const acquireSeconds = (performance.now() - acquireStart) / 1000;
-// Let the first renewals of the batch happen before measuring, then measure whole periods.
-await sleep(duration * 0.8);
+// Let the first renewals of the batch happen before measuring, then measure whole periods. A longer
+// settle also leaves start-up's one-off work out (V8's memory reducer runs its GCs seconds after an
+// isolate goes quiet: once in each of the worker's two isolates).
+await sleep(Number(values.settle ?? duration * 0.8));
 gc();
 const heapPerLock = (process.memoryUsage().heapUsed - heapBefore) / count;
 if (blockMs > 0) {

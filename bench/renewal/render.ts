@@ -18,6 +18,26 @@ export interface RenewalRow {
   readonly acquireSeconds: number;
   /** Kept from an earlier run by a run of other contenders or sizes: that run's date, version and command. */
   readonly from?: string;
+  /** With --reps: every run's client CPU per duration, in run order (this row is the median run). */
+  readonly clientCpuRuns?: readonly number[];
+}
+
+/** The median of `runs` by client CPU (the lower middle of an even count), with every run's client CPU in run order. */
+export function medianRow(runs: readonly RenewalRow[]): RenewalRow {
+  const sorted = [...runs].sort((a, b) => a.clientCpuMsPerDuration - b.clientCpuMsPerDuration);
+  const row = sorted[Math.floor((sorted.length - 1) / 2)]!;
+  return runs.length === 1 ? row : { ...row, clientCpuRuns: runs.map((r) => r.clientCpuMsPerDuration) };
+}
+
+/** `a` ÷ `b` in client CPU: the median of the paired runs' ratios when both have as many runs, else of their rows. */
+export function cpuRatio(a: RenewalRow, b: RenewalRow): { ratio: number; pairs: number[] } {
+  const ra = a.clientCpuRuns;
+  const rb = b.clientCpuRuns;
+  if (ra === undefined || rb === undefined || ra.length !== rb.length) return { ratio: a.clientCpuMsPerDuration / b.clientCpuMsPerDuration, pairs: [] };
+  const pairs = ra.map((x, i) => x / rb[i]!);
+  const sorted = [...pairs].sort((x, y) => x - y);
+  const mid = sorted.length / 2;
+  return { ratio: sorted.length % 2 === 1 ? sorted[Math.floor(mid)]! : (sorted[mid - 1]! + sorted[mid]!) / 2, pairs };
 }
 
 /** The blocked-loop scenario's row: locks lost by one contender. */
@@ -34,6 +54,8 @@ export interface RenewalResult {
   readonly host: Host;
   readonly duration: number;
   readonly windowMs: number;
+  /** How long after the locks were held measuring started; absent: 0.8 × duration. */
+  readonly settleMs?: number;
   readonly rows: readonly RenewalRow[];
   /** The blocked-loop scenario: locks lost per contender (absent in results before issue 44). */
   readonly blocked?: readonly BlockedRow[];
@@ -59,14 +81,14 @@ export function mergeRenewal(run: RenewalResult, previous: RenewalResult | undef
 const int = (n: number): string => Math.round(n).toLocaleString('en-US');
 
 /** The BENCHMARKS.md section: each size, pipelock beside node-redlock v5's using(), with ratios. */
-export function renderRenewal(result: RenewalResult): string {
-  const out: string[] = ['## Renewal: many held locks kept alive', ''];
+export function renderRenewal(result: RenewalResult, title = 'Renewal: many held locks kept alive'): string {
+  const out: string[] = [`## ${title}`, ''];
   const watch = result.rows.some((r) => r.contender === 'pipelock-watch')
     ? ' pipelock-watch: the same with `watchHeld: true` (the lost-lock signal: each renewal rearms the watch: one MGET per master per batch, counted as sent);'
     : '';
   out.push(
     `\`npm run bench:renewal\`: N locks acquired and held on 5 local masters with a ${result.duration} ms duration, then ` +
-      `${int(result.windowMs)} ms measured; figures per lock duration. pipelock: \`acquire(…, { autoExtend: true })\` (one scheduler, ` +
+      `${int(result.windowMs)} ms measured${result.settleMs === undefined ? '' : ` from ${int(result.settleMs)} ms after the last was held`}; figures per lock duration. pipelock: \`acquire(…, { autoExtend: true })\` (one scheduler, ` +
       `renewals coalesced per master);${watch} node-redlock v5: \`using()\` (a timer and an extend round per lock). "Sent" counts the ` +
       'commands clients sent (both send only EVALSHA while holding); "run" counts every command Redis ran, those inside ' +
       'scripts too. Each contender runs in a fresh process with `--expose-gc`.',
@@ -94,7 +116,9 @@ export function renderRenewal(result: RenewalResult): string {
     const w = rows.find((r) => r.contender === 'pipelock-worker');
     if (p !== undefined && w !== undefined && p.clientCpuMsPerDuration > 0) {
       const busy = (r: RenewalRow): string => (r.mainLoopBusyMsPerDuration ?? 0).toFixed(1);
-      out.push(`| | *worker ÷ in-thread* | client CPU ${(w.clientCpuMsPerDuration / p.clientCpuMsPerDuration).toFixed(2)}×; main loop busy ${busy(w)} ms vs ${busy(p)} ms per duration | | | | | | |`);
+      const { ratio, pairs } = cpuRatio(w, p);
+      const each = pairs.length === 0 ? '' : ` (median of ${pairs.length} paired runs: ${pairs.map((r) => r.toFixed(2)).join(', ')})`;
+      out.push(`| | *worker ÷ in-thread* | client CPU ${ratio.toFixed(2)}×${each}; main loop busy ${busy(w)} ms vs ${busy(p)} ms per duration | | | | | | |`);
     }
   }
   const from = [...new Set([...result.rows, ...(result.blocked ?? [])].flatMap((r) => (r.from === undefined ? [] : [r.from])))];

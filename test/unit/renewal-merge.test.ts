@@ -1,7 +1,7 @@
 import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mergeRenewal, renderRenewal, type RenewalResult, type RenewalRow } from '../../bench/renewal/render.js';
+import { cpuRatio, medianRow, mergeRenewal, renderRenewal, type RenewalResult, type RenewalRow } from '../../bench/renewal/render.js';
 import type { Host } from '../../bench/lib/host.js';
 
 // bench:renewal run for the worker figures alone must not drop the node-redlock rows of the last full run.
@@ -34,6 +34,19 @@ test('a run of the pipelock contenders replaces their rows and keeps node-redloc
 test('without an earlier result, or with --replace, the run stands alone', () => {
   const run: RenewalResult = { ...full, rows: [row('pipelock', 1000, 1)] };
   assert.is(mergeRenewal(run, undefined), run);
+});
+
+test('--reps: a row is the median run by client CPU, and worker ÷ in-thread the median of the paired ratios', () => {
+  const main = medianRow([row('pipelock', 10000, 160), row('pipelock', 10000, 150), row('pipelock', 10000, 200)]);
+  const worker = medianRow([row('pipelock-worker', 10000, 168), row('pipelock-worker', 10000, 183), row('pipelock-worker', 10000, 170)]);
+  assert.is(main.clientCpuMsPerDuration, 160);
+  assert.equal(main.clientCpuRuns, [160, 150, 200]);
+  assert.is(worker.clientCpuMsPerDuration, 170);
+  // Pairs 1.05, 1.22, 0.85: the median pair (168 ÷ 160), not the median rows' 170 ÷ 160.
+  assert.is(cpuRatio(worker, main).ratio, 168 / 160);
+  assert.is(medianRow([row('pipelock', 1, 5)]).clientCpuRuns, undefined, 'one run: no list');
+  const text = renderRenewal({ ...full, rows: [main, worker] });
+  assert.match(text, 'client CPU 1.05× (median of 3 paired runs: 1.05, 1.22, 0.85)');
 });
 
 test.run();
