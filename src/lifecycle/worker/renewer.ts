@@ -57,6 +57,11 @@ function setExpiration(this: Lock, value: number): void {
 const kValidUntil: PropertyDescriptor = { get: validUntilOf, configurable: true };
 const kExpiration: PropertyDescriptor = { get: expirationOf, set: setExpiration, enumerable: true, configurable: true };
 
+/** How often the main thread marks itself alive: an eighth of the bound, so a stretch under 7/8 of it never trips. */
+export function beatPeriod(boundMs: number): number {
+  return Math.max(5, boundMs / 8);
+}
+
 /** The main thread's side of renewal 'worker' (src/lifecycle/worker/thread.ts): hands locks over, beats, hears losses. */
 export class WorkerRenewals implements Scheduler, HeldOwner {
   readonly cells = new Cells();
@@ -102,8 +107,9 @@ export class WorkerRenewals implements Scheduler, HeldOwner {
     port1.unref();
     this.#worker.on('error', (error) => { this.#fail(error); });
     this.#worker.on('exit', (code) => { if (this.#closed === undefined) this.#fail(new Error(`exited with code ${code}`)); });
-    // A cheap unref'd beat: the loop turned. Often enough that a healthy loop is never near the bound.
-    this.#beat = setInterval(() => { this.#heartbeat.beat(); }, Math.max(5, Math.min(250, this.boundMs / 8)));
+    // An unref'd beat: the loop turned. A healthy loop's mark is at most bound/8 (plus its lag) old; each beat wakes an
+    // idle process, so no more often: at 4 beats/s it was most of the worker's idle cost (BENCHMARKS.md, renewal).
+    this.#beat = setInterval(() => { this.#heartbeat.beat(); }, beatPeriod(this.boundMs));
     this.#beat.unref();
   }
 
