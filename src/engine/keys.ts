@@ -25,12 +25,24 @@ export class KeyNames {
   }
 }
 
-/** What a revoked-marker's key starts with; its value is the reason forceRelease() was given. */
+/** What a revoked-marker's key starts with; its value is the revoked token, a newline and forceRelease()'s reason. */
 const kRevokedHead = 'pipelock:revoked:';
 
 /** The key of `resource`'s revoked-marker (forceRelease()), named as on a cluster member everywhere, so all agree. */
 export function revokedKey(resource: string): string {
   return sideKey(kRevokedHead, resource, true);
+}
+
+/**
+ * A revoked-marker's reason if it was left for the holder of `token`; undefined for another's. A later holder of the
+ * same resource, lost within the marker's life, must not read as revoked. An empty token (a kind's set was deleted)
+ * names every holder, as does a marker without one (written by an earlier version).
+ */
+export function revokedReasonFor(marker: string, token: string): string | undefined {
+  const end = marker.indexOf('\n');
+  if (end === -1) return marker;
+  const revoked = marker.slice(0, end);
+  return revoked === '' || revoked === token ? marker.slice(end + 1) : undefined;
 }
 
 /** Names as they are: clients without a key prefix (tests and the simulator name keys with it). */

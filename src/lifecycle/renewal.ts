@@ -7,7 +7,7 @@ import { kLost, kOps, kRefused, kRenewal, type Lock, type LockLostHandler, type 
 import { Renewal, type HoldSettings, type MayRenew, type RenewalHost, type Scheduler } from './hold.js';
 import type { MasterSet } from '../engine/masters.js';
 import { OP_LEADER_READ } from '../protocol/opcodes.js';
-import { revokedKey } from '../engine/keys.js';
+import { revokedKey, revokedReasonFor } from '../engine/keys.js';
 import { describeOutcomes } from '../engine/records.js';
 import { retryWait, spread } from '../engine/schedule.js';
 import { misconfigured } from '../engine/misconfigured.js';
@@ -229,7 +229,7 @@ export class Renewals implements Scheduler, RenewalHost {
     held.dueAt = held.lock.validUntil;
     this.#heap.push(held);
     this.#alarm.before(held.dueAt);
-    void revokedReason(this.#masters, held.lock.resources, held.settings.nodeTimeout).then((reason) => {
+    void revokedReason(this.#masters, held.lock, held.settings.nodeTimeout).then((reason) => {
       if (held.active) this.#lose(held, reason === undefined ? error : new LockRevokedError(held.lock.resources.join(', '), reason));
     });
   }
@@ -268,8 +268,9 @@ export class Renewals implements Scheduler, RenewalHost {
 }
 
 
-/** A force-release's reason, read where a revoked-marker stands beside a key; undefined if none or unread. */
-async function revokedReason(masters: MasterSet, resources: readonly string[], budget: number): Promise<string | undefined> {
+/** A force-release's reason, read where a revoked-marker for `lock`'s token stands beside a key; undefined if none or unread. */
+async function revokedReason(masters: MasterSet, lock: Lock, budget: number): Promise<string | undefined> {
+  const resources = lock.resources;
   if (masters.isClosed()) return undefined;
   // One read per resource: a lock key and its marker share a cluster slot, two resources may not.
   let reads;
@@ -281,8 +282,9 @@ async function revokedReason(masters: MasterSet, resources: readonly string[], b
   for (const read of reads) {
     for (const answer of read.answers) {
       const marker: unknown = Array.isArray(answer) ? answer[1] : undefined;
-      if (typeof marker === 'string') return marker;
-      if (Buffer.isBuffer(marker)) return marker.toString();
+      const text = Buffer.isBuffer(marker) ? marker.toString() : marker;
+      const reason = typeof text === 'string' ? revokedReasonFor(text, lock.value) : undefined;
+      if (reason !== undefined) return reason;
     }
   }
   return undefined;

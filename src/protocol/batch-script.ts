@@ -37,7 +37,8 @@ export const DONE_MARKER = 'pipelock:done';
  *      and this waiter's turn (or the first past its bypass), the keys are set and it leaves the turns: 1;
  *      else it joins them: 0 held, -1 free but another's turn;
  *   H: every key holds the token `extra`: each set to the op's token with the ttl (count), else none touched (0);
- *   Z: lock keys, then their revoked-markers: each lock key deleted unchecked, its marker set to the token (reason): 1 + deleted.
+ *   Z: lock keys, then their revoked-markers: each lock key deleted unchecked and, where it existed, its marker set to
+ *      the token it held (empty for a kind's set: any holder), a newline and `token` (the reason): 1 + deleted.
  *   L, K, M, Y, J: an election's record and history, and the reads of a refused acquisition's keys (src/protocol/election-ops.ts).
  * GET runs under pcall so a foreign key of another type counts as "not ours" instead of raising,
  * which would fail every other lock coalesced into the same call.
@@ -190,7 +191,12 @@ while a <= last do
     end
   elseif op == 'Z' then
     r = 1
-    for i = k + 1, k + n / 2 do r = r + redis.call('DEL', KEYS[i]); redis.call('SET', KEYS[i + n / 2], token, 'PX', ttl) end
+    for i = k + 1, k + n / 2 do
+      local held = redis.pcall('GET', KEYS[i])
+      r = r + redis.call('DEL', KEYS[i])
+      if type(held) == 'table' then held = '' end
+      if held then redis.call('SET', KEYS[i + n / 2], held .. '\\n' .. token, 'PX', ttl) end
+    end
 ${ELECTION_OPS}
   elseif ours(k, n, '${DONE_MARKER}') == n then
     r = 1

@@ -1,4 +1,4 @@
-import { revokedKey, type KeyNames } from '../engine/keys.js';
+import { revokedKey, revokedReasonFor, type KeyNames } from '../engine/keys.js';
 import type { WatchListener } from './hub.js';
 import type { MemberWatch } from './watch.js';
 
@@ -140,9 +140,12 @@ export class Guard<T extends Guarded> implements WatchListener {
     }
   }
 
-  #mark(owners: T | T[] | undefined, reason: string): void {
+  #mark(owners: T | T[] | undefined, marker: string): void {
     if (owners === undefined) return;
-    for (const held of Array.isArray(owners) ? owners : [owners]) if (this.#lostOn.has(held)) this.#revoked.set(held, reason);
+    for (const held of Array.isArray(owners) ? owners : [owners]) {
+      const reason = revokedReasonFor(marker, held.lock.value);
+      if (reason !== undefined && this.#lostOn.has(held)) this.#revoked.set(held, reason);
+    }
   }
 
   #lose(held: T, index: number): void {

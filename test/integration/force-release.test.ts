@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { mastersSuite, probesEach } from '../helpers/masters.js';
 import { eventually } from '../helpers/redis.js';
 import { timed } from '../helpers/timeout.js';
-import { InvalidArgumentError, LockRevokedError, Redlock, type RedlockOptions } from '../../src/index.js';
+import { InvalidArgumentError, LockLostError, LockRevokedError, Redlock, type RedlockOptions } from '../../src/index.js';
 import { revokedKey } from '../../src/engine/keys.js';
 
 // Issue 44: an operator takes a lock away from its holder in another process (a stuck job) with a
@@ -99,13 +99,37 @@ test("renewal 'worker': a holder that reads its signal before the worker's repor
   }
 }));
 
+for (const watchHeld of [false, true]) {
+  test(`watchHeld ${String(watchHeld)}: the marker names the revoked token, so a later holder of the resource, lost within the marker's life, hears a plain LockLostError`, timed(20_000, async ({ masters }) => {
+    const redlock = new Redlock(masters.urls, { watchHeld, retryCount: 0 });
+    try {
+      await redlock.ready();
+      const first = await redlock.acquire(['job'], 10_000, { autoExtend: true });
+      await redlock.forceRelease(['job'], { reason: 'job 45 stuck' });
+      await abortedAt(first.signal!);
+      assert.instance(first.signal!.reason, LockRevokedError);
+      assert.is(await probes[0]!.get(revokedKey('job')), `${first.value}\njob 45 stuck`);
+      // The next holder loses its keys another way (deleted behind its back) while the marker still stands.
+      const next = await redlock.acquire(['job'], 600, { autoExtend: true });
+      const signal = next.signal!;
+      const aborted = abortedAt(signal);
+      if (watchHeld) await armed();
+      await Promise.all(probes.map((probe) => probe.del('job')));
+      await aborted;
+      assert.instance(signal.reason, LockLostError, String(signal.reason));
+      assert.not.instance(signal.reason, LockRevokedError, String(signal.reason));
+    } finally {
+      await redlock.quit();
+    }
+  }));
+}
+
 test('forceRelease of keys nobody holds runs on every master and says so; bad options are refused by name', timed(10_000, async ({ masters }) => {
   const redlock = new Redlock(masters.urls, { retryCount: 0 });
   try {
     await redlock.ready();
     assert.equal(await redlock.forceRelease(['nobody'], { reason: 'tidy' }), { masters: 3, held: false });
-    const marker = await probes[0]!.get(revokedKey('nobody'));
-    assert.is(marker, 'tidy');
+    assert.is(await probes[0]!.get(revokedKey('nobody')), null, 'nobody held it: no marker to tell anyone');
     const refused = async (options: unknown, argument: string): Promise<void> => {
       const error = await redlock.forceRelease(['k'], options as never).catch((e: unknown) => e);
       assert.ok(error instanceof InvalidArgumentError && error.argument === argument, String(error));

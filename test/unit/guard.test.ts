@@ -93,4 +93,17 @@ test('a key read gone with a revoked-marker beside it is lost with the marker\'s
   assert.equal(lost, [[revoked, [0, 1], 'stuck job'], [gone, [0, 1], undefined]]);
 });
 
+test('a revoked-marker is read only by the holder of the token it names (or by any holder when it names none)', async () => {
+  const values = new Map<string, string | null>([[revokedKey('r'), 'a\nstuck job'], [revokedKey('o'), 'earlier\nold job'], [revokedKey('s'), '\nset deleted']]);
+  const watches = [fakeWatch(0, values, []), fakeWatch(1, values, []), fakeWatch(2, values, [])];
+  const lost: [Guarded, readonly number[], string | undefined][] = [];
+  const guard = new Guard(watches, 2, new KeyNames(''), (h, on, revoked) => lost.push([h, on, revoked]));
+  const revoked = held('r', 'a');
+  const later = held('o', 'b');
+  const reader = held('s', 'c');
+  for (const h of [revoked, later, reader]) guard.add(h);
+  await tick();
+  assert.equal(lost, [[revoked, [0, 1], 'stuck job'], [later, [0, 1], undefined], [reader, [0, 1], 'set deleted']]);
+});
+
 test.run();
