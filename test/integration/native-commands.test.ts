@@ -8,6 +8,7 @@ import { valkeyServer } from '../helpers/valkey.js';
 import { MisconfigurationError, Redlock, runOnce, type MemberCapabilities } from '../../src/index.js';
 import { startMasters } from '../../src/testing/masters.js';
 import { runDoctor } from '../../tools/src/ops/doctor.js';
+import { aclLines } from '../../tools/src/cli/doctor.js';
 import { prometheusMetrics } from '../../src/metrics/index.js';
 import { Registry } from 'prom-client';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
@@ -248,8 +249,10 @@ test('an ACL change takes DELIFEQ away: the release falls back to the script, sa
 test('pipelock doctor tells each member\'s commands: script-free on Valkey 9; denied @scripting there is a warning (single-key locks work), not a hazard', timed(30000, async ({ masters }) => {
   const options = { clockIntervalMs: 100, driftFactor: 0.01, nodeTimeoutMs: 250, key: 'pipelock:doctor' };
   const plain = await runDoctor(masters.urls.slice(0, 3), options);
-  assert.equal(plain.masters.map((m) => m.native), [0, 1, 2].map(() => ({ setIfEq: true, deleteIfEq: 'DELIFEQ' })));
-  assert.ok(plain.findings.some((f) => f.check === 'commands' && /script-free \(SET IFEQ, DELIFEQ\)/.test(f.message)));
+  assert.equal(plain.masters.map((m) => m.native), [0, 1, 2].map(() => ({ setIfEq: true, deleteIfEq: 'DELIFEQ', msetex: true })));
+  assert.ok(plain.findings.some((f) => f.check === 'commands' && /script-free \(SET IFEQ, DELIFEQ\), and a lone multi-key acquisition as one MSETEX/.test(f.message)));
+  // The ready ACL line grants MSETEX where the server has it (Redis 7 would refuse to grant an unknown command).
+  assert.match(aclLines(plain, 'app', 'locks:*').at(-1)!, / \+delifeq \+msetex /);
   const urls = await aclUser(masters.urls, '-@scripting');
   const denied = await runDoctor(urls.slice(0, 3), options);
   const acl = denied.findings.filter((f) => f.check === 'acl');

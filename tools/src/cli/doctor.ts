@@ -94,19 +94,19 @@ function formatFinding(f: Finding): string[] {
 
 /**
  * The ACL SETUSER line for `user`, one per kind of server among the masters: a server refuses to
- * grant a command it does not have, so the native compare-and-delete is granted only where it exists.
+ * grant a command it does not have, so the native compare-and-delete and MSETEX are granted only where they exist.
  */
 export function aclLines(report: DoctorReport, user: string, keyPattern: string): string[] {
   const grants = aclGrants(ACL_FEATURES, keyPattern);
   const natives = new Map<string, string[]>();
   for (const m of report.masters) {
-    const native = m.native?.deleteIfEq?.toLowerCase() ?? '';
+    const native = [m.native?.deleteIfEq?.toLowerCase() ?? '', m.native?.msetex === true ? 'msetex' : ''].filter((c) => c !== '').join(' ');
     natives.set(native, [...(natives.get(native) ?? []), m.url]);
   }
   const lines = ['# grants for every pipelock feature (docs/deployments.md, "TLS, credentials and ACL users"); set the password:'];
   for (const [native, urls] of natives) {
     if (natives.size > 1) lines.push(`# on ${urls.join(', ')}`);
-    lines.push(aclSetUser(user, grants, native === '' ? [] : [native]));
+    lines.push(aclSetUser(user, grants, native === '' ? [] : native.split(' ')));
   }
   return lines;
 }

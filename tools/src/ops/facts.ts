@@ -42,6 +42,8 @@ export interface NativeFacts {
   readonly setIfEq: boolean;
   /** `DELIFEQ` (Valkey 9.0+) or `DELEX` (Redis 8.4+, Valkey 9.2+). */
   readonly deleteIfEq: 'DELIFEQ' | 'DELEX' | undefined;
+  /** `MSETEX` (Valkey 9.1+, Redis 8.4+): a lone multi-key acquisition is one command there. */
+  readonly msetex: boolean;
 }
 
 /** Two TIME readings of one master against this process's monotonic and wall clocks. */
@@ -110,16 +112,16 @@ export async function gatherFacts(connection: Connection, key: string): Promise<
   };
 }
 
-/** Whether the server knows SET … IFEQ, DELIFEQ and DELEX, asked without running them; undefined when COMMAND is not allowed. */
+/** Whether the server knows SET … IFEQ, DELIFEQ, DELEX and MSETEX, asked without running them; undefined when COMMAND is not allowed. */
 async function nativeCommands(client: OpsClient): Promise<NativeFacts | undefined> {
-  const info = await attempt(client, ['COMMAND', 'INFO', 'DELIFEQ', 'DELEX']);
+  const info = await attempt(client, ['COMMAND', 'INFO', 'DELIFEQ', 'DELEX', 'MSETEX']);
   const docs = await attempt(client, ['COMMAND', 'DOCS', 'SET']);
   if (!Array.isArray(info) || docs instanceof Error) return undefined;
   // An unknown command's entry is nil; SET's documented arguments name IFEQ where it has it.
   const known = (i: number): boolean => info[i] !== null && info[i] !== undefined;
   const flat = (v: unknown): unknown => (v instanceof Map ? Object.fromEntries(v as Map<unknown, unknown>) : v);
   return { setIfEq: /"ifeq"/i.test(JSON.stringify(docs, (_, v: unknown) => flat(v))),
-    deleteIfEq: known(0) ? 'DELIFEQ' : known(1) ? 'DELEX' : undefined };
+    deleteIfEq: known(0) ? 'DELIFEQ' : known(1) ? 'DELEX' : undefined, msetex: known(2) };
 }
 
 async function readConfig(client: OpsClient): Promise<{ config?: Record<string, string>; configError?: string }> {
@@ -158,6 +160,7 @@ async function checkAcl(client: OpsClient, key: string,
   const nativeNeeded = [
     ...(native?.setIfEq === true ? [['SET', key, 'x', 'IFEQ', 'x', 'PX', '1000']] : []),
     ...(native?.deleteIfEq === 'DELIFEQ' ? [['DELIFEQ', key, 'x']] : native?.deleteIfEq === 'DELEX' ? [['DELEX', key, 'IFEQ', 'x']] : []),
+    ...(native?.msetex === true ? [['MSETEX', '1', key, 'x', 'NX', 'PX', '1000']] : []),
   ];
   for (const command of [...neededCommands(key), ...nativeNeeded]) {
     const reply = await attempt(client, ['ACL', 'DRYRUN', user, ...command]);

@@ -76,8 +76,10 @@ export function perMaster(m: MasterFacts, options: { readonly nodeTimeoutMs: num
   if (native !== undefined) {
     add(scriptFree
       ? { severity: 'info', check: 'commands', master,
-        message: `${master}: single-key extend and release run script-free (SET IFEQ, ${native.deleteIfEq})`,
-          consequence: 'less CPU per lock on the master; multi-key locks, fencing and the lock kinds still run Lua scripts',
+        message: `${master}: single-key extend and release run script-free (SET IFEQ, ${native.deleteIfEq})`
+          + (native.msetex ? ', and a lone multi-key acquisition as one MSETEX' : ''),
+          consequence: `less CPU per lock on the master; ${native.msetex ? 'multi-key extends and releases' : 'multi-key locks'}`
+            + ', fencing and the lock kinds still run Lua scripts',
             fix: "none needed (commands: 'scripts' forces scripts)" }
       : { severity: 'info', check: 'commands', master, message: `${master}: extend and release run as Lua scripts `
           + `(no ${native.setIfEq ? '' : 'SET IFEQ, '}${native.deleteIfEq === undefined ? 'DELIFEQ or DELEX' : ''})`.replace(', )', ')'),
