@@ -121,6 +121,11 @@ export function renderRenewal(result: RenewalResult, title = 'Renewal: many held
       out.push(`| | *worker ÷ in-thread* | client CPU ${ratio.toFixed(2)}×${each}; main loop busy ${busy(w)} ms vs ${busy(p)} ms per duration | | | | | | |`);
     }
   }
+  if (result.settleMs === undefined && result.rows.some((r) => r.contender === 'pipelock-worker')) {
+    out.push('', 'Measured from 0.8 durations after the locks were held, a window holds start-up\'s one-off work too: the worker '
+      + 'thread\'s start, and V8\'s memory-reducing collections of an isolate that went quiet (the main one, once renewals left it). '
+      + 'Worker against in-thread in steady state, in alternating pairs: the section "Renewal off the main thread" (`--settle`, `--reps`).');
+  }
   const from = [...new Set([...result.rows, ...(result.blocked ?? [])].flatMap((r) => (r.from === undefined ? [] : [r.from])))];
   if (from.length > 0) out.push('', `† kept from an earlier run (same duration and window): ${from.join('; ')}. The other rows: ${result.host.date} (\`${result.host.command}\`).`);
   out.push('', ...renderBlocked(result));
