@@ -25,14 +25,15 @@ function planted(steps) {
   sink = x;
 }
 
-let next = 0;
-async function loop() {
-  while (next < cycles) {
-    const lock = await redlock.acquire([`cycles:${process.pid}:${next++}`], kLongMs);
-    if (plant > 0) planted(plant);
-    await lock.release();
-  }
+// In waves: CONCURRENCY acquisitions issued in one tick, then their releases in one tick. Free-running
+// loops drifted apart or fell into step from run to run, so how many operations shared a flush and
+// replies a read differed, and c64 read 68k or 92k instructions per cycle on one machine
+// (docs/decisions/0011); a wave goes out as one flush per master whatever the timing.
+for (let next = 0; next < cycles; next += concurrency) {
+  const keys = Array.from({ length: Math.min(concurrency, cycles - next) }, (_, i) => `cycles:${process.pid}:${next + i}`);
+  const locks = await Promise.all(keys.map((key) => redlock.acquire([key], kLongMs)));
+  if (plant > 0) for (let i = 0; i < locks.length; i++) planted(plant);
+  await Promise.all(locks.map((lock) => lock.release()));
 }
-await Promise.all(Array.from({ length: concurrency }, loop));
 await redlock.quit();
 process.stdout.write(`${JSON.stringify({ cycles, sink })}\n`);

@@ -20,11 +20,16 @@ export interface CountOptions {
 }
 
 /**
- * Node's flags under callgrind. --single-threaded: V8 compiles and marks on the main thread, where
- * callgrind counts it at a point fixed by the program rather than by the scheduler. A fixed 64 MB
- * semi-space: scavenges at points fixed by what was allocated, not by V8's resizing heuristics.
+ * Node's flags under callgrind: the count is the client's own work, without the collector, whose share
+ * moved from run to run with what was live when it ran (docs/decisions/0011). --single-threaded: V8
+ * compiles on the main thread, where callgrind counts it at a point fixed by the program. A 256 MB
+ * semi-space and a 1 GB old generation: no c64 or c512 run collects at all, a c1 run scavenges once
+ * (mark-compacts had cost ~100 M instructions in one run in two at c64, and scavenges 2 % at c512 by
+ * where they fell in a wave). --no-memory-reducer: no collection timed by the clock.
+ * (--predictable-gc-schedule, used before, pins the semi-space to 4 MB whatever the flags say.)
  */
-export const kNodeFlags = ['--single-threaded', '--predictable-gc-schedule', '--min-semi-space-size=64', '--max-semi-space-size=64'];
+export const kNodeFlags = ['--single-threaded', '--no-memory-reducer', '--min-semi-space-size=256', '--max-semi-space-size=256',
+  '--initial-old-space-size=1024'];
 
 /** Instructions callgrind counted over one run of `cycles` cycles. */
 export function countRun(options: CountOptions, cycles: number): Promise<number> {
@@ -60,10 +65,10 @@ export const kCycles: Readonly<Record<number, { readonly long: number; readonly 
 
 /**
  * Instructions of one step of bench/ci/cycles.js's planted work, measured as the planted run's
- * count less the baseline's, divided by the steps: 21.5 at c64, 19.7 at c512 (docs/decisions/0011;
- * the 6 first assumed made a "10 %" plant 34 %).
+ * count less the baseline's, divided by the steps: 11.5 at c64 and 11.4 at c512 since the cycles go
+ * in waves (a wave's plants run back to back), 21.5 and 19.7 before (docs/decisions/0011).
  */
-export const kPlantStepInstructions = 20;
+export const kPlantStepInstructions = 11.5;
 
 /**
  * Instructions per cycle: (I(long) − I(short)) / (long − short). The two runs go one after the
