@@ -1,4 +1,5 @@
 import { hostLine, type Host } from '../lib/host.js';
+import { median } from '../lib/stats.js';
 
 /** One row of bench/results/renewal.json (see bench/renewal/one.ts). */
 export interface RenewalRow {
@@ -35,9 +36,7 @@ export function cpuRatio(a: RenewalRow, b: RenewalRow): { ratio: number; pairs: 
   const rb = b.clientCpuRuns;
   if (ra === undefined || rb === undefined || ra.length !== rb.length) return { ratio: a.clientCpuMsPerDuration / b.clientCpuMsPerDuration, pairs: [] };
   const pairs = ra.map((x, i) => x / rb[i]!);
-  const sorted = [...pairs].sort((x, y) => x - y);
-  const mid = sorted.length / 2;
-  return { ratio: sorted.length % 2 === 1 ? sorted[Math.floor(mid)]! : (sorted[mid - 1]! + sorted[mid]!) / 2, pairs };
+  return { ratio: median(pairs), pairs };
 }
 
 /** The blocked-loop scenario's row: locks lost by one contender. */

@@ -39,7 +39,7 @@ const reps = Math.max(1, Number(values.reps ?? 1));
 const settleMs = values.settle === undefined ? undefined : Number(values.settle);
 const file = resolve(ROOT, values.out ?? 'bench/results/renewal.json');
 const previous = values.replace === true || !existsSync(file) ? undefined : JSON.parse(readFileSync(file, 'utf8')) as RenewalResult;
-// Checked before measuring: rows of another duration or window are not comparable with this run's.
+// Checked before measuring: rows of another duration, window or settle are not comparable with this run's.
 if (previous !== undefined && (previous.duration !== duration || previous.windowMs !== windowMs || previous.settleMs !== settleMs)) {
   console.error(`bench:renewal: ${file} was measured with duration ${previous.duration} ms, window ${previous.windowMs} ms and settle ${previous.settleMs ?? 'default'}, this run uses ${duration}, ${windowMs} and ${settleMs ?? 'default'}: its other rows cannot be kept beside this run's. Pass the same --duration/--window/--settle, or --replace to write this run's rows alone.`);
   process.exit(2);
