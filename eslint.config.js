@@ -65,9 +65,9 @@ export default tseslint.config(
   },
   {
     // Plain JavaScript run without tsx (bench/ci/cycles.js under callgrind; test/helpers/artillery-cpus.mjs
-    // preloaded into Artillery, whose worker threads cannot import TypeScript that early): outside the
-    // TypeScript project, so linted without type information.
-    files: ['bench/ci/cycles.js', 'test/helpers/artillery-cpus.mjs'],
+    // preloaded into Artillery, whose worker threads cannot import TypeScript that early; the test run's
+    // loader, which is what loads TypeScript): outside the TypeScript project, so linted without type information.
+    files: ['bench/ci/cycles.js', 'test/helpers/artillery-cpus.mjs', 'scripts/tests/loader/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: { process: 'readonly' } },
   },

@@ -7,15 +7,20 @@
  */
 import { spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
-import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { running, runJob, runPool, type Job, type Limits, type Outcome, type Tally } from './tests/job.js';
+import { transpile } from './tests/transpile.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const setup = pathToFileURL(join(root, 'test', 'helpers', 'setup.ts')).href;
+/** Test processes load the run's transpiled modules through this (scripts/tests/transpile.ts), not tsx. */
+const loader = pathToFileURL(join(root, 'scripts', 'tests', 'loader', 'register.mjs')).href;
 const timesPath = join(root, '.tmp', 'test-times.json');
+/** Each file's CPU on its last run (test processes and their servers), for finding where the suite's time goes. */
+const cpuPath = join(root, '.tmp', 'test-cpu.json');
 const kTestFile = /\.test\.ts$/;
 /** The servers and tools each tier needs, by the script that finds (or installs) them. */
 const kNeeds: Readonly<Record<string, readonly string[]>> = {
@@ -132,7 +137,7 @@ async function planTier(tier: string): Promise<Job[]> {
   // A listed file that was renamed or removed fails the run rather than quietly leaving the tier.
   const missing = variant?.files.filter((file) => !files.includes(file)) ?? [];
   if (missing.length > 0) fail(`tier ${tier} lists ${missing.join(', ')}, not found in ${dir}`);
-  const args = ['--conditions=pipelock-source', '--import', 'tsx', '--import', setup];
+  const args = ['--conditions=pipelock-source', '--enable-source-maps', '--import', loader, '--import', setup];
   return (variant?.files ?? files).map((file) => ({
     tier, name: join(dir, file), command: process.execPath, args: [...args, join(dir, file)], env: variant?.env ?? {}, check: false,
       cpu: kCpuTiers.has(tier), quiet: kQuietFiles.has(file),
@@ -152,6 +157,9 @@ async function saveTimes(outcomes: readonly Outcome[]): Promise<void> {
   for (const { job, startedMs, endedMs } of outcomes) times[`${job.tier} ${job.name}`] = Math.round(endedMs - startedMs);
   await mkdir(dirname(timesPath), { recursive: true });
   await writeFile(timesPath, `${JSON.stringify(times, null, 1)}\n`);
+  const cpu = JSON.parse(await readFile(cpuPath, 'utf8').catch(() => '{}')) as Record<string, number>;
+  for (const { job, cpuMs } of outcomes) if (cpuMs !== undefined) cpu[`${job.tier} ${job.name}`] = Math.round(cpuMs);
+  await writeFile(cpuPath, `${JSON.stringify(cpu, null, 1)}\n`);
 }
 
 /** How many of the costliest files the summary lists. */
@@ -247,8 +255,15 @@ async function main(): Promise<void> {
   console.log(`run-tests: ${planned.length} jobs (${tiers.join(', ')}), ${limits.total} at a time, of them ${limits.cpu} CPU-bound `
     + `(checks, unit and package files)`);
   const started = performance.now();
-  const outcomes =
-    await runPool(await order(planned), limits, (job) => runJob(job, root, timeoutMs), report, () => interrupted !== undefined);
+  // Inherited by the test processes and theirs: where the loader finds the transpiled modules.
+  const js = join(root, '.tmp', `test-js-${process.pid}`);
+  process.env.PIPELOCK_TEST_JS = js;
+  if (planned.some((job) => !job.check)) {
+    const count = await transpile(root, js);
+    console.log(`run-tests: ${count} modules transpiled in ${seconds(performance.now() - started)} (${relative(root, js)})`);
+  }
+  const outcomes = await runPool(await order(planned), limits, (job) => runJob(job, root, timeoutMs), report,
+    () => interrupted !== undefined).finally(() => rm(js, { recursive: true, force: true }));
   const total = summarise(tiers, outcomes, performance.now() - started, interrupted);
   if (interrupted === undefined) await saveTimes(outcomes);
   console.log(`\n${total.passed} passed, ${total.failed} failed${total.skipped > 0 ? `, ${total.skipped} skipped` : ''}`);

@@ -1,6 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tsFlags } from './ts-flags.js';
 
 /** The CLI tests' process helpers: run `pipelock …` from source and watch what it leaves behind. */
 export const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -10,7 +11,7 @@ export interface Exit { code: number | null; signal: NodeJS.Signals | null; stdo
 
 /** Runs `pipelock …` from source as `npm run loadtest` does; `onStart` gets the child once its workers started. */
 export function cli(args: string[], options: { env?: NodeJS.ProcessEnv; limitMs?: number; onStart?: (child: ChildProcess) => void } = {}): Promise<Exit> {
-  const child = spawn(process.execPath, ['--conditions=pipelock-source', '--import', 'tsx', main, ...args], { cwd: root, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...tsFlags(), main, ...args], { cwd: root, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -7,6 +7,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { Worker } from 'node:worker_threads';
 import type { CampaignerInput, FromCampaigner, ToCampaigner } from './election-campaigner.js';
 import { Ledger } from './election-ledger.js';
+import { tsFlags } from './ts-flags.js';
 
 const kScript = new URL('./election-campaigner.ts', import.meta.url);
 // Node 20 does not run the `--import tsx` a worker thread inherits in execArgv (bench/contended/run.ts):
@@ -39,7 +40,7 @@ export class Campaigner {
 
   /** A campaigner in a child process (one the test can SIGSTOP); its terms go to `ledger` from its messages. */
   static child(input: Omit<CampaignerInput, 'ledger'>, ledger: Ledger): Campaigner {
-    const child: ChildProcess = fork(kScript, [JSON.stringify(input)], { execArgv: ['--conditions=pipelock-source', '--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child: ChildProcess = fork(kScript, [JSON.stringify(input)], { execArgv: tsFlags(), stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const ended = new Promise<void>((resolve) => child.once('exit', () => { resolve(); }));
     const campaigner = new Campaigner(input.who, (m) => { child.send(m); }, ended, () => { child.kill('SIGKILL'); }, child.pid);
     const slots = new Map<number, number>();

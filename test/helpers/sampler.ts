@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { Samples } from './key-sampler.js';
+import { tsFlags } from './ts-flags.js';
 
 const kScript = new URL('./key-sampler.ts', import.meta.url);
 
@@ -8,7 +9,7 @@ const kScript = new URL('./key-sampler.ts', import.meta.url);
  * once it is sampling, with `done`: its samples when it ends.
  */
 export async function sampleKeys(urls: readonly string[], keys: readonly string[], ms: number, every = 50): Promise<{ readonly done: Promise<Samples> }> {
-  const child = spawn(process.execPath, ['--conditions=pipelock-source', '--import', 'tsx', kScript.pathname, JSON.stringify({ urls, keys, ms, every })], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...tsFlags(), kScript.pathname, JSON.stringify({ urls, keys, ms, every })], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   let started: () => void = () => undefined;
   const sampling = new Promise<void>((resolve) => { started = resolve; });

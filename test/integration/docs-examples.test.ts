@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import * as assert from 'uvu/assert';
 import { mastersSuite } from '../helpers/masters.js';
 import { repoRoot } from '../../scripts/docs/tsdoc.js';
+import { tsFlags } from '../helpers/ts-flags.js';
 
 /**
  * The README's example (examples/readme.ts, the README's code block by scripts/docs/check.ts) runs
@@ -14,7 +15,7 @@ const test = mastersSuite('docs examples', { count: 3, flushEach: true });
 const run = promisify(execFile);
 
 test('examples/readme.ts acquires, extends, releases on every master, then runs using()', async ({ masters }) => {
-  const { stdout, stderr } = await run(process.execPath, ['--conditions=pipelock-source', '--import', 'tsx', join(repoRoot, 'examples', 'readme.ts')], {
+  const { stdout, stderr } = await run(process.execPath, [...tsFlags(), join(repoRoot, 'examples', 'readme.ts')], {
     cwd: repoRoot,
     env: { ...process.env, REDIS_URLS: masters.urls.join(',') },
     timeout: 60_000,
@@ -26,7 +27,7 @@ test('examples/readme.ts acquires, extends, releases on every master, then runs 
 });
 
 test('examples/ioredis.ts: the v5 shape on ioredis clients, which quit() closes', async ({ masters }) => {
-  const { stdout, stderr } = await run(process.execPath, ['--conditions=pipelock-source', '--import', 'tsx', join(repoRoot, 'examples', 'ioredis.ts')], {
+  const { stdout, stderr } = await run(process.execPath, [...tsFlags(), join(repoRoot, 'examples', 'ioredis.ts')], {
     cwd: repoRoot,
     env: { ...process.env, REDIS_URLS: masters.urls.join(',') },
     timeout: 60_000,

@@ -6,6 +6,7 @@ import { Worker } from 'node:worker_threads';
 import { mastersSuite } from '../helpers/masters.js';
 import { timed } from '../helpers/timeout.js';
 import { produceTokens, type ProducerJob } from '../helpers/token-producer.js';
+import { tsFlags } from '../helpers/ts-flags.js';
 
 // Lock tokens (src/protocol/token.ts) are the owner check every release, extend and handover relies
 // on: tokens made in different processes and worker threads must not repeat, nor be predictable. A
@@ -37,7 +38,7 @@ function inWorker(job: ProducerJob): Promise<string[]> {
 }
 
 function inChild(job: ProducerJob): Promise<string[]> {
-  const child = spawn(process.execPath, ['--conditions=pipelock-source', '--import', 'tsx', fileURLToPath(kProducer), '--child', JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...tsFlags(), fileURLToPath(kProducer), '--child', JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

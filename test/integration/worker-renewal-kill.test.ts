@@ -4,6 +4,7 @@ import * as assert from 'uvu/assert';
 import { mastersSuite } from '../helpers/masters.js';
 import { connectAll, closeAll } from '../helpers/redis.js';
 import { timed } from '../helpers/timeout.js';
+import { tsFlags } from '../helpers/ts-flags.js';
 
 // Issue 44: the worker renews while its process lives, and only then: a process SIGKILLed while
 // its worker renews leaves keys that expire by their TTL, since nothing renews them any more.
@@ -15,7 +16,7 @@ test('a holder SIGKILLed while its worker renews: its keys, renewed past their f
   const keys = Array.from({ length: 50 }, (_, i) => `killed-${i}`);
   const duration = 1000;
   const job = JSON.stringify({ urls: masters.urls, keys, duration, hold: 2500 });
-  const child = spawn(process.execPath, ['--conditions=pipelock-source', '--import', 'tsx', kHolder.pathname, job], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...tsFlags(), kHolder.pathname, job], { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => { resolve(signal); }));
   const probes = await connectAll(masters.urls);
   try {

@@ -5,6 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { kBugs, plant } from '../../sim/world/bugs.js';
 import { SeedPool } from '../../sim/world/pool.js';
+import { tsFlags } from '../helpers/ts-flags.js';
 
 // npm run simulate --jobs N: seeds on worker threads are the runs they are alone, reported in seed order.
 const test = suite('simulation seed pool');
@@ -12,7 +13,7 @@ const test = suite('simulation seed pool');
 /** The outcomes of `seeds` run in one thread of a fresh process (undefined fields dropped, as JSON does). */
 function alone(scenario: string, seeds: readonly number[]): unknown {
   const helper = fileURLToPath(new URL('../helpers/sim-alone.ts', import.meta.url));
-  const out = execFileSync(process.execPath, ['--conditions=pipelock-source', '--import', 'tsx', helper, scenario, ...seeds.map(String)], { encoding: 'utf8' });
+  const out = execFileSync(process.execPath, [...tsFlags(), helper, scenario, ...seeds.map(String)], { encoding: 'utf8' });
   return JSON.parse(out);
 }
 

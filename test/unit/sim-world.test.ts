@@ -9,6 +9,7 @@ import { plant } from '../../sim/world/bugs.js';
 import { install, timerDelay, uninstall } from '../../sim/world/globals.js';
 import { Random } from '../../sim/diff/random.js';
 import { Scheduler } from '../../sim/world/scheduler.js';
+import { tsFlags } from '../helpers/ts-flags.js';
 
 const kRoot = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -30,7 +31,7 @@ test('a seed replayed in a fresh process (npm run simulate -- --seed K) is the s
   // Both sides in fresh processes: this file may share its process with other unit files that
   // loaded pipelock outside a seed-0 world (sim/world/run.ts), whose module state a seed then meets.
   const replay = (): string => {
-    const out = execFileSync(process.execPath, ['--conditions=pipelock-source', '--import', 'tsx', 'sim/world/cli.ts', '--seed', '13', '--scenario', 'handover'], { cwd: kRoot, encoding: 'utf8' });
+    const out = execFileSync(process.execPath, [...tsFlags(), 'sim/world/cli.ts', '--seed', '13', '--scenario', 'handover'], { cwd: kRoot, encoding: 'utf8' });
     return /history ([0-9a-f]+)/.exec(out)?.[1] ?? `no history in: ${out.slice(-300)}`;
   };
   const first = replay();
@@ -43,7 +44,7 @@ test('handover seed 48: a heir whose validity a pause ate before its acquire res
   // releaser's process paused 142 ms; the heir resolved with 4.4 ms left and lost the lock before its
   // first renewal's reply (sim/world/holders.ts take). The same loss happens on main's code (seed 126
   // with the stalls after release drawn from 125–150 ms gives one history on both).
-  const out = execFileSync(process.execPath, ['--conditions=pipelock-source', '--import', 'tsx', 'sim/world/cli.ts', '--seed', '48', '--scenario', 'handover'], { cwd: kRoot, encoding: 'utf8' });
+  const out = execFileSync(process.execPath, [...tsFlags(), 'sim/world/cli.ts', '--seed', '48', '--scenario', 'handover'], { cwd: kRoot, encoding: 'utf8' });
   assert.match(out, /scenario handover, seed 48: no violation/);
 });
 
