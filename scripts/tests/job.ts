@@ -42,6 +42,12 @@ export interface Outcome {
 }
 
 const kKillGraceMs = 5_000;
+/** How long a test process may live on after uvu's summary; a clean exit takes well under a second. */
+const kLingerMs = 30_000;
+/** How long it has to say what it holds open before it is stopped. */
+const kAskGraceMs = 2_000;
+/** The end of uvu's summary, which it prints once, after the last suite. */
+const kSummaryEnd = /Skipped:\s+\d+\s+Duration:\s+[\d.]+ms/;
 
 /** uvu's closing block: "Total: N / Passed: N / Skipped: N"; the last one printed wins. */
 export function parseSummary(output: string): { total: number; passed: number; skipped: number } | undefined {
@@ -99,8 +105,8 @@ export function describeOutput(stdout: string, output: string): string {
 /** The children running now, so that a signal to the runner reaches every one of them. */
 export const running = new Set<ChildProcess>();
 
-/** Runs `job`, killing it (SIGTERM, then SIGKILL) when it outlives `timeoutMs`. */
-export async function runJob(job: Job, root: string, timeoutMs: number): Promise<Outcome> {
+/** Runs `job`, killing it (SIGTERM, then SIGKILL) when it outlives `timeoutMs`, or its summary by `lingerMs`. */
+export async function runJob(job: Job, root: string, timeoutMs: number, lingerMs = kLingerMs): Promise<Outcome> {
   const env: NodeJS.ProcessEnv = { ...process.env, ...job.env, NO_COLOR: '1', PIPELOCK_TEST_CPU: '1' };
   // Node warns when both are set, and colours would get in the way of parsing uvu's summary.
   delete env.FORCE_COLOR;
@@ -109,20 +115,32 @@ export async function runJob(job: Job, root: string, timeoutMs: number): Promise
   running.add(child);
   const chunks: Buffer[] = [];
   const stdoutChunks: Buffer[] = [];
+  let lingering: NodeJS.Timeout | undefined;
   child.stdout.on('data', (chunk: Buffer) => {
     chunks.push(chunk);
     stdoutChunks.push(chunk);
+    // uvu's summary ends the run; a process still alive kLingerMs later holds something open (a leak).
+    if (lingering === undefined && !job.check && chunk.includes('Duration:')
+      && kSummaryEnd.test(Buffer.concat(stdoutChunks.slice(-2)).toString('utf8'))) lingering = setTimeout(() => { linger(); }, lingerMs);
   });
   child.stderr.on('data', (chunk: Buffer) => chunks.push(chunk));
 
   let timedOut: string | undefined;
   let killer: NodeJS.Timeout | undefined;
-  const timer = setTimeout(() => {
-    timedOut = `ran past --timeout-ms ${timeoutMs} and was stopped`;
+  const stop = (why: string): void => {
+    timedOut ??= why;
     // SIGTERM first: the child's own handlers then stop the servers it started.
     child.kill('SIGTERM');
-    killer = setTimeout(() => child.kill('SIGKILL'), kKillGraceMs);
-  }, timeoutMs);
+    killer ??= setTimeout(() => child.kill('SIGKILL'), kKillGraceMs);
+  };
+  const timer = setTimeout(() => { stop(`ran past --timeout-ms ${timeoutMs} and was stopped`); }, timeoutMs);
+  // Asked first what it holds open (test/helpers/setup.ts prints it on SIGUSR2), then stopped.
+  const linger = (): void => {
+    child.kill('SIGUSR2');
+    lingering = setTimeout(() => {
+      stop(`did not exit ${lingerMs / 1000} s after its summary: something it opened was left open (what, if it could say: above)`);
+    }, kAskGraceMs);
+  };
   const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {
     child.once('error', (error) => {
       chunks.push(Buffer.from(`run-tests: cannot start ${job.command}: ${error.message}\n`));
@@ -134,6 +152,7 @@ export async function runJob(job: Job, root: string, timeoutMs: number): Promise
   });
   clearTimeout(timer);
   clearTimeout(killer);
+  clearTimeout(lingering);
   running.delete(child);
   const { cpuMs, output } = parseCpuLine(Buffer.concat(chunks).toString('utf8'));
   const stdout = Buffer.concat(stdoutChunks).toString('utf8');

@@ -26,6 +26,10 @@ if (registry[kInstalled] !== true) {
   process.on('uncaughtException', (error) => {
     record('uncaught exception', error);
   });
+  // The test runner asks a process that lives on after its summary what it holds open (scripts/tests/job.ts).
+  process.on('SIGUSR2', () => {
+    console.error(`\n  ✘ still running after the summary; open: ${JSON.stringify(process.getActiveResourcesInfo())}`);
+  });
   // uvu sets process.exitCode from its own tally when it finishes, which would erase ours.
   process.on('exit', () => {
     const cpu = process.env.PIPELOCK_TEST_CPU === undefined ? undefined : cpuOfProcess();

@@ -4,6 +4,7 @@ import * as assert from 'uvu/assert';
 import { join } from 'node:path';
 import { runJob, runPool, type Job, type Outcome } from '../../scripts/tests/job.js';
 import { cpuLine, cpuOfProcess, parseCpuLine } from '../helpers/cpu.js';
+import { tsFlags } from '../helpers/ts-flags.js';
 
 // One job of scripts/run-tests.ts (npm test): how a test file's end is read. Children are small
 // node -e scripts standing in for a test file.
@@ -41,6 +42,17 @@ test("a file's CPU line is summed (own and children's) and taken out of its outp
   // A command name with spaces and a ')' of its own: the fields are counted from the last ')'.
   const stat = '4242 (node (a) b) S 1 2 3 4 5 6 7 8 9 10 150 25 7 3 20 0 1 0';
   assert.equal(cpuOfProcess(stat), { own: 1750, children: 100 });
+});
+
+test('a file still running after its summary (something left open) is asked what it holds, then stopped and failed', async () => {
+  const setup = join(root, 'test', 'helpers', 'setup.ts');
+  const script = out('  Total:     1\n  Passed:    1\n  Skipped:   0\n  Duration:  1.00ms\n') + 'setInterval(() => {}, 1000);';
+  const started = performance.now();
+  const outcome = await runJob({ ...job(script), args: [...tsFlags(), '--import', setup, '-e', script] }, root, 30_000, 1_000);
+  assert.ok(performance.now() - started < 15_000, 'stopped soon after, not at the timeout');
+  assert.is(outcome.tally.failed, 1);
+  assert.match(outcome.problem ?? '', /did not exit 1 s after its summary/);
+  assert.match(outcome.output, /still running after the summary; open: .*Timeout/, 'it said what it holds open');
 });
 
 test('a job that prints nothing says so', async () => {
