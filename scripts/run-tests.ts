@@ -144,9 +144,13 @@ async function planTier(tier: string): Promise<Job[]> {
   }));
 }
 
-/** Each job's last duration (.tmp/test-times.json), to start the longest first; a new file goes first. */
+/**
+ * Each job's last duration (.tmp/test-times.json; on a fresh clone scripts/tests/times.json, a run's copy kept
+ * in the repository), to start the longest first; a file neither names goes first.
+ */
 async function order(jobs: Job[]): Promise<Job[]> {
-  const times = JSON.parse(await readFile(timesPath, 'utf8').catch(() => '{}')) as Record<string, number>;
+  const saved = await readFile(timesPath, 'utf8').catch(() => readFile(join(root, 'scripts', 'tests', 'times.json'), 'utf8'));
+  const times = JSON.parse(saved) as Record<string, number>;
   const key = (job: Job): string => `${job.tier} ${job.name}`;
   const last = (job: Job): number => (job.check ? Infinity : times[key(job)] ?? Infinity);
   return jobs.map((job, i) => ({ job, i })).sort((a, b) => last(b.job) - last(a.job) || a.i - b.i).map(({ job }) => job);
