@@ -2,10 +2,12 @@
 // inline source map), and its source is the transpiled file at the same path under `out`; a file
 // not transpiled before the run is transpiled here, as tsx would.
 import { existsSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL, URL } from 'node:url';
 import { transformSync } from 'esbuild';
 
-const root = pathToFileURL(fileURLToPath(new URL('../../../', import.meta.url))).href;
+const rootPath = fileURLToPath(new URL('../../../', import.meta.url));
+const root = pathToFileURL(rootPath).href;
 let out;
 /** tsconfig.json's `paths` (exact names only: pipelock → src/index.ts), as tsx applies them. */
 let paths = new Map();
@@ -35,9 +37,10 @@ export async function load(url, context, next) {
   if (!url.endsWith('.ts') || !url.startsWith('file:')) return next(url, context);
   // The project's own modules were transpiled before the run; others (the simulator's planted-bug
   // copies of src/ under node_modules/.cache, a file created since) are transpiled here.
-  const js = out !== undefined && url.startsWith(root) && !url.includes('/node_modules/') ? `${out}/${url.slice(root.length, -3)}.js` : undefined;
-  if (js !== undefined && existsSync(js)) return { format: 'module', source: readFileSync(js, 'utf8'), shortCircuit: true };
   const path = fileURLToPath(url);
+  const js = out !== undefined && url.startsWith(root) && !url.includes('/node_modules/')
+    ? join(out, `${relative(rootPath, path).slice(0, -3)}.js`) : undefined;
+  if (js !== undefined && existsSync(js)) return { format: 'module', source: readFileSync(js, 'utf8'), shortCircuit: true };
   const { code } = transformSync(readFileSync(path, 'utf8'), {
     loader: 'ts', format: 'esm', tsconfigRaw: { compilerOptions: { verbatimModuleSyntax: true } }, platform: 'node', target: 'node20', sourcemap: 'inline', sourcefile: path,
   });
