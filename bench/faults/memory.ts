@@ -47,11 +47,13 @@ export const kMemoryLimits = Object.freeze({
   /** Past this, RSS was still growing at the end of the stall. */
   growthMb: 40,
   /**
-   * From this long after the resume, RSS is within `settledOverBaselineMb` of the fault-free level:
-   * not nearer, because V8 keeps a heap it grew (and the larger sawtooth of its collections) for a while.
+   * From this long after the resume, RSS is within `settledOverBaselineMb` of the fault-free level: what the stall
+   * may cost, no more (V8 keeps a heap it grew while the load goes on). 100 MB failed a clean build: CI's Valkey run
+   * at 6e1e63f (no client change since ff30f91) read +114 MB in the stall and +120 MB 10 s after the resume, with
+   * 11 MB of last-third growth. Retention below the stall's own cost is judged by neither bound.
    */
   settleMs: 10_000,
-  settledOverBaselineMb: 100,
+  settledOverBaselineMb: 150,
 });
 
 const MB = 1024 * 1024;
