@@ -31,9 +31,17 @@ test.after(async () => {
   await real?.close();
 });
 
+/**
+ * Runs `seeds` sequences from seed kFirst, and more until `seeds` less a fifth of them were judged (not void), at most 3 × `seeds`.
+ * A void sequence (a step too near a key's expiry to tell which side of it the server was) says nothing; a loaded
+ * machine voids more of them (CI: 13 of 36 once), so the count of judged sequences is what is held, not the seeds tried.
+ */
 async function sweep(mode: SequenceOptions['mode'], seeds: number, steps: number): Promise<void> {
+  const wanted = seeds - Math.floor(seeds / 5);
   let voided = 0;
-  for (let seed = kFirst; seed < kFirst + seeds; seed++) {
+  let seed = kFirst;
+  // Every seed of the `seeds` as before, then more while voids kept the judged ones short of `wanted`.
+  for (; (seed < kFirst + seeds || seed - kFirst - voided < wanted) && seed < kFirst + 3 * seeds; seed++) {
     const sequence = generate(seed, { mode, steps, baseUs: Date.now() * 1000 });
     const outcome = await runSequence(real!, sequence);
     if (outcome.status === 'diverged') {
@@ -44,9 +52,10 @@ async function sweep(mode: SequenceOptions['mode'], seeds: number, steps: number
       console.log(`  seed ${seed} (${mode}): void at step ${outcome.at}, ${outcome.reason}`);
     }
   }
-  console.log(`  ${mode}: ${seeds} seeds from ${kFirst}, ${voided} void; clock values apart by at most ${clockSpread.us} µs / ${clockSpread.ms} ms (longest EXEC ${clockSpread.spanUs} µs)`);
-  // A void sequence says nothing; a run of them would hide every difference.
-  assert.ok(voided <= Math.max(1, seeds / 5), `${voided} of ${seeds} sequences were void`);
+  const tried = seed - kFirst;
+  console.log(`  ${mode}: ${tried} seeds from ${kFirst}, ${voided} void; clock values apart by at most ${clockSpread.us} µs / ${clockSpread.ms} ms (longest EXEC ${clockSpread.spanUs} µs)`);
+  // A run of void sequences would hide every difference: the judged ones must reach the count.
+  assert.ok(tried - voided >= wanted, `${tried - voided} of ${tried} sequences judged (${voided} void); ${wanted} wanted`);
 }
 
 test('long TTLs: replies, invalidations and keyspace match step by step', timed(120_000, async () => {
