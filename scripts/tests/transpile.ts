@@ -1,8 +1,8 @@
 /**
  * The project's TypeScript as JavaScript for one test run: every .ts module under the directories the
  * tests load from, transpiled by esbuild (as tsx does, module by module, types stripped) into a mirror
- * tree that scripts/tests/loader/ serves in place of the sources. One build of ~500 files takes about a
- * second; tsx in every test process cost about one second of CPU each (docs/development.md).
+ * tree that scripts/tests/loader/ serves in place of the sources. One build of ~530 files took 2.2 s;
+ * tsx in every test process cost about one second of CPU each (docs/development.md).
  */
 import { readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
@@ -24,7 +24,7 @@ async function modules(root: string): Promise<string[]> {
   return found;
 }
 
-/** Transpiles the modules into `out` (emptied first), keeping their paths relative to `root`. */
+/** Transpiles the modules into `out` (a new directory per run: run-tests names it by its pid), keeping their paths relative to `root`. */
 export async function transpile(root: string, out: string): Promise<number> {
   const entryPoints = await modules(root);
   await build({
