@@ -113,6 +113,11 @@ export function turnsKey(names: KeyNames, resource: string, clustered: boolean):
   return names.beside('pipelock:queue:', resource, clustered);
 }
 
+/** How long a free lock waits at the gate for the first in line, ms: a `turn` wait's grace, else kBypassMs. */
+export function bypassOf(graceMs?: number): number {
+  return graceMs ?? kBypassMs;
+}
+
 /**
  * The `G` operation's extra argument: bypass and grace in µs, then the head's id. A `turn` wait (an election) is
  * gated at every attempt and its first keeps the lock for `graceMs`, no bypass: order over speed.

@@ -46,10 +46,12 @@ export class Ticket {
   #turn: string | undefined;
   /** The key of those turns. */
   #turnsKey: string | undefined;
-  /** The master whose turns it is in (refused there), or -1. */
+  /** The master whose turns it joined (refused there), or -1: it leaves them when its call is over, granted or not. */
   #turnsAt = -1;
   /** Its last gated attempt found the lock free but another's turn: it waits for that one to take it. */
   #yielded = false;
+  /** How long it waits for that one before trying again, ms (the bypass of its turns). */
+  #bypassMs = 0;
   /** When it joined (performance.now()): a lock is handed only to callers that joined before its chain began (handover.ts). */
   readonly joined = performance.now();
   /** What a lock handed to it must be (a plain mutex acquisition's ttl and budget); undefined: it takes none. */
@@ -87,6 +89,7 @@ export class Ticket {
   get turnsKey(): string | undefined { return this.#turnsKey; }
   get turnsAt(): number { return this.#turnsAt; }
   get yielded(): boolean { return this.#yielded; }
+  get bypassMs(): number { return this.#bypassMs; }
   get terms(): HandoverTerms | undefined { return this.#terms; }
   get reserved(): boolean { return this.#reserved; }
   get handed(): Attempt | Passed | undefined { return this.#handed; }
@@ -110,20 +113,26 @@ export class Ticket {
     this.#gate = gate;
   }
 
-  /** Its place in the turns at the gate: `key` names them, `id` is its own; kept once made. */
-  takeTurn(key: string, id: string): void {
+  /**
+   * Its place in the turns at the gate: `key` names them, `id` is its own; kept once made. `bypassMs`: how long a free
+   * lock waits there for another first in line (src/waiting/gate.ts), after which this one tries again.
+   */
+  takeTurn(key: string, id: string, bypassMs: number): void {
     this.#turnsKey ??= key;
     this.#turn ??= id;
+    this.#bypassMs = bypassMs;
   }
 
   /**
-   * Its call's last attempt was decided, gated at `gate` (or -1: not gated): whether it is still in the turns there,
-   * and whether it found the lock free but another's turn (it then listens for that one's take).
+   * Its call's last attempt was decided, gated at `gate` (or -1: not gated): whether it joined the turns there, and
+   * whether it found the lock free but another's turn (it then listens for that one's take). A grant there keeps its
+   * place: the quorum may refuse what the gate granted (a release that reached the gate first), and a first that lost
+   * its place to that split was served after those behind it.
    */
   attempted(attempt: Attempt, gate: number): void {
     this.#yielded = false;
     if (gate === -1) return;
-    this.#turnsAt = attempt.votes[gate] === FOR ? -1 : gate;
+    if (attempt.votes[gate] !== FOR) this.#turnsAt = gate;
     // Free, but another's turn: the call listens for the lock being taken, not for it being free.
     this.#yielded = attempt.counts?.[gate] === -1;
   }

@@ -3,7 +3,7 @@ import { publishAcquireRetry } from '../engine/channels.js';
 import type { MasterSet } from '../engine/masters.js';
 import { lostToErrors } from '../engine/quorum.js';
 import type { ExecutionStats } from '../errors.js';
-import { sendGated, turnId, turnsKey } from './gate.js';
+import { bypassOf, sendGated, turnId, turnsKey } from './gate.js';
 import { backoff, isAborted, mayRetry, retryWait, sleep, type ScheduleSettings } from '../engine/schedule.js';
 import type { HandoverTerms, Passed, Ticket } from './ticket.js';
 import { inLine, type Waiters, type Waiting, type WaitMode } from './waiters.js';
@@ -101,12 +101,13 @@ export class Wait {
         : this.#woken ? ticket.gate : -1;
     this.#gatedAt = gate;
     if (gate === -1) return undefined;
-    if (ticket!.turn === undefined) ticket!.takeTurn(turnsKey(masters.names, keys[0]!, masters.clustered), turnId());
+    if (ticket!.turn === undefined)
+      ticket!.takeTurn(turnsKey(masters.names, keys[0]!, masters.clustered), turnId(), bypassOf(this.#graceMs));
     return sendGated(masters, gate, keys, ttlArg, budget, ticket!.turnsKey!, ticket!.turn!, this.#graceMs);
   }
 
   /**
-   * An attempt was decided: it counts as the schedule says, and at its gate it left the turns or is in them. Lost to
+   * An attempt was decided: it counts as the schedule says, and at its gate it joined the turns or is in them. Lost to
    * errors, it uses a slot and waits a full delay; split, it doubles a random pause (docs/decisions/0012, "wait.ts").
    */
   decided(attempt: Attempt): void {

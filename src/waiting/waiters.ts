@@ -1,5 +1,5 @@
 import type { KeyNames } from '../engine/keys.js';
-import { gateOf, gateOrder, kBypassMs } from './gate.js';
+import { gateOf, gateOrder } from './gate.js';
 import { Ticket, type Line } from './ticket.js';
 import type { WatchHub, WatchListener } from '../watch/hub.js';
 import { UNKNOWN, type MemberWatch } from '../watch/watch.js';
@@ -174,7 +174,7 @@ export class Waiters implements Line, WatchListener {
       }
       // Free, but its turn is another's: that one's SET is the change to wake for (see changed);
       // if it does not come within the bypass, the lock is anyone's (src/waiting/gate.ts).
-      if (freeIn === 0 && ticket.yielded) ticket.wakeAt(performance.now() + kBypassMs + 1);
+      if (freeIn === 0 && ticket.yielded) ticket.wakeAt(performance.now() + ticket.bypassMs + 1);
       else if (freeIn === 0) ticket.wake();
       else {
         ticket.unyield();

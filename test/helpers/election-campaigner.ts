@@ -5,6 +5,7 @@
  * has no shared memory, so there the test writes them from its messages, stamped here.
  */
 import { subscribe } from 'node:diagnostics_channel';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 import { Redlock, type Term } from '../../src/index.js';
 import { RENEWAL_CHANNEL, type RenewalMessage } from '../../src/metrics/index.js';
@@ -35,7 +36,11 @@ export type FromCampaigner =
   | { readonly type: 'campaigning'; readonly at: bigint }
   | { readonly type: 'leading'; readonly term: number; readonly at: bigint; readonly until: bigint }
   | { readonly type: 'until'; readonly term: number; readonly until: bigint }
-  | { readonly type: 'lost'; readonly term: number; readonly at: bigint; readonly reason: string }
+  | {
+    readonly type: 'lost'; readonly term: number; readonly at: bigint; readonly reason: string; readonly message: string;
+    /** The most this thread's timers ran late while it led (ms): a loaded machine's share of how late it stepped down. */
+    readonly lagMs: number;
+  }
   | { readonly type: 'act'; readonly term: number; readonly at: bigint }
   | { readonly type: 'resigned'; readonly term: number }
   | { readonly type: 'seen'; readonly term: number; readonly value: string; readonly at: bigint }
@@ -67,6 +72,8 @@ function lead(term: Term): void {
   current = term;
   const until = validUntil(term.validity);
   const slot = ledger?.begin(input.who, term.term, now(), until);
+  const lag = monitorEventLoopDelay({ resolution: 5 });
+  lag.enable();
   post({ type: 'leading', term: term.term, at: now(), until });
   // The validity end moves with each renewal. Reading term.validity or term.signal.aborted would
   // check the term's clock and abort it there, standing in for the library's own timers and loss events.
@@ -83,8 +90,10 @@ function lead(term: Term): void {
     if (slot !== undefined) ledger!.aborted(slot, at);
     renewed = undefined;
     clearInterval(act);
+    lag.disable();
     const reason: unknown = term.signal.reason;
-    post({ type: 'lost', term: term.term, at, reason: reason instanceof Error ? reason.name : typeof reason });
+    post({ type: 'lost', term: term.term, at, reason: reason instanceof Error ? reason.name : typeof reason,
+      message: reason instanceof Error ? reason.message : '', lagMs: lag.max / 1e6 });
   }, { once: true });
 }
 

@@ -88,10 +88,12 @@ test('keys deleted behind the leader\'s back: its signal aborts, and the next te
   await Promise.all(probes.map((p) => p.del('cron')));
   const lost = await first.c.next('lost', timing.lease * 2, (r) => r.term === first.report.term);
   assert.is(lost.reason, 'LockLostError');
-  // Noticed at its next renewal (which begins at least renewDeadline before the validity's end and
-  // finds the keys gone), not only when the validity ran out on the term's own clock.
+  // Noticed by its next renewal finding the keys gone (or by the watch reading them gone), not only
+  // when the validity ran out on the term's own clock: what the loss says, not when it came (a
+  // loaded machine can answer that renewal after the validity's end).
   const until = new Ledger(memory).entries().find((e) => e.term === first.report.term)!.until;
-  assert.ok(msBetween(lost.at, until) >= timing.renewDeadline / 2, `lost only ${msBetween(lost.at, until).toFixed(1)} ms before its validity's end`);
+  assert.match(lost.message, /no longer held under its token|deleted or overwritten/,
+    `lost ${msBetween(lost.at, until).toFixed(1)} ms before its validity's end, saying: ${lost.message}`);
   const second = await nextLeader(campaigners, new Set([first.report]));
   assert.ok(second.report.term > first.report.term, `${second.report.term} > ${first.report.term}`);
   assert.ok(second.report.at > deleted);
@@ -137,8 +139,12 @@ test('a quorum of masters paused: the leader steps down before its validity ends
   let resumed: bigint;
   try {
     const lost = await first.c.next('lost', timing.lease * 3, (r) => r.term === first.report.term);
+    // On its own clock: late by no more than its thread's timers ran late while it led (two busy
+    // loops beside the suite once made that 20 ms), never by a renewal's nodeTimeout.
     const keysLast = ledger.entries().find((e) => e.term === first.report.term)!.until + kDriftNs;
-    assert.ok(lost.at <= keysLast, `stepped down ${msBetween(keysLast, lost.at).toFixed(1)} ms after its keys could expire`);
+    const lagNs = BigInt(Math.ceil(lost.lagMs * 1e6));
+    assert.ok(lost.at <= keysLast + lagNs,
+      `stepped down ${msBetween(keysLast, lost.at).toFixed(1)} ms after its keys could expire, its timers at most ${lost.lagMs.toFixed(1)} ms late`);
     assert.is(lost.reason, 'LockLostError');
     // A whole lease past the loss, with the others retrying every retryPeriod: nobody may lead.
     await sleep(timing.lease);

@@ -1,11 +1,14 @@
 import '../helpers/setup.js';
 import * as assert from 'uvu/assert';
 import { mastersSuite, probesEach } from '../helpers/masters.js';
-import { eventually } from '../helpers/redis.js';
+import { commandCalls, eventually } from '../helpers/redis.js';
 import { rejection, throwsInvalid } from '../helpers/reject.js';
 import { timed } from '../helpers/timeout.js';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { ACQUIRE_CHANNEL } from '../../src/engine/channels.js';
+import { kNoPrefix } from '../../src/engine/keys.js';
+import { internals } from '../../src/redlock.js';
+import { gateOf, gateOrder, turnsKey } from '../../src/waiting/gate.js';
 import { LockAbortedError, LockLostError, QuorumUnreachableError, Redlock, RedlockClosedError, ResignedError, Term, type Leader } from '../../src/index.js';
 
 // Leader election on three real masters: three Redlock instances (three clients each) campaign.
@@ -86,6 +89,58 @@ test('three Redlocks campaign: one leads at a time, terms strictly increase acro
   assert.is(most, 1);
   assert.is(terms.length, 9);
   for (let i = 1; i < terms.length; i++) assert.ok(terms[i]! > terms[i - 1]!, `term ${i}: ${terms[i]} > ${terms[i - 1]}`);
+}));
+
+test('a first in line that the gate grants and the quorum refuses (the release not yet on the others) keeps its turn', timed(15_000, async ({ masters }) => {
+  // Long terms and a grace of 500 ms (retryPeriod / 2): the release below follows the gate's DEL well within it.
+  const slow = { lease: 10_000, renewDeadline: 4_000, retryPeriod: 1_000 };
+  const [held, a, b] = [0, 1, 2].map(() => open(masters.urls).election('split', slow));
+  const gate = gateOf(gateOrder(internals(opened[0]!).masters.nodes.map((node) => node.name)), 'split');
+  const queue = turnsKey(kNoPrefix, 'split', false);
+  const line = async (): Promise<string[]> => probes[gate]!.sendCommand<string[]>(['ZRANGE', queue, '0', '-1']);
+  const leader = await held!.campaign({ value: 'held' });
+  const order: string[] = [];
+  const first = a!.campaign({ value: 'a' }).then((t) => { order.push('a'); return t; });
+  await eventually(async () => (await line()).length === 1, 5000, 'a in line at the gate');
+  const second = b!.campaign({ value: 'b' }).then((t) => { order.push('b'); return t; });
+  await eventually(async () => (await line()).length === 2, 5000, 'b in line at the gate');
+  const arrived = await line();
+  // The release reaches the gate first: a, first in line, is granted there and refused by the two others.
+  const others = probes.filter((_, i) => i !== gate);
+  const before = await commandCalls(others, 'set');
+  await probes[gate]!.del('split');
+  await eventually(async () => (await commandCalls(others, 'set')).every((calls, i) => calls > before[i]!), 2000, 'a\'s granted attempt on the others');
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(await line(), arrived, 'a keeps its place after the split');
+  await leader.resign();
+  const t1 = await first;
+  assert.equal(order, ['a'], 'a leads first');
+  await t1.resign();
+  await (await second).resign();
+  assert.equal(order, ['a', 'b']);
+  assert.equal(await line(), [], 'each left the line when its campaign was over');
+}));
+
+test('a first in line that never comes (a process gone): the next waits out the grace without polling the gate', timed(15_000, async ({ masters }) => {
+  const slow = { lease: 10_000, renewDeadline: 4_000, retryPeriod: 1_000 };
+  const [held, next] = [0, 1].map(() => open(masters.urls).election('gone', slow));
+  const gate = gateOf(gateOrder(internals(opened[0]!).masters.nodes.map((node) => node.name)), 'gone');
+  const queue = turnsKey(kNoPrefix, 'gone', false);
+  const leader = await held!.campaign();
+  const waiting = next!.campaign();
+  await eventually(async () => Number(await probes[gate]!.sendCommand(['ZCARD', queue])) === 1, 5000, 'the waiter in line at the gate');
+  await probes[gate]!.sendCommand(['ZADD', queue, '1', 'gone']);
+  const [before] = await commandCalls([probes[gate]!], 'evalsha');
+  const released = performance.now();
+  await leader.resign();
+  const term = await waiting;
+  const waited = performance.now() - released;
+  const [after] = await commandCalls([probes[gate]!], 'evalsha');
+  // The grace is retryPeriod / 2: the waiter leads once it is over, having asked the gate about twice
+  // meanwhile (its yield re-read every 3 ms asked it about 160 times).
+  assert.ok(waited >= 450, `led ${waited.toFixed(0)} ms after the release`);
+  assert.ok(after! - before! <= 8, `${after! - before!} scripts at the gate`);
+  await term.resign();
 }));
 
 test('proclaim changes the value leader() and observe() show; observe sees each change once, in order', timed(10_000, async ({ masters }) => {
