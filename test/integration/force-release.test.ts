@@ -5,16 +5,13 @@ import { eventually } from '../helpers/redis.js';
 import { timed } from '../helpers/timeout.js';
 import { InvalidArgumentError, LockLostError, LockRevokedError, Redlock, type RedlockOptions } from '../../src/index.js';
 import { revokedKey } from '../../src/engine/keys.js';
+import { abortedAt } from '../helpers/aborted.js';
 
 // Issue 44: an operator takes a lock away from its holder in another process (a stuck job) with a
 // reason, and the holder hears it: with watchHeld its signal aborts with LockRevokedError at once.
 const test = mastersSuite('force-release', { count: 3, flushEach: true });
 const probes = probesEach(test);
 
-/** Resolves with performance.now() when `signal` aborts. */
-function abortedAt(signal: AbortSignal): Promise<number> {
-  return new Promise((resolve) => { signal.addEventListener('abort', () => { resolve(performance.now()); }, { once: true }); });
-}
 
 /** Until every master's watch connection tracks a key (the guard's first reads armed it). */
 async function armed(): Promise<void> {

@@ -5,6 +5,7 @@ import { mastersSuite, probesEach } from '../helpers/masters.js';
 import { eventually } from '../helpers/redis.js';
 import { timed } from '../helpers/timeout.js';
 import { LockLostError, Redlock, type RedlockAbortSignal } from '../../src/index.js';
+import { abortedAt } from '../helpers/aborted.js';
 
 // The lost-lock signal from the server (setting watchHeld, src/watch/guard.ts): a held lock
 // whose keys are overwritten behind its back learns it from the masters, not at its next renewal.
@@ -12,12 +13,6 @@ const test = mastersSuite('held-watch', { count: 5, healEach: true, flushEach: t
 
 const probes = probesEach(test);
 
-/** Resolves with performance.now() when `signal` aborts. */
-function abortedAt(signal: AbortSignal): Promise<number> {
-  return new Promise((resolve) => {
-    signal.addEventListener('abort', () => { resolve(performance.now()); }, { once: true });
-  });
-}
 
 /** Until the guard's first reads armed the key on every master (their watch connections track it). */
 async function armed(key: string): Promise<void> {

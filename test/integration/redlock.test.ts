@@ -5,6 +5,7 @@ import { closeAll, connectAll, eventually, valuesOf, type Probe } from '../helpe
 import { rejection } from '../helpers/reject.js';
 import { timed } from '../helpers/timeout.js';
 import { ExecutionError, Lock, Redlock, ResourceLockedError } from '../../src/index.js';
+import { abortedAt } from '../helpers/aborted.js';
 
 // Happy paths and contention over 5 healthy masters; faults live in redlock-faults.test.ts.
 const test = mastersSuite('redlock', { count: 5, flushEach: true });
@@ -200,7 +201,7 @@ test('using() extends past several durations and releases at the end', timed(800
 test('using() aborts the signal with LockLostError when the key is deleted behind its back', timed(8000, async () => {
   const reason = await redlock.using(['victim'], 400, { automaticExtensionThreshold: 200 }, async (signal) => {
     await Promise.all(probes.map((p) => p.del('victim')));
-    await new Promise((resolve) => { signal.addEventListener('abort', resolve, { once: true }); });
+    await abortedAt(signal);
     return signal.reason as ExecutionError;
   });
   assert.is(reason.code, 'ERR_PIPELOCK_LOCK_LOST');

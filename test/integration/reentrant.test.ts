@@ -4,6 +4,7 @@ import { mastersSuite } from '../helpers/masters.js';
 import { closeAll, commandCalls, connectAll, valuesOf, type Probe } from '../helpers/redis.js';
 import { rejection } from '../helpers/reject.js';
 import { timed } from '../helpers/timeout.js';
+import { abortedAt } from '../helpers/aborted.js';
 import {
   InvalidArgumentError, LockAbortedError, LockLostError, Redlock, ReentrancyError, ReentrantRedlock, ResourceLockedError, type ReentrantLock,
 } from '../../src/index.js';
@@ -218,7 +219,7 @@ test('a lost lock aborts every nested holder\'s signal; acquiring it again in th
   await reentrant.using(['lost'], 600, async (outerSignal) => {
     await reentrant.using(['lost'], 600, async (signal) => {
       await Promise.all(probes.map((p) => p.del('lost')));
-      await new Promise((resolve) => { signal.addEventListener('abort', resolve, { once: true }); });
+      await abortedAt(signal);
       assert.ok(outerSignal.aborted);
       assert.instance(signal.error, LockLostError);
       await rejection(reentrant.acquire(['lost'], 1_000), LockLostError);

@@ -45,9 +45,16 @@ test('10,000 locks held by one client stay valid across 3+ durations, renewed by
     assert.is(lost.length, 0, `${lost.length} locks lost, e.g. ${String(lost[0]?.signal?.reason)}`);
     for (const lock of locks) assert.ok(lock.validity > 0, 'every lock is still valid');
     assert.ok(Math.min(...locks.map((l) => l.extensions)) >= 3, 'each lock was renewed at least 3 times');
-    for (const probe of probes) assert.is(await probe.dbSize(), 10_000);
+    // Held on a quorum, as Redlock promises: on a quiet machine all five hold every key, but a master
+    // starved past a renewal's second of slack (two busy loops beside the suite) keeps only what it
+    // renewed in time, and a renewal never restores a key that expired there.
+    const sizes = await Promise.all(probes.map((probe) => probe.dbSize()));
+    assert.ok(sizes.filter((n) => n === 10_000).length >= 3, `keys per master: ${sizes.join(', ')}`);
     const sample = locks.filter((_, i) => i % 997 === 0);
-    for (const lock of sample) for (const probe of probes) assert.is(await probe.get(lock.resources[0]!), lock.value);
+    for (const lock of sample) {
+      const values = await Promise.all(probes.map((probe) => probe.get(lock.resources[0]!)));
+      assert.ok(values.filter((value) => value === lock.value).length >= 3, `${lock.resources[0]!} on a quorum: ${values.join(', ')}`);
+    }
     // 10,000 renewals per period in chunks of 256 keys: ~40 calls per master per period, not 10,000.
     const periods = (3.1 * duration) / (duration * (2 / 3));
     for (let i = 0; i < 5; i++) {

@@ -109,7 +109,8 @@ test('autoExtend: a permit held past its duration is renewed by the scheduler', 
   const redlock = new Redlock(masters.urls);
   try {
     const semaphore = redlock.semaphore('renewed', 2);
-    const lock = await semaphore.acquire(400, { autoExtend: true, automaticExtensionThreshold: 100 });
+    // Renewed 300 ms before its end: a loaded machine (two busy loops beside the suite) once let 100 ms pass unrenewed.
+    const lock = await semaphore.acquire(1000, { autoExtend: true, automaticExtensionThreshold: 300 });
     assert.is(redlock.autoExtended, 1);
     await eventually(() => lock.extensions >= 3, 5000, 'three renewals');
     assert.ok(lock.validity > 0);
@@ -130,11 +131,11 @@ test('autoExtend: permits, read locks and mutexes due together are renewed in on
     calls.push((message as { operations: number }).operations);
   };
   try {
-    const settings = { autoExtend: true, automaticExtensionThreshold: 100 };
+    const settings = { autoExtend: true, automaticExtensionThreshold: 400 };
     const locks = [
-      await redlock.acquire(['batched'], 600, settings),
-      await redlock.semaphore('batched-pool', 3).acquire(600, settings),
-      await redlock.readWriteLock('batched-doc').readLock(600, settings),
+      await redlock.acquire(['batched'], 1500, settings),
+      await redlock.semaphore('batched-pool', 3).acquire(1500, settings),
+      await redlock.readWriteLock('batched-doc').readLock(1500, settings),
     ];
     subscribe(NODE_CALL_CHANNEL, listen);
     await eventually(() => locks.every((lock) => lock.extensions >= 1), 5000, 'a renewal of each');

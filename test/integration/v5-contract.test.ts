@@ -7,6 +7,7 @@ import { timed } from '../helpers/timeout.js';
 import { CLIENT_KINDS, userClients, type ClientKind, type UserClients } from '../helpers/client-kinds.js';
 import { ExecutionError, Lock, Redlock, ResourceLockedError, type ExecutionStats } from '../../src/index.js';
 import { internals } from '../../src/redlock.js';
+import { abortedAt } from '../helpers/aborted.js';
 
 /*
  * node-redlock v5's public contract (its README and type declarations), held by pipelock for each
@@ -128,7 +129,7 @@ function contract(kind: ClientKind): void {
   test('using: a lock lost on the majority aborts the signal with its error', timed(8000, async () => {
     const aborted = await redlock.using(['v5:g'], 600, { automaticExtensionThreshold: 300 }, async (signal) => {
       await Promise.all(probes.slice(0, 3).map((probe) => probe.set('v5:g', 'someone-else')));
-      await new Promise((resolve) => { signal.addEventListener('abort', resolve, { once: true }); });
+      await abortedAt(signal);
       return signal;
     }).catch((error: unknown) => error);
     assert.ok(aborted instanceof AbortSignal, `expected the routine's signal, got ${String(aborted)}`);
