@@ -100,8 +100,15 @@ export class PipelockEngine {
     this.#written = true;
     const file = this.#config.json;
     if (file !== undefined) {
-      mkdirSync(dirname(file), { recursive: true });
-      writeFileSync(file, `${JSON.stringify(driver.result(), null, 2)}\n`);
+      // Thrown here it would surface inside the runner's 'done' event; said instead, and the worker exits 1.
+      try {
+        mkdirSync(dirname(file), { recursive: true });
+        writeFileSync(file, `${JSON.stringify(driver.result(), null, 2)}\n`);
+      } catch (error) {
+        console.error(`artillery-engine-pipelock: could not write the result file (config.engines.pipelock.json) ${file}: `
+          + (error instanceof Error ? error.message : String(error)));
+        process.exitCode = 1;
+      }
     }
     driver.close().catch((error: unknown) => {
       console.error(`artillery-engine-pipelock: closing the connections failed: ${error instanceof Error ? error.message : String(error)}`);

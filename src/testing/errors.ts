@@ -6,16 +6,14 @@ export class RedisServerNotFoundError extends Error {
   override readonly name = 'RedisServerNotFoundError';
   /** A stable code to match on. */
   readonly code = 'ERR_REDIS_SERVER_NOT_FOUND';
-  /** The binary that could not be executed. */
-  readonly redisServer: string;
 
-  constructor(redisServer: string, options?: ErrorOptions) {
+  /** @param redisServer The binary that could not be executed. */
+  constructor(readonly redisServer: string, options?: ErrorOptions) {
     super(
       `redis-server not found: could not execute ${JSON.stringify(redisServer)}; ` +
         'install it (apt-get install redis-server) or set PIPELOCK_REDIS_SERVER=/path/to/redis-server',
       options,
     );
-    this.redisServer = redisServer;
   }
 }
 
@@ -25,15 +23,13 @@ export class MasterStartError extends Error {
   override readonly name = 'MasterStartError';
   /** A stable code to match on. */
   readonly code = 'ERR_MASTER_START_FAILED';
-  /** The port the server was to listen on. */
-  readonly port: number;
-  /** The end of the server's output. */
-  readonly logTail: string;
 
-  constructor(reason: string, port: number, logTail: string, options?: ErrorOptions) {
+  /**
+   * @param port The port the server was to listen on.
+   * @param logTail The end of the server's output.
+   */
+  constructor(reason: string, readonly port: number, readonly logTail: string, options?: ErrorOptions) {
     super(`redis-server on port ${port} ${reason}${logTail ? `; its output ends with:\n${logTail}` : ''}`, options);
-    this.port = port;
-    this.logTail = logTail;
   }
 }
 
@@ -43,15 +39,13 @@ export class InvalidOptionError extends TypeError {
   override readonly name = 'InvalidOptionError';
   /** A stable code to match on. */
   readonly code = 'ERR_INVALID_OPTION';
-  /** The option or argument, as spelled in the call. */
-  readonly option: string;
-  /** What its value must be. */
-  readonly rule: string;
 
-  constructor(option: string, rule: string, value: unknown) {
+  /**
+   * @param option The option or argument, as spelled in the call.
+   * @param rule What its value must be.
+   */
+  constructor(readonly option: string, readonly rule: string, value: unknown) {
     super(`${option} must be ${rule}, got ${show(value)}`);
-    this.option = option;
-    this.rule = rule;
   }
 }
 

@@ -3,6 +3,7 @@ import type { RedisClientOptions } from '@redis/client';
 import { InvalidArgumentError } from '../errors.js';
 import type { RedisClient } from '../clients.js';
 import { closeWithin } from './close.js';
+import { asError } from '../util/checks.js';
 
 type RedisModule = typeof import('@redis/client');
 let redisModule: RedisModule | undefined;
@@ -26,19 +27,24 @@ export function loadRedisClient(url: string): RedisModule {
  */
 export const NO_COMMAND_TIMEOUT = Object.freeze({ timeout: 0 });
 
+/** pipelock's reconnect for its own connections: quick, but not a hot loop (a dead master costs an attempt nothing while it is down). */
+export const defaultReconnect = (retries: number): number => Math.min(50 * 2 ** retries, 2000);
+
+/** What pipelock sets on each @redis/client connection it opens (a master's, or a cluster's shards'); the user's own options win. */
+export function ownedDefaults(extra?: RedisClientOptions): RedisClientOptions {
+  return { commandOptions: { timeout: 0 }, ...extra, socket: { reconnectStrategy: defaultReconnect, ...extra?.socket } };
+}
+
 /** Options for the connections pipelock opens itself from URLs; the user's own options win. */
 export function ownedClientOptions(url: string, extra?: RedisClientOptions): RedisClientOptions {
-  return {
-    url,
-    commandOptions: { timeout: 0 },
-    ...extra,
-    socket: {
-      // Reconnect quickly but not in a hot loop: a dead master costs an attempt nothing while
-      // it is down (operations to it fail at once), so there is no reason to back off far.
-      reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2000),
-      ...extra?.socket,
-    },
-  };
+  return { url, ...ownedDefaults(extra) };
+}
+
+/** Starts connecting a client pipelock opened; `onError` hears a failed first connect as it hears the client's later errors. */
+export function connectHeard(client: { connect(): Promise<unknown> }, onError: (error: Error) => void): void {
+  client.connect().catch((error: unknown) => {
+    onError(asError(error));
+  });
 }
 
 // createClient() builds a client class per distinct options object (a one-entry cache keyed on all

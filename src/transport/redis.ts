@@ -1,7 +1,7 @@
 import type { RedisClientOptions } from '@redis/client';
 import type { RedisClient } from '../clients.js';
 import { redisClientName } from './names.js';
-import { closeClient, NO_COMMAND_TIMEOUT, openClient } from './open.js';
+import { closeClient, connectHeard, NO_COMMAND_TIMEOUT, openClient } from './open.js';
 import type { Transport } from './transport.js';
 
 type Event = 'ready' | 'error';
@@ -38,10 +38,8 @@ function subscribe(client: RedisClient, event: Event, fn: Listener): () => void 
 /** The Transport over an @redis/client client (the user's, or one pipelock opened from a URL). */
 export class RedisTransport implements Transport {
   readonly name: string;
-  readonly #client: RedisClient;
 
-  constructor(client: RedisClient, index: number) {
-    this.#client = client;
+  constructor(readonly client: RedisClient, index: number) {
     this.name = redisClientName(client, index);
   }
 
@@ -49,40 +47,32 @@ export class RedisTransport implements Transport {
   static open(url: string, index: number, clientOptions: RedisClientOptions | undefined, onError: (error: Error) => void): RedisTransport {
     const transport = new RedisTransport(openClient(url, clientOptions), index);
     transport.onError(onError);
-    (transport.#client as unknown as { connect(): Promise<unknown> }).connect().catch((error: unknown) => {
-      onError(error as Error);
-    });
+    connectHeard(transport.client as unknown as { connect(): Promise<unknown> }, onError);
     return transport;
   }
 
-  get client(): RedisClient {
-    return this.#client;
-  }
-
-  /** @redis/client has no key prefix. */
-
   get isOpen(): boolean {
-    return this.#client.isOpen;
+    return this.client.isOpen;
   }
 
   get isReady(): boolean {
-    return this.#client.isReady;
+    return this.client.isReady;
   }
 
   send(args: readonly string[]): Promise<unknown> {
-    return this.#client.sendCommand(args, NO_COMMAND_TIMEOUT);
+    return this.client.sendCommand(args, NO_COMMAND_TIMEOUT);
   }
 
   onReady(fn: () => void): () => void {
-    return subscribe(this.#client, 'ready', fn);
+    return subscribe(this.client, 'ready', fn);
   }
 
   onError(fn: (error: Error) => void): () => void {
-    return subscribe(this.#client, 'error', fn);
+    return subscribe(this.client, 'error', fn);
   }
 
   close(graceMs: number, keepGiven = false): Promise<void> {
     // pipelock opens nothing beside a client it was given: keeping it means closing nothing.
-    return keepGiven ? Promise.resolve() : closeClient(this.#client, graceMs);
+    return keepGiven ? Promise.resolve() : closeClient(this.client, graceMs);
   }
 }

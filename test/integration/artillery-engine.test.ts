@@ -1,9 +1,11 @@
 import '../helpers/setup.js';
 import { spawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as assert from 'uvu/assert';
+import { PipelockEngine } from '../../artillery-engine-pipelock/src/engine.js';
 import { report } from '../../tools/src/cli/report.js';
 import { Recorder, summarize } from '../../tools/src/load/histogram.js';
 import type { OpName, RunResult } from '../../tools/src/load/result.js';
@@ -103,6 +105,26 @@ test('two workers: report merge of their files equals the sum of what they repor
   assert.equal(result.mix?.map((p) => p.name), ['orders', 'hot']);
   assert.is(result.mix!.reduce((n, p) => n + p.cycles, 0), result.cycles);
   assert.is(result.mix![1]!.operations.extend.count, result.operations.extend.count, 'only the hot entry extends');
+}));
+
+test('a result file that cannot be written is said, naming the file, and fails the worker; the runner\'s done does not throw', timed(30_000, async ({ masters }) => {
+  const blocker = join(dir, 'not-a-folder');
+  await writeFile(blocker, '');
+  const ee = new EventEmitter();
+  const engine = new PipelockEngine({ config: { target: masters.urls.join(','), engines: { pipelock: { json: join(blocker, 'result-{worker}.json') } } },
+    scenarios: [{ engine: 'pipelock', flow: [{ cycle: { keys: 10 } }] }] }, ee);
+  await engine.init();
+  const said: string[] = [];
+  const error = console.error;
+  console.error = (...args: unknown[]) => { said.push(args.join(' ')); };
+  try {
+    ee.emit('done');
+  } finally {
+    console.error = error;
+  }
+  assert.ok(said.some((line) => line.includes(`${blocker}/result-`) && line.includes('EEXIST')), said.join('\n'));
+  assert.is(process.exitCode, 1);
+  process.exitCode = 0;
 }));
 
 test.run();

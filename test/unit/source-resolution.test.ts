@@ -31,4 +31,9 @@ test('under npm run loadtest\'s node flags, in the process and in the piscina wo
   assert.equal(JSON.parse(stdout), { main: sources, worker: sources });
 });
 
+test('a stack trace names each module by its own path: the test run\'s transpiled tree maps back to the sources', () => {
+  const stack = new Error('here').stack ?? '';
+  assert.ok(stack.includes(`${fileURLToPath(import.meta.url)}:`), stack);
+});
+
 test.run();

@@ -1,12 +1,11 @@
 import type { RedisClientOptions } from '@redis/client';
 import { msUntil, within } from '../../util/time.js';
-import { loadRedisClient, NO_COMMAND_TIMEOUT } from '../open.js';
+import { connectHeard, loadRedisClient, NO_COMMAND_TIMEOUT, ownedDefaults } from '../open.js';
 import { closeWithin } from '../close.js';
 import { listen } from '../listen.js';
 import { clusterName, shardName, urlName } from '../names.js';
 import { NodeUnavailableError } from '../../errors.js';
 import type { RedisClusterClient } from '../../clients.js';
-import { asError } from '../../util/checks.js';
 import { ClusterTransport } from './transport.js';
 
 /** Shard connections that were ready once: not ready now means dropped, not still connecting. */
@@ -18,12 +17,10 @@ const seenReady = new WeakSet<object>();
  */
 export class RedisClusterTransport extends ClusterTransport {
   readonly name: string;
-  readonly #cluster: RedisClusterClient;
 
-  constructor(cluster: RedisClusterClient, index: number, name?: string) {
+  constructor(readonly client: RedisClusterClient, index: number, name?: string) {
     super();
-    this.#cluster = cluster;
-    this.name = name ?? clusterName(cluster.masters.map(shardName), index);
+    this.name = name ?? clusterName(client.masters.map(shardName), index);
   }
 
   /** Opens a cluster client from seed URLs and connects it; `onError` hears its errors. */
@@ -32,39 +29,29 @@ export class RedisClusterTransport extends ClusterTransport {
     const { createCluster } = loadRedisClient(seeds[0]!);
     const cluster = createCluster({
       rootNodes: seeds.map((url) => ({ url })),
-      defaults: {
-        ...clientOptions,
-        commandOptions: { timeout: 0 },
-        socket: { reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2000), ...clientOptions?.socket },
-      } as never,
+      defaults: ownedDefaults(clientOptions),
     }) as unknown as RedisClusterClient;
     const transport = new RedisClusterTransport(cluster, index, clusterName(seeds.map(urlName), index));
     cluster.on('error', onError);
-    cluster.connect().catch((error: unknown) => {
-      onError(asError(error));
-    });
+    connectHeard(cluster, onError);
     return transport;
   }
 
-  get client(): RedisClusterClient {
-    return this.#cluster;
-  }
-
   get isOpen(): boolean {
-    return this.#cluster.isOpen;
+    return this.client.isOpen;
   }
 
   get isReady(): boolean {
-    return this.#cluster.isReady;
+    return this.client.isReady;
   }
 
   protected route(key: string | undefined, args: readonly string[]): Promise<unknown> {
-    return this.#cluster.sendCommand(key, false, args as string[], NO_COMMAND_TIMEOUT);
+    return this.client.sendCommand(key, false, args as string[], NO_COMMAND_TIMEOUT);
   }
 
   protected downShard(slot: number): string | undefined {
     // A connection still opening for the first time is waited for, as a standalone master's is.
-    const shard = this.#cluster.slots[slot]?.master;
+    const shard = this.client.slots[slot]?.master;
     const connection = shard?.client;
     if (connection === undefined) return undefined;
     if (connection.isReady) seenReady.add(connection);
@@ -73,12 +60,12 @@ export class RedisClusterTransport extends ClusterTransport {
   }
 
   protected everyMaster(args: readonly string[]): Promise<unknown[]> {
-    const cluster = this.#cluster;
+    const cluster = this.client;
     return Promise.all(cluster.masters.map(async (node) => (await cluster.nodeClient(node)).sendCommand(args, NO_COMMAND_TIMEOUT)));
   }
 
   protected async connected(deadline: number): Promise<void> {
-    const cluster = this.#cluster;
+    const cluster = this.client;
     if (cluster.isOpen) {
       let listener: (() => void) | undefined;
       await within(new Promise<void>((resolve) => {
@@ -92,15 +79,15 @@ export class RedisClusterTransport extends ClusterTransport {
 
   onReady(fn: () => void): () => void {
     // The cluster client emits 'connect' once its slot table is loaded (cluster-slots.js connect()).
-    return listen(this.#cluster, 'connect', fn);
+    return listen(this.client, 'connect', fn);
   }
 
   onError(fn: (error: Error) => void): () => void {
-    return listen(this.#cluster, 'error', fn);
+    return listen(this.client, 'error', fn);
   }
 
   async close(graceMs: number, keepGiven = false): Promise<void> {
-    const cluster = this.#cluster;
+    const cluster = this.client;
     if (keepGiven || !cluster.isOpen) return;
     await closeWithin(graceMs, () => cluster.close(), () => { cluster.destroy(); });
   }
