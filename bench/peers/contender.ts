@@ -79,8 +79,8 @@ export interface WorkloadConfig {
   readonly minReps?: number;
 }
 
-/** On Valkey: pipelock's automatic choice, each path forced, and the per-command ceiling, on the same masters. */
-const VALKEY_CONTENDERS = ['pipelock', 'pipelock-client', 'pipelock-scripts', 'pipelock-scripts-client', 'pipelock-native', 'raw-quorum'];
+/** On Valkey: pipelock's automatic choice, each path forced, a before/after pair's other side, and the per-command ceiling. */
+const VALKEY_CONTENDERS = ['pipelock', 'pipelock-client', 'pipelock-scripts', 'pipelock-scripts-client', 'pipelock-native', 'pipelock-other', 'raw-quorum'];
 
 export const CONFIGS: readonly WorkloadConfig[] = [
   { id: 'c1', label: 'concurrency 1, 1M keys', concurrency: 1, keys: 1_000_000, minReps: 5 },

@@ -6,6 +6,8 @@
  * INFO commandstats and cpu) say what Redis spent. Writes bench/results/profile.json for
  * bench:report. Absolute µs move with the machine; the shares are what to read.
  *   --concurrency N (64)  --cycles N (200000)  --contender pipelock|raw-quorum (pipelock)  --out FILE (bench/results/profile.json)
+ *   --commands auto|native|scripts (pipelock's setting; auto)  PIPELOCK_REDIS_SERVER=…/valkey-server profiles on Valkey
+ *   PROFILE_DUMP=FILE writes V8's raw profile too (per-function self times)
  * `--contender raw-quorum` profiles the per-command quorum ceiling (raw @redis/client doing the same work), the
  * yardstick of the one-lock-at-a-time figures: bench:profile:c1 writes both at concurrency 1 for bench:report.
  */
@@ -26,6 +28,7 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '64' },
     cycles: { type: 'string', default: '200000' },
     contender: { type: 'string', default: 'pipelock' },
+    commands: { type: 'string', default: 'auto' },
     out: { type: 'string', default: join(ROOT, 'bench', 'results', 'profile.json') },
   },
 });
@@ -42,7 +45,8 @@ const kWarmupCycles = 40_000;
 const { Redlock } = await import(join(ROOT, 'dist', 'index.js')) as typeof import('../../src/index.js');
 const masters = await startMasters({ count: kMasters });
 const info = await openInfoClients(masters.urls);
-const redlock = contenderId === 'pipelock' ? new Redlock(masters.urls, { retryCount: 0, nodeTimeout: 5_000 }) : undefined;
+const commands = values.commands as 'auto' | 'native' | 'scripts';
+const redlock = contenderId === 'pipelock' ? new Redlock(masters.urls, { retryCount: 0, nodeTimeout: 5_000, commands }) : undefined;
 let contender: Contender | undefined;
 try {
   const active = redlock === undefined ? await openContender(contenderId, masters.urls) : await pipelockContender(redlock);

@@ -44,7 +44,7 @@ export class Attempt implements OpArgs, Tally {
   context: unknown;
   /** The lock that won with this attempt while a master had yet to answer: it keeps the attempt for node-redlock's stats. */
   keeper: CompletionKeeper | undefined;
-  /** Its words when it is the only operation of a call, shared by every master's call (src/engine/coalescer.ts). */
+  /** Its words when it is a call's only script operation or a native command, shared by every master (src/engine/coalescer.ts). */
   alone: readonly string[] | undefined = undefined;
   /** F and I: the largest value among the votes for; X: the largest previous counter seen. */
   value = 0;

@@ -13,10 +13,13 @@ const kGatherAbove = 4;
 
 /**
  * In mode 'auto', while more operations than this would be out on a member that runs scripts, a
- * flush goes by script: past it, a native command per operation costs the client more than the
- * masters save.
+ * flush goes by script: past it (a burst of thousands), a native command per operation costs the
+ * client more than the masters save. 256 split concurrency 512 between the paths (decision 0007).
  */
-export const kNativeAtMost = 256;
+export const kNativeAtMost = 1024;
+
+/** A run's `args`: its words are its `commands`. */
+const kNoArgs: readonly string[] = Object.freeze([]);
 
 /** One call to a master: the operations it carries and its words. */
 export interface Batch {
@@ -25,9 +28,15 @@ export interface Batch {
   /** The earliest deadline among its operations still undecided on this master; Infinity when none is. */
   deadline: number;
   readonly ops: readonly Attempt[];
+  /** Its words: one command (empty for a run, see `commands`). */
   readonly args: readonly string[];
-  /** One operation sent as a native command (src/protocol/native.ts): its reply is 'OK', 1, 0 or nil, not a script's. */
+  /** Sent as native commands (src/protocol/native.ts): each reply is 'OK', 1, 0 or nil, not a script's. */
   readonly native: boolean;
+  /**
+   * A run: one native command per operation, posted together, its replies gathered in order (src/engine/native-run.ts);
+   * undefined for one command.
+   */
+  readonly commands?: readonly (readonly string[])[];
   /** Already resent once after NOSCRIPT: a second NOSCRIPT is an error. */
   replayed: boolean;
   /** The master's connection (counted in reconnects) when the batch was handed to it. */
@@ -58,6 +67,8 @@ export class Coalescer implements Flushable {
   readonly #chunkSize: number;
   readonly #coalesce: boolean;
   readonly #mode: CommandsMode;
+  /** The master's connection posts commands with no promise each (src/transport/lean/): a native command costs it little. */
+  readonly #posts: boolean;
   /** The one operation waiting (most flushes carry one), or undefined while #many holds them. */
   #one: Attempt | undefined;
   #many: Attempt[] | undefined;
@@ -65,12 +76,13 @@ export class Coalescer implements Flushable {
   #seq = 0;
 
   /** `coalesce: false` sends one call per operation (each still a script call, or a native command). */
-  constructor(outlet: Outlet, flusher: Flusher, chunkSize: number, coalesce: boolean, mode: CommandsMode) {
+  constructor(outlet: Outlet, flusher: Flusher, chunkSize: number, coalesce: boolean, mode: CommandsMode, posts = false) {
     this.#outlet = outlet;
     this.#flusher = flusher;
     this.#chunkSize = chunkSize;
     this.#coalesce = coalesce;
     this.#mode = mode;
+    this.#posts = posts;
   }
 
   /** Nothing waits to be sent. */
@@ -119,8 +131,9 @@ export class Coalescer implements Flushable {
   }
 
   /**
-   * The calls for one flush's operations, in order: script runs chunked by chunkSize, each native operation a
-   * call of its own, so a master runs one key's operations in the order they came. `byScript`: all by script.
+   * The calls for one flush's operations, in order: script runs chunked by chunkSize, native operations a call each
+   * (where the connection posts, consecutive ones one run of commands), so a master runs one key's operations in the
+   * order they came. `byScript`: all by script.
    */
   cut(pending: Attempt[], byScript = false): Batch[] {
     const batches: Batch[] = [];
@@ -134,15 +147,26 @@ export class Coalescer implements Flushable {
     const limit = this.#coalesce ? this.#chunkSize : 1;
     let from = 0;
     let keys = 0;
+    // Consecutive native operations on a posting connection: one Batch, not one each (decision 0007).
+    let run: Attempt[] | undefined;
+    let words: (readonly string[])[] | undefined;
     for (let i = 0; i < pending.length; i++) {
       const op = pending[i]!;
       const native = burst ? undefined : this.#native(op, caps, many);
       if (native !== undefined) {
         if (i > from) batches.push(this.#scripted(pending, from, i));
-        batches.push(this.#single(op, native, true));
         from = i + 1;
         keys = 0;
+        if (!this.#posts) batches.push(this.#single(op, native, true));
+        else {
+          (run ??= []).push(op);
+          (words ??= []).push(native);
+        }
         continue;
+      }
+      if (run !== undefined) {
+        batches.push(this.#run(run, words!));
+        run = words = undefined;
       }
       const n = op.keys.length;
       // An operation is never split: one with more keys than a chunk goes alone.
@@ -153,8 +177,18 @@ export class Coalescer implements Flushable {
       }
       keys += n;
     }
+    // At most one of the two is open: a native operation closes the script run before it, a scripted one the native run.
+    if (run !== undefined) batches.push(this.#run(run, words!));
     if (from < pending.length) batches.push(this.#scripted(pending, from, pending.length));
     return batches;
+  }
+
+  /** One call of native commands, one per operation of `ops` (`commands[i]` is `ops[i]`'s). */
+  #run(ops: Attempt[], commands: (readonly string[])[]): Batch {
+    if (ops.length === 1) return this.#single(ops[0]!, commands[0]!, true);
+    let deadline = Infinity;
+    for (const op of ops) if (op.deadline < deadline) deadline = op.deadline;
+    return { seq: this.#seq++, deadline, ops, args: kNoArgs, native: true, commands, replayed: false, connection: 0, slot: -1, written: 0 };
   }
 
   /** `op`'s native words on this master, or undefined when it goes by script (docs/decisions/0007 and 0001). */
@@ -164,10 +198,9 @@ export class Coalescer implements Flushable {
     // Several keys: only an acquisition, by MSETEX (nativeArgs says where), under one key's rules (many in a flush go by script).
     if (op.keys.length !== 1 && (opcode !== OP_ACQUIRE || !caps.msetex || mode === 'scripts')) return undefined;
     if (caps.scripting) {
-      if (opcode === OP_ACQUIRE ? many && mode !== 'native' : mode === 'scripts') return undefined;
+      if (opcode === OP_ACQUIRE ? many && !this.#acquiresNatively(caps) : mode === 'scripts') return undefined;
     }
-    if (many) return nativeArgs(op, caps);
-    // A lone operation's words are the same on every master with the same commands: made once.
+    // An operation's native words are the same on every master with the same commands: made once.
     const alone = op.alone;
     const word = opcode === OP_ACQUIRE ? (op.keys.length === 1 ? 'SET' : 'MSETEX') : opcode === OP_RELEASE ? caps.deleteIfEq
       : caps.setIfEq ? 'SET' : undefined;
@@ -176,6 +209,15 @@ export class Coalescer implements Flushable {
     const args = opcode === OP_ACQUIRE && op.keys.length === 1 ? setNxArgs(op.keys[0]!, op.token, op.ttlArg) : nativeArgs(op, caps);
     if (args !== undefined) op.alone = args;
     return args;
+  }
+
+  /**
+   * Whether a tick's acquisitions go as one `SET NX PX` (or `MSETEX`) each rather than in one script call: in 'auto',
+   * where the whole cycle leaves Lua (the member deletes natively too) and the connection posts its commands with no
+   * promise each (src/transport/lean/); on Redis 7 the masters save less than the client spends (decision 0007).
+   */
+  #acquiresNatively(caps: Capabilities): boolean {
+    return this.#mode === 'native' || (this.#mode === 'auto' && this.#posts && caps.deleteIfEq !== undefined);
   }
 
   #single(op: Attempt, args: readonly string[], native: boolean): Batch {

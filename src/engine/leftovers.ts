@@ -92,8 +92,8 @@ export class Leftovers {
       // for a resent call (NOSCRIPT, a fallback): its undo may have gone out before it, so once its
       // attempt is decided, a grant it makes now is undone here.
       if (op.votes[this.index] === PENDING && (!batch.replayed || op.decision === UNDECIDED)) continue;
-      const value = batch.native ? nativeReply(reply, op.keys.length) ?? 0
-        : isCallReply(reply, ops.length) ? answerAt(reply, ops.length, i) : 0;
+      const value = !batch.native ? (isCallReply(reply, ops.length) ? answerAt(reply, ops.length, i) : 0)
+        : nativeReply(batch.commands === undefined ? reply : Array.isArray(reply) ? reply[i] : undefined, op.keys.length) ?? 0;
       if (typeof value !== 'number' || value <= 0) continue;
       const what = undoOf(op.opcode, op.keys, op.target, value);
       if (what === undefined) continue;

@@ -3,9 +3,10 @@ import type { MasterClient } from '../clients.js';
 import { Coalescer, type Batch, type Outlet } from './coalescer.js';
 import type { Deadlines } from './deadlines.js';
 import type { Flusher } from './flusher.js';
-import { type MisconfigurationError, NodeStalledError, NodeUnavailableError, NoScriptingError } from '../errors.js';
-import { nativeCommandOf, type Capabilities } from '../protocol/native.js';
+import { type MisconfigurationError, NodeUnavailableError, NoScriptingError } from '../errors.js';
+import { nativeCommandOf, type Capabilities, type NativeCommand } from '../protocol/native.js';
 import { settleReply } from './replies.js';
+import { postRun, settleRun } from './native-run.js';
 import { Capability, type CapabilityChange, type CommandsMode } from './capability.js';
 import { errorKind, featureOf } from './master-errors.js';
 import { ScriptReplay, type ReplayTarget } from './script-replay.js';
@@ -60,9 +61,6 @@ export class Master implements Outlet, ReplayTarget, Sink<Batch> {
    * be resent after a redirection, so a cleanup may overtake the acquisition it undoes; every reply is then checked
    * for acquisitions that succeeded too late (Leftovers.late). */
   readonly #routed: boolean;
-  /** What the operations not sent to this stalled master are settled with, one per stall (`episode`). */
-  #stall: NodeStalledError | undefined;
-  #stallEpisode = 0;
   /** Undos of what this master granted too late, and releases it was not sent while stalled (src/engine/leftovers.ts). */
   readonly #leftovers: Leftovers;
 
@@ -79,7 +77,8 @@ export class Master implements Outlet, ReplayTarget, Sink<Batch> {
     this.transport = transport;
     this.client = transport.client;
     this.#capability = new Capability(index, transport, onCapability, (error) => { this.report(error); });
-    this.#coalescer = new Coalescer(this, shared.flusher, settings.chunkSize, settings.coalesce, settings.commands);
+    const posts = transport.post !== undefined;
+    this.#coalescer = new Coalescer(this, shared.flusher, settings.chunkSize, settings.coalesce, settings.commands, posts);
     this.#leftovers = new Leftovers(index, transport, this.#coalescer);
     this.#unanswered = new Unanswered(index, shared.deadlines, shared.stalls);
     this.#replay = new ScriptReplay(this);
@@ -136,24 +135,13 @@ export class Master implements Outlet, ReplayTarget, Sink<Batch> {
     if (unanswered.stalled) {
       // Not sent: its vote is missing at once, as a disconnected master's is.
       if (!unanswered.admits(op)) {
-        op.settle(this.index, this.#stallError());
+        op.settle(this.index, unanswered.stallError(this.name, this.#report));
         if (isRelease(op.opcode)) this.#leftovers.defer(op);
         return;
       }
       op.discount(this.index);
     }
     this.#coalescer.enqueue(op);
-  }
-
-  /** This stall's error, made and reported (once per stall) when the first operation is not sent. */
-  #stallError(): NodeStalledError {
-    const episode = this.#unanswered.episode;
-    if (this.#stall === undefined || this.#stallEpisode !== episode) {
-      this.#stall = new NodeStalledError(this.name);
-      this.#stallEpisode = episode;
-      this.report(this.#stall);
-    }
-    return this.#stall;
   }
 
   /** Deadline scan of this master's unanswered calls (see Unanswered.expire). */
@@ -210,7 +198,9 @@ export class Master implements Outlet, ReplayTarget, Sink<Batch> {
     this.inflight += batch.ops.length;
     const sent = nodeCallStart();
     const transport = this.transport;
-    if (sent === 0 && transport.post !== undefined) transport.post(batch.args, this, batch);
+    if (batch.commands !== undefined) postRun(transport, batch, this, sent);
+    // A lone operation's words are made once for every master (src/engine/coalescer.ts); a script call of many is this master's.
+    else if (sent === 0 && transport.post !== undefined) transport.post(batch.args, this, batch, batch.ops.length === 1);
     else void (transport.sendBatch === undefined ? transport.send(batch.args) : transport.sendBatch(batch))
       .then((reply) => { this.replied(batch, reply, sent); }, (error: unknown) => { this.failed(batch, error, sent); });
   }
@@ -221,7 +211,7 @@ export class Master implements Outlet, ReplayTarget, Sink<Batch> {
     publishNodeCallError(this.index, this.name, sent, batch.ops.length, error);
     const failure = asError(error);
     // A key of another type is not this lock's: the scripts' pcall(GET) reads it so, and the native commands agree.
-    if (batch.native && errorKind(failure) === 'wrongtype') this.#settle(batch, 0);
+    if (batch.native && batch.commands === undefined && errorKind(failure) === 'wrongtype') this.#settle(batch, 0);
     else if (!this.#replay.recover(batch, failure) && !this.#fallBack(batch, failure)) {
       this.report(failure);
       this.fail(batch, failure);
@@ -233,21 +223,25 @@ export class Master implements Outlet, ReplayTarget, Sink<Batch> {
    * operation is lost (see docs/decisions/0012, "master.ts").
    */
   #fallBack(batch: Batch, error: Error): boolean {
-    if (batch.replayed) return false;
-    const command = batch.native ? nativeCommandOf(batch.args) : 'script';
-    // SET NX, the one native command every server has, has nothing to fall back to.
-    if (command === undefined) return false;
-    const byScript = command === 'SET IFEQ' && errorKind(error) === 'oom' && this.#capability.current.scripting;
-    if (!byScript && !this.#capability.refused(command, error)) return false;
+    const byScript = batch.replayed ? undefined : this.#again(batch.native ? nativeCommandOf(batch.args) : 'script', error);
+    if (byScript === undefined) return false;
     // An answer in time ends a stall here as in #settle: what was kept for its end goes now.
     if (this.#unanswered.answered(batch)) this.#leftovers.sendDeferred();
-    this.#resend(batch, byScript);
+    this.#resend(batch.ops, byScript);
     return true;
   }
 
+  /** How what `command` was refused with `error` goes again: by script (true), as cut now (false), or not at all. */
+  #again(command: NativeCommand | 'script' | undefined, error: Error): boolean | undefined {
+    // SET NX, the one native command every server has, has nothing to fall back to.
+    if (command === undefined) return undefined;
+    if (command === 'SET IFEQ' && errorKind(error) === 'oom' && this.#capability.current.scripting) return true;
+    return this.#capability.refused(command, error) ? false : undefined;
+  }
+
   /** The call's operations cut again for what the member has now, and sent once more (and only once). */
-  #resend(batch: Batch, byScript: boolean): void {
-    const again = this.#coalescer.cut(batch.ops as Attempt[], byScript);
+  #resend(ops: readonly Attempt[], byScript: boolean): void {
+    const again = this.#coalescer.cut(ops as Attempt[], byScript);
     for (const next of again) next.replayed = true;
     this.send(again);
   }
@@ -263,7 +257,7 @@ export class Master implements Outlet, ReplayTarget, Sink<Batch> {
       return;
     }
     this.#unanswered.answered(batch);
-    this.#resend(batch, false);
+    this.#resend(batch.ops, false);
   }
 
   fail(batch: Batch, error: Error): void {
@@ -286,8 +280,21 @@ export class Master implements Outlet, ReplayTarget, Sink<Batch> {
     const stalled = this.#unanswered.stalled;
     if (this.#unanswered.answered(batch)) this.#leftovers.sendDeferred();
     if (stalled || batch.connection !== this.#connection || this.#routed || batch.replayed) this.#leftovers.late(batch, reply);
-    settleReply(batch, reply, this.index, this.name, this.#report);
+    if (batch.commands === undefined) settleReply(batch, reply, this.index, this.name, this.#report);
+    else settleRun(batch, reply, this.index, this.name, this.#report, this.#runFailed);
   }
 
   readonly #report = (error: Error): void => { this.report(error); };
+
+  /** A run's command answered with an error: its operation is judged as a call of its own would be (see failed). */
+  readonly #runFailed = (batch: Batch, op: Attempt, at: number, error: Error): void => {
+    const wrongType = errorKind(error) === 'wrongtype';
+    const byScript = wrongType || batch.replayed ? undefined : this.#again(nativeCommandOf(batch.commands![at]!), error);
+    if (wrongType) op.settle(this.index, 0);
+    else if (byScript !== undefined) this.#resend([op], byScript);
+    else {
+      this.report(error);
+      op.settle(this.index, error);
+    }
+  };
 }

@@ -36,7 +36,7 @@ export function settleReply(batch: Batch, reply: unknown, node: number, name: st
 }
 
 /** A reply the protocol does not allow, reported (a function of its own: no closure per call on the hot path). */
-function unexpected(name: string, report: (error: Error) => void, value: unknown): Error {
+export function unexpected(name: string, report: (error: Error) => void, value: unknown): Error {
   const error = new UnexpectedReplyError(name, value);
   report(error);
   return error;

@@ -3,6 +3,7 @@ import type { Batch } from './coalescer.js';
 import type { Deadlines, Expiring } from './deadlines.js';
 import { mayWriteOff } from './quorum.js';
 import { isRelease } from '../protocol/opcodes.js';
+import { NodeStalledError } from '../errors.js';
 
 /**
  * How many masters of one set are stalled now: each master's Unanswered keeps the count. It also
@@ -47,6 +48,8 @@ export class Unanswered implements Expiring {
   /** Unordered, each batch knowing its place (Batch.slot): a Set re-hashed at every call of a lone lock. */
   readonly #open: Batch[] = [];
   #stalled = false;
+  /** What the operations not sent to this stalled master are settled with: one per stall, made when first needed. */
+  #stallError: NodeStalledError | undefined;
   /**
    * The one operation sent to a stalled master that is written off, until its call is answered or
    * fails: its answer in time ends the stall. One at a time, not one per budget, so that a master
@@ -58,7 +61,6 @@ export class Unanswered implements Expiring {
    * what they set once the master answers is deleted in order.
    */
   #tokens: Map<string, number> | undefined;
-  #episode = 0;
   /**
    * The latest call answered (its Batch.seq, and performance.now() when its reply was read). Replies
    * come in order, so a call behind it could not be answered before then: its budget on this master
@@ -83,11 +85,6 @@ export class Unanswered implements Expiring {
     return this.#tokens?.size ?? 0;
   }
 
-  /** Counts the stalls so far (a new one begins each time the flag goes up). */
-  get episode(): number {
-    return this.#episode;
-  }
-
   /** Some call sent here still waits for an answer within its budget (one past it was timed out: not waited for). */
   get waiting(): boolean {
     for (const batch of this.#open) if (batch.deadline !== Infinity) return true;
@@ -104,6 +101,15 @@ export class Unanswered implements Expiring {
     if (this.#probe !== undefined) return false;
     this.#probe = op;
     return true;
+  }
+
+  /** This stall's error for master `name`, made and reported once per stall (when its first operation is not sent). */
+  stallError(name: string, report: (error: Error) => void): NodeStalledError {
+    if (this.#stallError === undefined) {
+      this.#stallError = new NodeStalledError(name);
+      report(this.#stallError);
+    }
+    return this.#stallError;
   }
 
   /** A new connection: the stall (of the one before) ends. */
@@ -160,8 +166,8 @@ export class Unanswered implements Expiring {
     if (stalled === this.#stalled) return;
     this.#stalled = stalled;
     this.#probe = undefined;
+    this.#stallError = undefined;
     if (stalled) {
-      this.#episode++;
       this.#stalls.count++;
       const tokens = (this.#tokens = new Map<string, number>());
       for (const batch of this.#open) count(tokens, batch, 1);

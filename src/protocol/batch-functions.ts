@@ -48,7 +48,9 @@ end
 -- head's id by its arrival on this master's clock (µs), and a free lock goes to the first. The
 -- first sighting of the lock free with another first marks that first, its score made minus the
 -- time (it stays first); past bypass µs anyone may take the lock and the first keeps its place;
--- past grace µs the first loses it, unless it came since (found the lock held), which clears the mark.
+-- past grace µs the first loses it, unless it came since, which clears the mark. A head granted
+-- here stays in line: its quorum may still refuse it (the release not yet everywhere), and its
+-- client takes it out once its call is over (src/waiting/waiters.ts, leave).
 local function micros()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -68,7 +70,7 @@ local function turn(q, id, bypass, grace, free)
     local first, score = front[1], tonumber(front[2])
     if not first then return free and 1 or 0 end
     if first == id then
-      if score < 0 and not free then redis.call('ZADD', q, 0, id) end
+      if score < 0 then redis.call('ZADD', q, 0, id) end
       return 3
     end
     if not free then return 0 end

@@ -34,8 +34,8 @@ export const DONE_MARKER = 'pipelock:done';
  *   W: same keys as r: with no writer and no live reader, SET writer token PX ttl and clear the
  *      waiting marker: 1; refused by readers: the marker is set for `extra` ms: 0;
  *   G: lock keys, then the gate's turns (see turn below); `extra` is "bypass grace id" (µs, µs): free
- *      and this waiter's turn (or the first past its bypass), the keys are set and it leaves the turns: 1;
- *      else it joins them: 0 held, -1 free but another's turn;
+ *      and this waiter's turn (or the first past its bypass), the keys are set: 1 (it stays in the turns
+ *      until its client takes it out); else it joins them: 0 held, -1 free but another's turn;
  *   H: every key holds the token `extra`: each set to the op's token with the ttl (count), else none touched (0);
  *   Z: lock keys, then their revoked-markers: each lock key deleted unchecked and, where it existed, its marker set to
  *      the token it held (empty for a kind's set: any holder), a newline and `token` (the reason): 1 + deleted.
@@ -162,7 +162,6 @@ while a <= last do
     local t = turn(q, id, tonumber(bypass), tonumber(grace), free)
     if t > 0 and free then
       for i = k + 1, k + m do redis.call('SET', KEYS[i], token, 'PX', ttl) end
-      if t > 1 then redis.call('ZREM', q, id) end
       r = 1
     else
       -- Still in line (joined now, or first while the lock is held): the line lives a minute past

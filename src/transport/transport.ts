@@ -37,8 +37,11 @@ export interface Transport {
    * reply, a failed operation's part replaced by its Error.
    */
   sendBatch?(batch: Call): Promise<unknown>;
-  /** On the lean connection: sends as `send`, the reply or error going to `sink` with `token`, once and in order. */
-  post?(args: readonly string[], sink: Sink, token: unknown): void;
+  /**
+   * On the lean connection: sends as `send`, the reply or error going to `sink` with `token`, once and in order.
+   * `shared`: the same array goes to the other masters too (an operation's words, made once), so its encoding is kept.
+   */
+  post?(args: readonly string[], sink: Sink, token: unknown, shared?: boolean): void;
   /** With `post`: commands posted between cork() and uncork() go out in one write (the engine corks each flush). */
   cork?(): void;
   uncork?(): void;

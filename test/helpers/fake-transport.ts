@@ -2,7 +2,7 @@ import { LEAN_SHA } from '../../src/protocol/lean-script.js';
 import { RELEASE_SHA } from '../../src/protocol/release-script.js';
 import { PROBE_KEY } from '../../src/protocol/native.js';
 import { scriptBySource } from '../../src/protocol/calls.js';
-import type { Transport } from '../../src/transport/transport.js';
+import type { Sink, Transport } from '../../src/transport/transport.js';
 
 /** How a fake member answers the capability probes (src/engine/capability.ts) and SCRIPT LOAD. */
 export interface FakeServer {
@@ -61,6 +61,13 @@ export class FakeTransport implements Transport {
       if (args[1] === LEAN_SHA) return `lean ${n}:${args[3 + 2 * n]!}`;
       return `${n}:${args.slice(3 + n).filter((a) => /^[A-Z]\d*$/.test(a)).join(',')}`;
     });
+  }
+}
+
+/** A FakeTransport that posts its calls as the lean connection does: no promise per command, each reply to a Sink. */
+export class PostingFakeTransport extends FakeTransport {
+  post(args: readonly string[], sink: Sink, token: unknown): void {
+    void this.send(args).then((reply) => { sink.replied(token, reply); }, (error: unknown) => { sink.failed(token, error as Error); });
   }
 }
 

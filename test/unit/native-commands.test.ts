@@ -13,7 +13,7 @@ import { NoScriptingError } from '../../src/errors.js';
 import { OP_ACQUIRE, OP_EXTEND, OP_FENCED_ACQUIRE, OP_RELEASE, type OpCode } from '../../src/protocol/opcodes.js';
 import { deleteIfEqArgs, isScriptingDenied, msetexArgs, nativeByVersion, nativeReply, probeVerdict, setIfEqArgs, type CommandsMode } from '../../src/protocol/native.js';
 import { RELEASE_SHA } from '../../src/protocol/release-script.js';
-import { FakeTransport, type FakeServer } from '../helpers/fake-transport.js';
+import { FakeTransport, PostingFakeTransport, type FakeServer } from '../helpers/fake-transport.js';
 
 const test = suite('native commands');
 
@@ -22,8 +22,9 @@ const REDIS_8_4: FakeServer = { setIfEq: true, delEx: true };
 const REDIS_7: FakeServer = {};
 const VALKEY_9_1: FakeServer = { ...VALKEY_9, msetex: true };
 
-async function master(server: FakeServer, commands: CommandsMode = 'auto'): Promise<{ node: Master; transport: FakeTransport; changes: CapabilityChange[] }> {
-  const transport = new FakeTransport(server);
+async function master(server: FakeServer, commands: CommandsMode = 'auto', posting = false):
+  Promise<{ node: Master; transport: FakeTransport; changes: CapabilityChange[] }> {
+  const transport = posting ? new PostingFakeTransport(server) : new FakeTransport(server);
   const changes: CapabilityChange[] = [];
   const node = new Master(0, transport, false, { chunkSize: 256, coalesce: true, commands }, () => undefined, { deadlines: new Deadlines([]), stalls: new Stalls(1, 1), flusher: new Flusher() }, (change) => changes.push(change));
   await node.probing();
@@ -107,6 +108,36 @@ test('a tick of many: releases and extends natively, acquisitions in one script 
   assert.equal(transport.calls, ['lean 2:A', 'DELIFEQ', '3:A,E2']);
 });
 
+test('a tick of many on a connection that posts its commands (the lean one), on a member that deletes natively: in auto its acquisitions go natively too; a backlog still rides scripts', async () => {
+  const { node, transport } = await master(VALKEY_9, 'auto', true);
+  node.enqueue(op(OP_ACQUIRE, ['a']));
+  node.enqueue(op(OP_ACQUIRE, ['b']));
+  node.enqueue(op(OP_RELEASE, ['c']));
+  node.enqueue(op(OP_EXTEND, ['e', 'f']));
+  await tick();
+  assert.equal(transport.calls, ['SET', 'SET', 'DELIFEQ', '2:E2'], 'single-key operations natively; a multi-key extend by script');
+  const multi = await master(VALKEY_9_1, 'auto', true);
+  multi.node.enqueue(op(OP_ACQUIRE, ['x', 'y']));
+  multi.node.enqueue(op(OP_ACQUIRE, ['z']));
+  await tick();
+  assert.equal(multi.transport.calls, ['MSETEX', 'SET']);
+  const redis7 = await master(REDIS_7, 'auto', true);
+  redis7.node.enqueue(op(OP_ACQUIRE, ['a']));
+  redis7.node.enqueue(op(OP_ACQUIRE, ['b']));
+  await tick();
+  assert.equal(redis7.transport.calls, ['lean 2:A'], 'where releases are scripts (Redis 7), acquisitions stay in one script call');
+  const scripts = await master(VALKEY_9, 'scripts', true);
+  scripts.node.enqueue(op(OP_ACQUIRE, ['a']));
+  scripts.node.enqueue(op(OP_ACQUIRE, ['b']));
+  await tick();
+  assert.equal(scripts.transport.calls, ['lean 2:A'], "mode 'scripts' keeps them on scripts");
+  const burst = await master(VALKEY_9, 'auto', true);
+  for (let i = 0; i <= kNativeAtMost; i++) burst.node.enqueue(op(OP_ACQUIRE, [`k${i}`]));
+  await tick();
+  const chunks = [...Array.from({ length: Math.floor((kNativeAtMost + 1) / 256) }, () => 'lean 256:A'), `lean ${(kNativeAtMost + 1) % 256}:A`];
+  assert.equal(burst.transport.calls, chunks, 'past kNativeAtMost, the flush by script (calls of at most chunkSize, 256, keys)');
+});
+
 test('a backlog (more than kNativeAtMost operations out and to go) rides scripts where the member runs them; without scripting, or in mode native, it stays native', async () => {
   const burst = (node: Master): void => {
     for (let i = 0; i <= kNativeAtMost; i++) node.enqueue(op(OP_RELEASE, [`k${i}`]));
@@ -114,7 +145,8 @@ test('a backlog (more than kNativeAtMost operations out and to go) rides scripts
   const auto = await master(VALKEY_9);
   burst(auto.node);
   await tick();
-  assert.equal(auto.transport.calls, ['lean 256:R', 'release'], 'script calls of at most chunkSize (256) keys');
+  const calls = [...Array.from({ length: Math.floor((kNativeAtMost + 1) / 256) }, () => 'lean 256:R'), (kNativeAtMost + 1) % 256 === 1 ? 'release' : `lean ${(kNativeAtMost + 1) % 256}:R`];
+  assert.equal(auto.transport.calls, calls, 'script calls of at most chunkSize (256) keys');
   const atLimit = await master(VALKEY_9);
   for (let i = 0; i < kNativeAtMost; i++) atLimit.node.enqueue(op(OP_RELEASE, [`k${i}`]));
   await tick();

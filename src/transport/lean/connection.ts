@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { createRequire } from 'node:module';
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
-import { encode } from './encode.js';
+import { encode, encodeShared } from './encode.js';
 import { handshake, type LeanOptions } from './options.js';
 import type { Sink } from '../transport.js';
 import { Pending, promiseSink, type Settle } from './pending.js';
@@ -93,8 +93,11 @@ export class LeanConnection extends EventEmitter implements Sink<Socket> {
     socket.on('close', () => { this.#closed(socket); });
   }
 
-  /** Sends one command; its reply (or error) goes to `sink` with `token`. */
-  post(args: readonly string[], sink: Sink, token: unknown): void {
+  /**
+   * Sends one command; its reply (or error) goes to `sink` with `token`. `shared`: other masters get the same array, so
+   * its encoding is kept for them (encodeShared); a master's own words (a script call of many operations) are not kept.
+   */
+  post(args: readonly string[], sink: Sink, token: unknown, shared = false): void {
     if (!this.#ready) {
       if (!this.#open) {
         queueMicrotask(() => { sink.failed(token, new Error('The client is closed')); });
@@ -104,7 +107,7 @@ export class LeanConnection extends EventEmitter implements Sink<Socket> {
       this.#held.push(sink, token);
       return;
     }
-    this.#out = encode(this.#out, args);
+    this.#out = shared ? encodeShared(this.#out, args) : encode(this.#out, args);
     this.#pending.push(sink, token);
     leanStats.commands++;
     if (this.#scheduled || this.#corked) return;

@@ -1,5 +1,6 @@
 import type { ConnectionOptions as TlsOptions } from 'node:tls';
 import type { RedisClientOptions } from '@redis/client';
+import { defaultReconnect } from '../open.js';
 
 /** What @redis/client's `reconnectStrategy` may be: a delay, never, or a delay per retry (false or an Error: stop). */
 export type Reconnect = number | false | ((retries: number, cause: Error) => number | false | Error);
@@ -21,9 +22,6 @@ export interface LeanOptions {
   readonly name: string | undefined;
   readonly database: number | undefined;
 }
-
-/** pipelock's default for its own connections: quick, but not a hot loop (as src/transport/open.ts). */
-export const defaultReconnect = (retries: number): number => Math.min(50 * 2 ** retries, 2000);
 
 function decoded(part: string): string | undefined {
   return part === '' ? undefined : decodeURIComponent(part);

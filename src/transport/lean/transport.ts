@@ -73,8 +73,8 @@ export class LeanTransport implements Transport {
     return this.connection.sendCommand(args);
   }
 
-  post(args: readonly string[], sink: Sink, token: unknown): void {
-    this.connection.post(args, sink, token);
+  post(args: readonly string[], sink: Sink, token: unknown, shared = false): void {
+    this.connection.post(args, sink, token, shared);
   }
 
   cork(): void {
