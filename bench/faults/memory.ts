@@ -1,13 +1,13 @@
 /**
- * The judgement of the stall scenario's memory (bench/faults/stall.ts): the client's RSS sampled
- * through a fault-free phase, a stalled master and its resume. Pure, so the unit tests can feed it
- * a leak.
+ * The judgement of the stall scenario's memory (bench/faults/stall.ts), sampled through a fault-free phase, a
+ * stalled master and its resume: the client's RSS, and what the workers' objects keep alive (their heaps and
+ * Buffers after a full collection each second). Pure, so the unit tests can feed it a leak.
  */
 
-/** One sample: ms since the run started, and the client's RSS in bytes. */
-export interface RssSample {
+/** One sample: ms since the run started, and bytes. */
+export interface MemorySample {
   readonly at: number;
-  readonly rss: number;
+  readonly bytes: number;
 }
 
 /** The run's instants, ms since it started. */
@@ -32,11 +32,26 @@ export interface MemoryFigures {
   readonly stallGrowthMb: number;
   /** The peak RSS from the resume to the end. */
   readonly afterPeakMb: number;
-  /** The peak RSS from `settleMs` after the resume to the end. */
+  /** The peak from the limits' `settleMs` after the resume to the end. */
   readonly settledMb: number;
 }
 
-export const kMemoryLimits = Object.freeze({
+/** The bounds one measure of memory is judged by, and its name in what is reported. */
+export interface MemoryLimits {
+  readonly what: string;
+  readonly overBaselineMb: number;
+  readonly growthMb: number;
+  readonly settleMs: number;
+  readonly settledOverBaselineMb: number;
+}
+
+/**
+ * RSS: what V8 chose to keep as well as what is live, so its bounds are wide (a higher allocation rate while the
+ * four other masters carry the load grows the heaps V8 keeps). The scenario runs with --expose-gc, the workers
+ * collecting each second, which keeps RSS near what is live; these bounds were set before that.
+ */
+export const kRssLimits: MemoryLimits = Object.freeze({
+  what: 'RSS',
   /**
    * The stall may cost at most this over the fault-free level. 100 MB failed clean builds: 6 short runs on Valkey
    * masters on 2026-11-30 read +52 to +125 MB at both ff30f91 and 6e4b0a7, and CI's runs on Redis +33 to +107 MB,
@@ -56,39 +71,56 @@ export const kMemoryLimits = Object.freeze({
   settledOverBaselineMb: 150,
 });
 
+/**
+ * What the workers' objects keep alive, after a full collection: a stall may keep its bounded state (per Redlock up
+ * to 4,096 releases not sent, src/engine/leftovers.ts, and the tokens out to the stalled master), and nothing of it
+ * once the master answers again. CI's run of f6ce572 failed the RSS bound 10 s after the resume (+159 MB) where, on
+ * another host, the live figure was +12 MB in the stall and back to its level a second after the resume.
+ */
+export const kLiveLimits: MemoryLimits = Object.freeze({
+  what: 'memory in use',
+  overBaselineMb: 48,
+  growthMb: 8,
+  settleMs: 5_000,
+  settledOverBaselineMb: 8,
+});
+
 const MB = 1024 * 1024;
 
-function median(samples: readonly RssSample[], from: number, to: number): number {
-  const inside = samples.filter((s) => s.at >= from && s.at < to).map((s) => s.rss).sort((a, b) => a - b);
+function median(samples: readonly MemorySample[], from: number, to: number): number {
+  const inside = samples.filter((s) => s.at >= from && s.at < to).map((s) => s.bytes).sort((a, b) => a - b);
   if (inside.length === 0) return 0;
   const mid = inside.length >> 1;
   return (inside.length % 2 === 1 ? inside[mid]! : (inside[mid - 1]! + inside[mid]!) / 2) / MB;
 }
 
-function peak(samples: readonly RssSample[], from: number, to: number): number {
+function peak(samples: readonly MemorySample[], from: number, to: number): number {
   let max = 0;
-  for (const s of samples) if (s.at >= from && s.at < to && s.rss > max) max = s.rss;
+  for (const s of samples) if (s.at >= from && s.at < to && s.bytes > max) max = s.bytes;
   return max / MB;
 }
 
-export function memoryFigures(samples: readonly RssSample[], times: StallTimes, settleMs = kMemoryLimits.settleMs): MemoryFigures {
+export function memoryFigures(samples: readonly MemorySample[], times: StallTimes, limits: MemoryLimits = kRssLimits): MemoryFigures {
   const third = (times.stallEnd - times.stallStart) / 3;
   return {
     baselineMb: peak(samples, times.steady, times.stallStart),
     stallPeakMb: peak(samples, times.stallStart, times.stallEnd),
     stallGrowthMb: median(samples, times.stallEnd - third, times.stallEnd) - median(samples, times.stallStart + third, times.stallEnd - third),
     afterPeakMb: peak(samples, times.stallEnd, times.end + 1),
-    settledMb: peak(samples, times.stallEnd + settleMs, times.end + 1),
+    settledMb: peak(samples, times.stallEnd + limits.settleMs, times.end + 1),
   };
 }
 
 /** What the figures miss of the limits; empty: the stall's memory is bounded. */
-export function memoryProblems(f: MemoryFigures): string[] {
+export function memoryProblems(f: MemoryFigures, limits: MemoryLimits = kRssLimits): string[] {
   const problems: string[] = [];
+  const { what } = limits;
   const over = f.stallPeakMb - f.baselineMb;
-  if (over > kMemoryLimits.overBaselineMb) problems.push(`RSS peaked ${over.toFixed(0)} MB over its fault-free level during the stall (limit ${kMemoryLimits.overBaselineMb} MB)`);
-  if (f.stallGrowthMb > kMemoryLimits.growthMb) problems.push(`RSS still grew ${f.stallGrowthMb.toFixed(0)} MB in the stall's last third`);
+  if (over > limits.overBaselineMb) problems.push(`${what} peaked ${over.toFixed(0)} MB over its fault-free level during the stall (limit ${limits.overBaselineMb} MB)`);
+  if (f.stallGrowthMb > limits.growthMb) problems.push(`${what} still grew ${f.stallGrowthMb.toFixed(0)} MB in the stall's last third (limit ${limits.growthMb} MB)`);
   const settled = f.settledMb - f.baselineMb;
-  if (settled > kMemoryLimits.settledOverBaselineMb) problems.push(`RSS was still ${settled.toFixed(0)} MB over its fault-free level ${kMemoryLimits.settleMs / 1000} s after the resume (limit ${kMemoryLimits.settledOverBaselineMb} MB)`);
+  if (settled > limits.settledOverBaselineMb) {
+    problems.push(`${what} was still ${settled.toFixed(0)} MB over its fault-free level ${limits.settleMs / 1000} s after the resume (limit ${limits.settledOverBaselineMb} MB)`);
+  }
   return problems;
 }

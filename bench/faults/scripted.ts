@@ -10,6 +10,8 @@ export interface ScriptedScenario {
   readonly name: string;
   readonly file: string;
   readonly fault: string;
+  /** Node flags the script needs. */
+  readonly flags?: readonly string[];
 }
 
 export interface ScriptedResult {
@@ -24,13 +26,13 @@ export const SCRIPTED: readonly ScriptedScenario[] = [
   { name: 'waiters', file: './waiters.ts', fault: '1,000 callers in 10 Redlocks on one key; every watch connection killed every 300 ms, a master restarted late' },
   { name: 'kinds', file: './kinds/run.ts', fault: 'semaphores (3 permits) and read/write locks contended while masters are killed, paused and restarted; an interval log counts the holders' },
   { name: 'burst-paused', file: './burst.ts', fault: 'a burst of acquisitions (retryCount 0) with a master SIGSTOPped after the first lock; beside the same burst unfaulted' },
-  { name: 'stall-memory', file: './stall.ts', fault: 'the main loadtest job (100,000 keys, full speed) with a master SIGSTOPped for 30 s (CI: 12 s): the client\'s RSS bounded over its fault-free level, back to it after the resume' },
+  { name: 'stall-memory', file: './stall.ts', fault: 'the main loadtest job (100,000 keys, full speed) with a master SIGSTOPped for 30 s (CI: 12 s): the client\'s RSS and live memory bounded over their fault-free levels, given back after the resume', flags: ['--expose-gc'] },
 ];
 
 /** Runs one script in a child process, its output shown as it comes and kept for the report. */
 export function runScripted(scenario: ScriptedScenario, short: boolean): Promise<ScriptedResult> {
   const script = fileURLToPath(new URL(scenario.file, import.meta.url));
-  const child = spawn(process.execPath, ['--conditions=pipelock-source', '--import', 'tsx', script, ...(short ? ['--short'] : [])], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...(scenario.flags ?? []), '--conditions=pipelock-source', '--import', 'tsx', script, ...(short ? ['--short'] : [])], { stdio: ['ignore', 'pipe', 'inherit'] });
   const chunks: Buffer[] = [];
   child.stdout.on('data', (chunk: Buffer) => {
     chunks.push(chunk);

@@ -17,6 +17,8 @@ export interface LiveSample {
   readonly lateStarts: number;
   /** This second's failed cycles by error code. */
   readonly errorCodes: Readonly<Record<string, number>>;
+  /** What the workers' objects use at this second's end, bytes (live only under --expose-gc: worker.ts memoryInUse). */
+  readonly inUse: number;
   /** The measured seconds so far, every worker's (absent during warm-up). */
   readonly measured?: Measured;
 }
@@ -30,6 +32,7 @@ interface Second {
   starts: number;
   lateStarts: number;
   warmup: boolean;
+  inUse: number;
   codes: Record<string, number>;
   histograms: Record<OpName, Histogram>;
 }
@@ -66,7 +69,9 @@ export class LiveTotals {
     this.#totalErrors += tick.errors;
     let second = this.#seconds.get(tick.second);
     if (second === undefined) {
-      second = { reported: 0, cycles: 0, errors: 0, starts: 0, lateStarts: 0, warmup: false, codes: {}, histograms: histograms() };
+      second = {
+        reported: 0, cycles: 0, errors: 0, starts: 0, lateStarts: 0, warmup: false, inUse: 0, codes: {}, histograms: histograms(),
+      };
       this.#seconds.set(tick.second, second);
     }
     second.reported++;
@@ -75,6 +80,7 @@ export class LiveTotals {
     second.starts += tick.starts;
     second.lateStarts += tick.lateStarts;
     second.warmup ||= tick.warmup;
+    second.inUse += tick.inUse;
     for (const [code, n] of Object.entries(tick.errorCodes)) second.codes[code] = (second.codes[code] ?? 0) + n;
     for (const op of OP_NAMES) {
       const interval = decode(tick.histograms[op]);
@@ -92,6 +98,7 @@ export class LiveTotals {
     const sample = {
       second: at, warmup: second.warmup, cycles: second.cycles, errors: second.errors, totalErrors: this.#totalErrors,
       p50: acquire.getValueAtPercentile(50), p99: acquire.getValueAtPercentile(99), lateStarts: second.lateStarts, errorCodes: second.codes,
+      inUse: second.inUse,
     };
     this.#onHistograms?.(sample, second.histograms);
     if (!second.warmup) {

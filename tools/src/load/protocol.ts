@@ -46,6 +46,8 @@ export type FromWorker =
       /** 1-based second since the start this interval ends in. */
       readonly second: number;
       readonly warmup: boolean;
+      /** What the worker's objects use at the tick, bytes (worker.ts memoryInUse): what is live under --expose-gc. */
+      readonly inUse: number;
     });
 
 /**

@@ -107,7 +107,8 @@ async function measure(task: WorkerTask, redlock: Redlock, cycle: Cycle): Promis
   let second = 0;
   const tick = (): void => {
     second++;
-    post(port, { type: 'tick', worker: task.worker, second, warmup: performance.now() < window.from, ...meter.takeInterval() });
+    const warmup = performance.now() < window.from;
+    post(port, { type: 'tick', worker: task.worker, second, warmup, inUse: memoryInUse(), ...meter.takeInterval() });
   };
   const ticker = setInterval(tick, kTickMs);
 
@@ -139,6 +140,19 @@ function drive(loop: Loop, task: WorkerTask, origin: number): Promise<void> {
   }
   const staged = stages.length > 1 || stages[0]!.ramp;
   return closedLoop(loop, task.concurrency, staged ? { plan: new Plan(task.warmupMs, stages), origin } : undefined);
+}
+
+/**
+ * What this worker's objects use now: its V8 heap in use and the memory outside it they hold (Buffers). Under `node
+ * --expose-gc` it collects first, so the figure is what is live, not what V8 chose to keep: a full collection each
+ * second, which slows the load, so only the fault suite's stall scenario runs so, judging by it what the client
+ * keeps while a master stalls (bench/faults/stall.ts) against the same run's fault-free seconds.
+ */
+function memoryInUse(): number {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (typeof gc === 'function') gc();
+  const usage = process.memoryUsage();
+  return usage.heapUsed + usage.external;
 }
 
 function post(port: MessagePort, message: FromWorker): void {
