@@ -25,9 +25,9 @@ import { instructionsPerCycle, kCycles, kPlantStepInstructions, type CountOption
 /**
  * Above the baseline (the median of the runs it was made from) by more than this fails, after
  * recounts. Set from the spread of clean runs since the count leaves the collector out (bench/ci/instructions.ts):
- * c1 221.7k–231.1k, c64 77.9k–79.3k, c512 47.4k–48.1k (docs/decisions/0011).
+ * c1 218.6k–221.4k with one count in ten ~5 % high (a recount passes it), c64 77.9k–79.3k, c512 47.4k–48.1k (docs/decisions/0011).
  */
-const kTolerance: Readonly<Record<string, number>> = { c1: 0.08, c64: 0.03, c512: 0.03 };
+const kTolerance: Readonly<Record<string, number>> = { c1: 0.03, c64: 0.03, c512: 0.03 };
 const kBaselineRuns = 3;
 /** A figure over its limit is counted up to this many times more before it fails. */
 const kRecounts = 2;
