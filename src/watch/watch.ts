@@ -59,6 +59,8 @@ export class Watch implements MemberWatch {
   readonly #reading = new Map<string, { reads: number; changes: number }>();
   #client: WatchClient | undefined;
   #failed = false;
+  /** Closed with its Redlock: a read after that (a guard's, a waiter's, in flight at quit) opens nothing. */
+  #closed = false;
 
   constructor(
     readonly index: number,
@@ -149,6 +151,7 @@ export class Watch implements MemberWatch {
   }
 
   close(): void {
+    this.#closed = true;
     const client = this.#client;
     this.#client = undefined;
     this.present.clear();
@@ -156,7 +159,7 @@ export class Watch implements MemberWatch {
   }
 
   #open(): WatchClient | undefined {
-    if (this.#client !== undefined || this.#failed) return this.#client;
+    if (this.#client !== undefined || this.#failed || this.#closed) return this.#client;
     let client: WatchClient;
     try {
       client = this.connection();

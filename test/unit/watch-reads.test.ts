@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Watch } from '../../src/watch/watch.js';
+import { UNKNOWN, Watch } from '../../src/watch/watch.js';
 
 // The watch's bookkeeping of reads in flight against the pushes that arrive among their replies
 // (src/watch/watch.ts). @redis/client decodes one socket read at once: each reply settles its
@@ -111,6 +111,22 @@ test('a key read present is answered from the watch until its next change: no co
   connection.deliver(1, 'holder', 2_000, 0, 'k');
   assert.is(await own, -2);
   watch.close();
+});
+
+test('closed, it stays closed: a read after close (a guard\'s or a waiter\'s, in flight at quit) opens no new connection', async () => {
+  let opened = 0;
+  const watch = new Watch(0, () => { opened++; return new ScriptedConnection(); }, () => undefined, () => undefined);
+  // Its read stays in flight (this connection answers only when told): closed under it.
+  void watch.read('k', undefined);
+  assert.is(opened, 1);
+  watch.close();
+  const again = watch.read('k', undefined);
+  const owners = watch.owners(['k']);
+  watch.forget('q', 'm');
+  // Opened again here, nobody would close it: it reconnected to stopped masters and kept the process alive.
+  assert.is(opened, 1, 'a connection opened after close');
+  assert.is(await again, UNKNOWN);
+  assert.is(await owners, undefined);
 });
 
 test.run();
