@@ -512,6 +512,8 @@ const LOADTEST_RUN_CASES: readonly [Category, readonly string[], string][] = [
   ['wrong type', ['--sweep=1'], '--sweep'], ['conflict', ['--sweep-step', 'x2'], '--sweep-step'], ['conflict', ['--sweep-steps', '3'], '--sweep-steps'],
   ['wrong type', ['--sweep', '--rate', '10', '--threshold', 'acquire.p99<2ms', '--sweep-step', 'fast'], '--sweep-step'],
   ['too small', ['--sweep', '--rate', '10', '--threshold', 'acquire.p99<2ms', '--sweep-steps', '1'], '--sweep-steps'],
+  ['conflict', ['--sweep-confirm', '1'], '--sweep-confirm'],
+  ['negative', ['--sweep', '--rate', '10', '--threshold', 'acquire.p99<2ms', '--sweep-confirm', '-1'], '--sweep-confirm'],
   ['missing', ['--otlp'], '--otlp'], ['wrong type', ['--otlp', 'not a url'], '--otlp'], ['empty', ['--otlp', ''], '--otlp'],
 ];
 /** Every loadtest flag the table tries (a test checks them against --help). */

@@ -8,6 +8,8 @@ import { applyScenario, kScenarioSets } from './scenario-file.js';
 export { checkRepeats, fromParseArgs, int, parseServers, path, time } from './args.js';
 
 const d = kLoadDefaults;
+/** --sweep's parts when only some are given. */
+const kSweep = { step: 'x1.5', steps: 8, confirm: 2 };
 
 /** One flag: how parseArgs reads it, what --help says, and how its value is checked (once). */
 interface Flag {
@@ -137,12 +139,19 @@ const FLAGS: Readonly<Record<string, Flag>> = {
     help: 'capacity sweep: run at --rate, then at rates raised by --sweep-step, each a full run, until one fails a\n' +
       '--threshold (the bound, e.g. acquire.p99<10ms); bisect twice below it; report the knee (the highest rate that held)\n' +
       'and the curve (throughput and percentiles by rate). The table, JSON and HTML are the knee\'s run plus the curve',
-    apply: (_, o) => (o.sweep = { step: o.sweep?.step ?? 'x1.5', steps: o.sweep?.steps ?? 8 }),
+    apply: (_, o) => (o.sweep = { ...kSweep, ...o.sweep }),
   },
   'sweep-step': { arg: 'STEP', help: 'with --sweep: x1.5 multiplies the rate each step, +500 adds to it (default x1.5)',
-    apply: (v, o) => (o.sweep = { steps: o.sweep?.steps ?? 8, step: sweepStep(v) }) },
+    apply: (v, o) => (o.sweep = { ...kSweep, ...o.sweep, step: sweepStep(v) }) },
   'sweep-steps': { arg: 'N', help: 'with --sweep: at most N rising steps (default 8)',
-    apply: (v, o) => (o.sweep = { step: o.sweep?.step ?? 'x1.5', steps: int('--sweep-steps', v, 2, 100) }) },
+    apply: (v, o) => (o.sweep = { ...kSweep, ...o.sweep, steps: int('--sweep-steps', v, 2, 100) }) },
+  'sweep-confirm': {
+    arg: 'N',
+    help: `with --sweep: a step that failed runs up to N more times and holds when most of its runs held; 0: one run decides
+`
+      + `(default ${kSweep.confirm}: near the knee one run's p99 goes either way on a shared host)`,
+    apply: (v, o) => (o.sweep = { ...kSweep, ...o.sweep, confirm: int('--sweep-confirm', v, 0, 10) }),
+  },
   otlp: {
     arg: 'URL',
     help: 'export the run\'s metrics each second to an OTLP/HTTP endpoint (e.g. http://localhost:4318/v1/metrics) with\n' +
@@ -251,7 +260,7 @@ function checkCombination(o: LoadOptions, given: (name: string) => boolean): voi
 
 
 function checkSweep(o: LoadOptions, given: (name: string) => boolean): void {
-  const part = ['sweep-step', 'sweep-steps'].find(given);
+  const part = ['sweep-step', 'sweep-steps', 'sweep-confirm'].find(given);
   if (part !== undefined && !given('sweep')) throw new UsageError(`--${part}`, 'needs --sweep');
   if (!given('sweep')) return;
   if (o.rate === 0) throw new UsageError('--sweep', 'needs --rate: the first rate of the sweep (an open loop)');

@@ -100,7 +100,8 @@ function flagsOf(options: LoadOptions): HostLine['flags'] {
     mix: mix === undefined ? null : mix.map(describeEntry),
     thresholds: options.thresholds.map((t) => t.rule),
     otlp: options.otlp === undefined ? null : redactUrl(options.otlp),
-    sweep: options.sweep === undefined ? null : `${options.sweep.step}, at most ${options.sweep.steps} steps`,
+    sweep: options.sweep === undefined ? null
+      : `${options.sweep.step}, at most ${options.sweep.steps} steps, a failed step confirmed by up to ${options.sweep.confirm} more runs`,
       servers: options.servers.map(redactUrl), json: options.json ?? null, html: options.html ?? null,
         startAt: options.startAt === undefined ? null : new Date(options.startAt).toISOString(),
   };

@@ -87,7 +87,7 @@ function sweepLines(result: RunResult): string[] {
     ...['cycles/s', 'errors', 'late', 'acq p50', 'acq p99', 'cycle p99', 'bounds'].map((c) => c.padStart(10))].join('');
   const rows = sweep.steps.map((s) => [`  ${s.rate}`.padEnd(12),
     ...[s.throughput.toFixed(1), s.errors, `${(100 * s.lateShare).toFixed(1)}%`, s.acquire.p50, s.acquire.p99, s.cycle.p99,
-    s.ok ? 'held' : 'FAIL'].map((v) => String(v).padStart(10))].join(''));
+    (s.ok ? 'held' : 'FAIL') + ((s.runs ?? 1) > 1 ? ` ${s.held!}/${s.runs!}` : '')].map((v) => String(v).padStart(10))].join(''));
   return [`sweep         knee ${knee}; bounds ${sweep.bounds.join(', ')}`, head, ...rows];
 }
 

@@ -38,8 +38,11 @@ export interface LoadOptions {
   readonly mix: readonly MixEntry[] | undefined;
   /** The scenario file, as given. */
   readonly scenario: string | undefined;
-  /** --sweep: raise --rate by `step` ('x1.5' or '+500') for at most `steps` steps while the thresholds hold. */
-  readonly sweep: { readonly step: string; readonly steps: number } | undefined;
+  /**
+   * --sweep: raise --rate by `step` ('x1.5' or '+500') for at most `steps` steps while the thresholds hold; a failed
+   * step is run up to `confirm` more times and holds when most of its runs held.
+   */
+  readonly sweep: { readonly step: string; readonly steps: number; readonly confirm: number } | undefined;
   /** An OTLP/HTTP metrics endpoint (http://host:4318/v1/metrics) to export to each second. */
   readonly otlp: string | undefined;
   /** Rules the run must meet (--threshold), judged each second and at the end. */

@@ -1,11 +1,14 @@
 import type { LatencySummary } from './histogram.js';
 
-/** One step of a capacity sweep: the rate offered and what the masters served at it. */
+/** One step of a capacity sweep: the rate offered and what the masters served at it (its last run's figures). */
 export interface SweepStep {
   /** Offered cycles/s (the open loop's target). */
   readonly rate: number;
-  /** Whether every bound (threshold) held over the step's window. */
+  /** Whether every bound (threshold) held over the step's window: in most of its runs when it ran more than once. */
   readonly ok: boolean;
+  /** Its runs (a failed first is confirmed by up to --sweep-confirm more) and how many held; absent before 2026-11-30: one run. */
+  readonly runs?: number;
+  readonly held?: number;
   readonly throughput: number;
   readonly cycles: number;
   readonly errors: number;
