@@ -3,10 +3,13 @@
  * 5 local masters: `pipelock loadtest --sweep` finds its knee K; then separate fixed-rate runs from
  * 70 % to 130 % of K in 5 % steps, each judged by the same threshold, give the manual knee M: the
  * highest rate that held, the sweep's own definition. Prints |K − M| / M and
- * writes bench/results/sweep-check.json. A quiet machine: the knee is a CPU ceiling.
+ * writes bench/results/sweep-check.json. A quiet machine: the knee is a CPU ceiling. The default bound is a
+ * median (acquire.p50<5ms), which turns at the ceiling: a p99 bound on the 2-core machine kind is crossed
+ * by the host's own stalls at any rate from half the ceiling up (2026-11-30, acquire.p99<10ms: single runs
+ * failed at 15,260/s and held at 18,846/s; the knees 23 % apart), so there it measures the host, not the masters.
  * Each manual rate is judged as the sweep judges a step: a failed run is confirmed by up to --confirm more
  * (default 2), and the rate holds when most of its runs held.
- *   npm run bench:sweep-check [-- --rate 5000 --threshold 'acquire.p99<10ms' --duration 5s --confirm 2]
+ *   npm run bench:sweep-check [-- --rate 10000 --threshold 'acquire.p50<5ms' --duration 5s --confirm 2]
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,8 +22,8 @@ import { verdict } from '../../tools/src/cli/sweep.js';
 
 const { values } = parseArgs({
   options: {
-    rate: { type: 'string', default: '5000' },
-    threshold: { type: 'string', default: 'acquire.p99<10ms' },
+    rate: { type: 'string', default: '10000' },
+    threshold: { type: 'string', default: 'acquire.p50<5ms' },
     duration: { type: 'string', default: '5s' },
     warmup: { type: 'string', default: '2s' },
     confirm: { type: 'string', default: '2' },
