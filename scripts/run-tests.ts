@@ -8,7 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { running, runJob, runPool, type Job, type Limits, type Outcome, type Tally } from './tests/job.js';
@@ -44,6 +44,12 @@ const kJobsPerCore = 1;
  * Files whose outcome rests on timing or on order across processes, which contention moves: each
  * runs beside at most one job per core in all, one such file at a time (Limits.quiet).
  */
+/**
+ * Files that mostly wait (retry schedules, TTLs, a paused master: under a third of their time on a CPU) run in
+ * these extra slots beside the others: 26 files, 311 s of their time and 62 s of CPU on the 2-core machine
+ * kind (2026-11-30), which two slots had run one after another with the busy ones.
+ */
+const kIdleShare = 1 / 3;
 const kQuietFiles = new Set(['election-threads.test.ts', 'stall.test.ts', 'gate.test.ts', 'cluster-waiting.test.ts']);
 
 /** A tier that reruns listed files of another tier's directory with its own environment. */
@@ -144,16 +150,26 @@ async function planTier(tier: string): Promise<Job[]> {
   }));
 }
 
+/** A run's record (.tmp/NAME; on a fresh clone scripts/tests/NAME, a run's copy kept in the repository). */
+async function record(path: string): Promise<Record<string, number>> {
+  const saved = await readFile(path, 'utf8')
+    .catch(() => readFile(join(root, 'scripts', 'tests', basename(path).replace(/^test-/, '')), 'utf8'))
+    .catch(() => '{}');
+  return JSON.parse(saved) as Record<string, number>;
+}
+
 /**
- * Each job's last duration (.tmp/test-times.json; on a fresh clone scripts/tests/times.json, a run's copy kept
- * in the repository), to start the longest first; a file neither names goes first.
+ * Each job's last duration, to start the longest first (a file neither record names goes first), and whether it
+ * mostly waited then: a test file whose CPU was under kIdleShare of its time may run in an idle slot.
  */
 async function order(jobs: Job[]): Promise<Job[]> {
-  const saved = await readFile(timesPath, 'utf8').catch(() => readFile(join(root, 'scripts', 'tests', 'times.json'), 'utf8'));
-  const times = JSON.parse(saved) as Record<string, number>;
+  const [times, cpu] = await Promise.all([record(timesPath), record(cpuPath)]);
   const key = (job: Job): string => `${job.tier} ${job.name}`;
   const last = (job: Job): number => (job.check ? Infinity : times[key(job)] ?? Infinity);
-  return jobs.map((job, i) => ({ job, i })).sort((a, b) => last(b.job) - last(a.job) || a.i - b.i).map(({ job }) => job);
+  const idle = (job: Job): boolean => !job.check && !job.cpu && !job.quiet && cpu[key(job)] !== undefined
+    && cpu[key(job)]! < kIdleShare * last(job);
+  return jobs.map((job, i) => ({ job, i })).sort((a, b) => last(b.job) - last(a.job) || a.i - b.i)
+    .map(({ job }) => ({ ...job, idle: idle(job) }));
 }
 
 async function saveTimes(outcomes: readonly Outcome[]): Promise<void> {
@@ -255,9 +271,10 @@ async function main(): Promise<void> {
     });
   }
   const cores = Math.min(concurrency, availableParallelism());
-  const limits: Limits = { total: concurrency, cpu: cores, quiet: cores };
+  // One idle slot per two cores, none when asked for one job at a time.
+  const limits: Limits = { total: concurrency, cpu: cores, quiet: cores, idle: concurrency > 1 ? Math.max(1, Math.floor(cores / 2)) : 0 };
   console.log(`run-tests: ${planned.length} jobs (${tiers.join(', ')}), ${limits.total} at a time, of them ${limits.cpu} CPU-bound `
-    + `(checks, unit and package files)`);
+    + `(checks, unit and package files), and ${limits.idle!} more for files that mostly wait (their last CPU under a third of their time)`);
   const started = performance.now();
   // Inherited by the test processes and theirs: where the loader finds the transpiled modules.
   const js = join(root, '.tmp', `test-js-${process.pid}`);

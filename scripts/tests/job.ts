@@ -21,6 +21,8 @@ export interface Job {
   readonly cpu: boolean;
   /** Its outcome rests on timing or order across processes: it runs beside few others, one such file at a time. */
   readonly quiet: boolean;
+  /** It waits on timers and servers for most of its run (its last CPU under a third of its time): it may take an idle slot. */
+  readonly idle?: boolean;
 }
 
 export interface Tally {
@@ -161,12 +163,14 @@ export async function runJob(job: Job, root: string, timeoutMs: number, lingerMs
 
 /**
  * How many jobs run at once: `total` in all, of which at most `cpu` are CPU-bound (a check, a unit
- * file); while a quiet job runs, at most `quiet` in all, itself included.
+ * file), and `idle` more slots beside them for idle jobs only; while a quiet job runs, at most
+ * `quiet` in all, itself included.
  */
 export interface Limits {
   readonly total: number;
   readonly cpu: number;
   readonly quiet: number;
+  readonly idle?: number;
 }
 
 /**
@@ -181,8 +185,11 @@ export async function runPool(jobs: readonly Job[], limits: Limits, start: (job:
   const active = new Set<Promise<void>>();
   let cpu = 0;
   let quiet = 0;
-  const fits = (job: Job): boolean => active.size < (quiet > 0 || job.quiet ? limits.quiet : limits.total)
-    && (!job.cpu || cpu < limits.cpu) && (!job.quiet || quiet === 0);
+  /** Idle jobs started past `total`: the slots they hold are the idle ones. */
+  let extra = 0;
+  const regularFree = (): boolean => active.size - extra < limits.total;
+  const fits = (job: Job): boolean => (!job.cpu || cpu < limits.cpu) && (!job.quiet || quiet === 0)
+    && (quiet > 0 || job.quiet ? active.size < limits.quiet : regularFree() || (job.idle === true && extra < (limits.idle ?? 0)));
   for (;;) {
     while (!stopped()) {
       const index = waiting.findIndex(fits);
@@ -191,11 +198,14 @@ export async function runPool(jobs: readonly Job[], limits: Limits, start: (job:
       const firstQuiet = waiting.findIndex((job) => job.quiet);
       if (quiet === 0 && firstQuiet >= 0 && firstQuiet < index) break;
       const [job] = waiting.splice(index, 1) as [Job];
+      const inIdleSlot = quiet === 0 && !job.quiet && !regularFree();
       if (job.cpu) cpu++;
       if (job.quiet) quiet++;
+      if (inIdleSlot) extra++;
       const task = start(job).then((outcome) => {
         if (job.cpu) cpu--;
         if (job.quiet) quiet--;
+        if (inIdleSlot) extra--;
         outcomes.push(outcome);
         done(outcome);
         active.delete(task);

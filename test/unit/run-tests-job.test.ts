@@ -90,4 +90,29 @@ test('the pool: a quiet job runs beside at most limits.quiet jobs in all, one qu
   }
 });
 
+test('the pool: idle jobs may take the idle slots past total, busy ones never; a quiet job still runs beside at most limits.quiet', async () => {
+  const plain = (name: string, extra: Partial<Job> = {}): Job => ({ ...job(''), name, cpu: false, ...extra });
+  const jobs = [plain('a'), plain('b'), plain('c'), plain('i1', { idle: true }), plain('i2', { idle: true }), plain('d'),
+    plain('q', { quiet: true }), plain('i3', { idle: true }), plain('e')];
+  const running = new Set<Job>();
+  let most = 0;
+  let mostBusy = 0;
+  const quietBeside: number[] = [];
+  const start = async (j: Job): Promise<Outcome> => {
+    running.add(j);
+    most = Math.max(most, running.size);
+    mostBusy = Math.max(mostBusy, [...running].filter((r) => r.idle !== true).length);
+    for (const r of running) if (r.quiet) quietBeside.push(running.size);
+    const turns = j.idle === true ? 12 : j.quiet ? 20 : (j.name.charCodeAt(0) * 7) % 5 + 1;
+    for (let i = 0; i < turns; i++) await new Promise((resolve) => setImmediate(resolve));
+    running.delete(j);
+    return { job: j, tally: { passed: 1, failed: 0, skipped: 0 }, problem: undefined, output: '', startedMs: 0, endedMs: 0 };
+  };
+  const outcomes = await runPool(jobs, { total: 2, cpu: 2, quiet: 2, idle: 1 }, start, () => undefined, () => false);
+  assert.equal(outcomes.map((o) => o.job.name).sort(), jobs.map((j) => j.name).sort(), 'every job ran once');
+  assert.is(most, 3, 'two slots and one idle slot');
+  assert.is(mostBusy, 2, 'jobs that do not wait never take the idle slot');
+  assert.ok(quietBeside.length > 0 && quietBeside.every((n) => n <= 2), `the quiet job ran beside ${quietBeside.join(', ')} in all`);
+});
+
 test.run();
