@@ -8,7 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { basename, dirname, join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { running, runJob, runPool, type Job, type Limits, type Outcome, type Tally } from './tests/job.js';
@@ -41,15 +41,15 @@ const kCpuTiers = new Set(['unit', 'package']);
  */
 const kJobsPerCore = 1;
 /**
+ * A test file whose last CPU was under this share of its time mostly waits (retry schedules, TTLs, a paused
+ * master) and may take an idle slot beside the others (Limits.idle): 26 files, 311 s of their time and 62 s
+ * of CPU on the 2-core machine kind (2026-11-30), which two slots had run one after another with the busy ones.
+ */
+const kIdleShare = 1 / 3;
+/**
  * Files whose outcome rests on timing or on order across processes, which contention moves: each
  * runs beside at most one job per core in all, one such file at a time (Limits.quiet).
  */
-/**
- * Files that mostly wait (retry schedules, TTLs, a paused master: under a third of their time on a CPU) run in
- * these extra slots beside the others: 26 files, 311 s of their time and 62 s of CPU on the 2-core machine
- * kind (2026-11-30), which two slots had run one after another with the busy ones.
- */
-const kIdleShare = 1 / 3;
 const kQuietFiles = new Set(['election-threads.test.ts', 'stall.test.ts', 'gate.test.ts', 'cluster-waiting.test.ts']);
 
 /** A tier that reruns listed files of another tier's directory with its own environment. */
@@ -150,10 +150,10 @@ async function planTier(tier: string): Promise<Job[]> {
   }));
 }
 
-/** A run's record (.tmp/NAME; on a fresh clone scripts/tests/NAME, a run's copy kept in the repository). */
-async function record(path: string): Promise<Record<string, number>> {
+/** A run's record: the last run's (`path`, under .tmp/), else on a fresh clone a run's copy kept in scripts/tests/`kept`. */
+async function record(path: string, kept: string): Promise<Record<string, number>> {
   const saved = await readFile(path, 'utf8')
-    .catch(() => readFile(join(root, 'scripts', 'tests', basename(path).replace(/^test-/, '')), 'utf8'))
+    .catch(() => readFile(join(root, 'scripts', 'tests', kept), 'utf8'))
     .catch(() => '{}');
   return JSON.parse(saved) as Record<string, number>;
 }
@@ -163,7 +163,7 @@ async function record(path: string): Promise<Record<string, number>> {
  * mostly waited then: a test file whose CPU was under kIdleShare of its time may run in an idle slot.
  */
 async function order(jobs: Job[]): Promise<Job[]> {
-  const [times, cpu] = await Promise.all([record(timesPath), record(cpuPath)]);
+  const [times, cpu] = await Promise.all([record(timesPath, 'times.json'), record(cpuPath, 'cpu.json')]);
   const key = (job: Job): string => `${job.tier} ${job.name}`;
   const last = (job: Job): number => (job.check ? Infinity : times[key(job)] ?? Infinity);
   const idle = (job: Job): boolean => !job.check && !job.cpu && !job.quiet && cpu[key(job)] !== undefined
