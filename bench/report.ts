@@ -1,10 +1,11 @@
 /**
- * `npm run bench:report`: BENCHMARKS.md from bench/results/peers.json, micro.json and (if present) renewal.json, overload.json, contended.json, kinds.json, election.json, profile.json and the concurrency-1 profiles (profile-c1*.json).
+ * `npm run bench:report`: BENCHMARKS.md from bench/results/peers.json, micro.json and (if present) renewal.json, overload.json, contended.json, kinds.json, election.json, profile.json, the concurrency-1 profiles (profile-c1*.json) and flush-window.json.
  * Every figure comes from the JSON; nothing here is typed in by hand except the method and the
  * notes on missed targets (bench/notes.ts).
  */
 import { renderContended, type ContendedResult } from './contended/render.js';
 import { renderElection, type ElectionResult } from './election/render.js';
+import { renderFlushWindow } from './peers/flush-window.js';
 import { renderKinds, type KindsResult } from './kinds/render.js';
 import { renderProfile, type ProfileResult } from './profile/analyze.js';
 import { renderProfileTrio, type ProfileTrio } from './profile/compare.js';
@@ -66,7 +67,8 @@ function configTable(summary: Summary, config: string, contenders: readonly stri
   return rows.join('\n');
 }
 
-export function renderMarkdown(peers: PeersResult, micro: MicroResult | undefined, renewal?: RenewalResult, overload?: OverloadResult, contended?: ContendedResult, kinds?: KindsResult, profile?: ProfileResult, profileC1?: ProfileTrio, election?: ElectionResult, renewalWorker?: RenewalResult): string {
+export function renderMarkdown(peers: PeersResult, micro: MicroResult | undefined, renewal?: RenewalResult, overload?: OverloadResult, contended?: ContendedResult, kinds?: KindsResult, profile?: ProfileResult, profileC1?: ProfileTrio, election?: ElectionResult, renewalWorker?: RenewalResult,
+  flushWindow?: PeersResult): string {
   const summary = summarize(peers.runs);
   const plan = peers.plan;
   const targets = judgeTargets(summary);
@@ -114,6 +116,7 @@ export function renderMarkdown(peers: PeersResult, micro: MicroResult | undefine
     out.push(configTable(summary, config.id, plan.contenders), '');
   }
 
+  if (flushWindow !== undefined) out.push(renderFlushWindow(flushWindow));
   if (renewal !== undefined) out.push(renderRenewal(renewal));
   if (renewalWorker !== undefined) out.push(renderRenewal(renewalWorker, "Renewal off the main thread: renewal 'worker' against 'main', steady state"));
   if (overload !== undefined) out.push(renderOverload(overload));
@@ -171,8 +174,9 @@ async function readJson<T>(path: string): Promise<T | undefined> {
   const kinds = await readJson<KindsResult>(join(ROOT, 'bench', 'results', 'kinds.json'));
   const profile = await readJson<ProfileResult>(join(ROOT, 'bench', 'results', 'profile.json'));
   const election = await readJson<ElectionResult>(join(ROOT, 'bench', 'results', 'election.json'));
+  const flushWindow = await readJson<PeersResult>(join(ROOT, 'bench', 'results', 'flush-window.json'));
   const [ceiling, before, after] = await Promise.all(['profile-c1-ceiling.json', 'profile-c1-before.json', 'profile-c1.json'].map((name) => readJson<ProfileResult>(join(ROOT, 'bench', 'results', name))));
   const profileC1 = ceiling !== undefined && before !== undefined && after !== undefined ? { ceiling, before, after } : undefined;
-  await writeFile(join(ROOT, 'BENCHMARKS.md'), renderMarkdown(peers, micro, renewal, overload, contended, kinds, profile, profileC1, election, renewalWorker));
+  await writeFile(join(ROOT, 'BENCHMARKS.md'), renderMarkdown(peers, micro, renewal, overload, contended, kinds, profile, profileC1, election, renewalWorker, flushWindow));
   console.log('bench:report: wrote BENCHMARKS.md');
 }

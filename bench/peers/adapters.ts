@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { REFUSED, TTL_MS, type Contender } from './contender.js';
+import { delayFlushes, flushDelayOf } from './flush-delay.js';
 
 export async function openContender(id: string, urls: readonly string[]): Promise<Contender> {
   switch (id) {
@@ -27,7 +28,12 @@ export async function openContender(id: string, urls: readonly string[]): Promis
     case 'redlock-universal': return redlockUniversal(urls);
     case 'sesamecare-redlock': return sesamecare(urls);
     case 'redis-semaphore': return redisSemaphore(urls);
-    default: throw new Error(`no adapter for contender ${JSON.stringify(id)}`);
+    default: {
+      const delay = flushDelayOf(id);
+      if (delay === undefined) throw new Error(`no adapter for contender ${JSON.stringify(id)}`);
+      delayFlushes(delay);
+      return pipelock(urls, true);
+    }
   }
 }
 

@@ -1,3 +1,5 @@
+import { flushDelayOf } from './flush-delay.js';
+
 /** What the workload drives: one lock library (or ceiling), connected to the benchmark's masters. */
 export interface Contender {
   /** Resolves to the held lock, or REFUSED when the masters refused it (no retry). Throws on anything else. */
@@ -55,8 +57,15 @@ export const QUORUM_CEILING = 'raw-quorum';
 export const PEERS: readonly string[] = CONTENDERS.filter((c) => c.kind === 'peer').map((c) => c.id);
 
 export function contenderInfo(id: string): ContenderInfo {
+  const delay = flushDelayOf(id);
+  if (delay !== undefined) {
+    return { id, label: `pipelock, flushes held ${delay} µs`, packages: ['@redis/client'], kind: 'pipelock', optIn: true,
+      note: `as pipelock, each tick's flush held ${delay} µs after it fell due by turning the event loop (bench/peers/flush-delay.ts)` };
+  }
   const info = CONTENDERS.find((c) => c.id === id);
-  if (info === undefined) throw new Error(`unknown contender ${JSON.stringify(id)}; known: ${CONTENDERS.map((c) => c.id).join(', ')}`);
+  if (info === undefined) {
+    throw new Error(`unknown contender ${JSON.stringify(id)}; known: ${CONTENDERS.map((c) => c.id).join(', ')}, pipelock-flush-<µs>`);
+  }
   return info;
 }
 
@@ -97,7 +106,7 @@ export const CONFIGS: readonly WorkloadConfig[] = [
 
 /** The contenders of `contenders` that run in `config` (on cluster members, only those that can; on Valkey, its own list). */
 export function contendersOf(config: WorkloadConfig, contenders: readonly string[]): string[] {
-  if (config.valkey !== undefined) return contenders.filter((id) => config.valkey!.contenders.includes(id));
+  if (config.valkey !== undefined) return contenders.filter((id) => config.valkey!.contenders.includes(id) || flushDelayOf(id) !== undefined);
   if (config.cluster !== undefined) return contenders.filter((id) => contenderInfo(id).onCluster !== undefined);
   return contenders.filter((id) => contenderInfo(id).valkeyOnly !== true);
 }

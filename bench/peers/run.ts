@@ -3,7 +3,7 @@
  * bench/results/peers.json (BENCHMARKS.md is generated from it by bench/report.ts).
  *
  *   node --import tsx bench/peers/run.ts [--reps 3 (5 at least at concurrency 1, 4, 16)] [--duration-ms 5000] [--warmup-ms 1000]
- *     [--contenders a,b] [--configs c1,c64,cluster64] [--out bench/results/peers.json]
+ *     [--contenders a,b (also pipelock-flush-<µs>: flushes held, docs/decisions/0013)] [--configs c1,c64,cluster64] [--out bench/results/peers.json]
  *     [--other-root DIR (with --contenders …,pipelock-other: DIR's src/ measured beside this one)]
  *
  * cluster64 runs pipelock and the contenders that can (contender.ts `onCluster`) on three local

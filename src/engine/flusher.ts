@@ -5,7 +5,8 @@ export interface Flushable {
 
 /**
  * One scheduler for the flushes of every master of a MasterSet: one microtask (`soon`, a lone lock pays no extra
- * turn) or one setImmediate (`later`, gathering an I/O phase's continuations) for all N coalescers.
+ * turn) or one setImmediate (`later`, gathering an I/O phase's continuations) for all N coalescers; no flush is held
+ * longer (docs/decisions/0013).
  */
 export class Flusher {
   readonly #soon = new Due();
