@@ -15,7 +15,7 @@ const kScript = new URL('./election-campaigner.ts', import.meta.url);
 const kWorkerBoot = `import('tsx/esm/api').then((tsx) => tsx.register()).then(() => import(${JSON.stringify(kScript.href)}))`;
 
 export type Report = FromCampaigner;
-type Watcher = { match: (report: Report) => boolean; resolve: (report: Report) => void };
+type Watcher = { match: (report: Report) => boolean; resolve: (report: Report) => void; timer?: NodeJS.Timeout };
 
 export class Campaigner {
   /** Every report so far, in order. */
@@ -88,8 +88,8 @@ export class Campaigner {
     const found = this.reports.find(accepts);
     if (found !== undefined) return Promise.resolve(found).then(done);
     return new Promise<Report>((resolve, reject) => {
-      const watcher: Watcher = { match: accepts, resolve: (report) => { clearTimeout(timer); resolve(report); } };
-      const timer = setTimeout(() => {
+      const watcher: Watcher = { match: accepts, resolve: (report) => { clearTimeout(watcher.timer); resolve(report); } };
+      watcher.timer = setTimeout(() => {
         this.#watchers.delete(watcher);
         reject(new Error(`campaigner ${this.who}: no ${type} report within ${ms} ms`));
       }, ms);
@@ -112,6 +112,9 @@ export class Campaigner {
     const timer = setTimeout(this.#kill, ms);
     await this.#ended;
     clearTimeout(timer);
+    // Reports nobody will send now: a race's losers (nextLeader) would otherwise hold the process up to their limit.
+    for (const watcher of this.#watchers) clearTimeout(watcher.timer);
+    this.#watchers.clear();
   }
 }
 
