@@ -107,19 +107,19 @@ export class Master implements Outlet, ReplayTarget, Sink<Batch> {
   }
 
   /** Set once its probe found a Redis Cluster node given as a standalone master. */
-  get clusterNode(): MisconfigurationError | undefined {
-    return this.#capability.clusterNode;
-  }
+  get clusterNode(): MisconfigurationError | undefined { return this.#capability.clusterNode; }
 
   /** Resolves once the probe under way (if any) has answered. */
   probing(): Promise<void> {
     return this.#capability.settled();
   }
 
-  detach(): void {
+  /** Stops its probe and listeners; true when it is stalled (what it was sent went unanswered): its close waits for nothing. */
+  detach(): boolean {
     this.#capability.stop();
     this.#unsubscribe();
     this.#unsubscribeDrops();
+    return this.#unanswered.stalled;
   }
 
   /** Nothing waits to be sent and every call sent was answered, failed or timed out (Redlock.quit drains to this). */

@@ -178,6 +178,23 @@ function faults(kind: 'urls' | 'ioredis'): void {
       // between the two may not count: a clean-clone CI run read 2668.04 against a bound of 2668.
       assert.ok(lock.validity <= 3000 - 300 - 32 + 10, `validity ${lock.validity}`);
       assert.ok(lock.validity > 3000 - 600, `validity ${lock.validity}`);
+      masters.masters[1]!.resume();
+      masters.masters[2]!.resume();
+    });
+  }));
+
+  test('quit() with 2 masters paused waits for what they were sent up to its budget, not again for their connections', timed(8000, async ({ masters }) => {
+    const nodeTimeout = 1000;
+    await withRedlock(masters.urls, { retryCount: 0, nodeTimeout }, async (redlock) => {
+      for (const i of [1, 2]) masters.masters[i]!.pause();
+      const lock = await redlock.acquire(['paused-quit'], 5000);
+      await lock.release();
+      const started = performance.now();
+      await redlock.quit();
+      const ms = performance.now() - started;
+      // The release out on the paused masters times out at nodeTimeout; a closing PING to them would wait twice that again.
+      assert.ok(ms < 2 * nodeTimeout, `quit() took ${ms.toFixed(0)} ms`);
+      for (const i of [1, 2]) masters.masters[i]!.resume();
     });
   }));
 
