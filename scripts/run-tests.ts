@@ -271,8 +271,8 @@ async function main(): Promise<void> {
     });
   }
   const cores = Math.min(concurrency, availableParallelism());
-  // One idle slot per two cores, none when asked for one job at a time.
-  const limits: Limits = { total: concurrency, cpu: cores, quiet: cores, idle: concurrency > 1 ? Math.max(1, Math.floor(cores / 2)) : 0 };
+  // One idle slot per core, none when asked for one job at a time.
+  const limits: Limits = { total: concurrency, cpu: cores, quiet: cores, idle: concurrency > 1 ? cores : 0 };
   console.log(`run-tests: ${planned.length} jobs (${tiers.join(', ')}), ${limits.total} at a time, of them ${limits.cpu} CPU-bound `
     + `(checks, unit and package files), and ${limits.idle!} more for files that mostly wait (their last CPU under a third of their time)`);
   const started = performance.now();
