@@ -110,16 +110,15 @@ export class Master implements Outlet, ReplayTarget, Sink<Batch> {
   get clusterNode(): MisconfigurationError | undefined { return this.#capability.clusterNode; }
 
   /** Resolves once the probe under way (if any) has answered. */
-  probing(): Promise<void> {
-    return this.#capability.settled();
-  }
+  probing(): Promise<void> { return this.#capability.settled(); }
 
-  /** Stops its probe and listeners; true when it is stalled (what it was sent went unanswered): its close waits for nothing. */
-  detach(): boolean {
+  /** What it was sent went unanswered past its budget, and nothing since (src/engine/unanswered.ts). */
+  get stalled(): boolean { return this.#unanswered.stalled; }
+
+  detach(): void {
     this.#capability.stop();
     this.#unsubscribe();
     this.#unsubscribeDrops();
-    return this.#unanswered.stalled;
   }
 
   /** Nothing waits to be sent and every call sent was answered, failed or timed out (Redlock.quit drains to this). */

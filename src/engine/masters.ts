@@ -278,9 +278,9 @@ export class MasterSet {
     const closing: Promise<unknown>[] = [];
     const graceMs = this.#graceMs;
     for (const node of this.nodes) {
+      node.detach();
       // A silent master would answer a closing PING no sooner than what it already left unanswered.
-      const silent = node.detach();
-      closing.push(node.transport.close(silent ? 0 : graceMs, keepClients && !node.owned));
+      closing.push(node.transport.close(node.stalled ? 0 : graceMs, keepClients && !node.owned));
     }
     await Promise.allSettled(closing);
   }
