@@ -126,7 +126,7 @@ test('loadtest --start-at: the measured window opens one warm-up after the given
   // Ahead enough to start node, a master and a worker first; a machine too loaded for the short lead says so
   // (the start had passed when the workers were ready) and gets the long one.
   let startAt = 0;
-  let run: Awaited<ReturnType<typeof cli>> | undefined;
+  let run: Exit | undefined;
   for (const leadMs of [4_000, 15_000]) {
     startAt = Math.ceil(Date.now() / 1000) * 1000 + leadMs;
     run = await cli(['loadtest', '--masters', '1', '--workers', '1', '--duration', '1', '--warmup', '0.3', '--start-at', `@${startAt / 1000}`, '--json', json],

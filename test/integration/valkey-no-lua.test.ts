@@ -35,7 +35,7 @@ const unloadLua = (): Promise<unknown> => Promise.all(probes.map((probe) => prob
 async function assertNamed(redlock: Redlock, learned?: () => Promise<void>): Promise<void> {
   // Fencing first: while pipelock still believes a member runs scripts, a lock on several resources goes there as one
   // MSETEX (and is taken, as one taken by script just before the unload would be); the fenced call's refused script is
-  // what tells pipelock, and from then on both are named at once.
+  // what tells pipelock, and once every member has answered it (`learned`) both are named at once.
   const cases: [string, () => Promise<unknown>, RegExp][] = [
     ['fencing', () => redlock.acquire(['f'], 1000, { fencing: true }), /fencing tokens/],
     ['several resources', () => redlock.acquire(['a', 'b'], 1000), /a lock on several resources/],
