@@ -1,7 +1,7 @@
 /**
  * Runs the named test tiers: every file of test/<tier>/**\/*.test.ts (or a variant tier's listed
  * files) in its own child process, several at once, each file's output printed whole when it ends;
- * the checks `typecheck` and `lint` (npm scripts) run in the same pool, beside the tests. It ends
+ * the checks `typecheck`, `lint` and `check` (npm scripts) run in the same pool, beside the tests. It ends
  * with the failures by file, each tier's wall time and one line, `N passed, N failed[, N skipped]`,
  * summed over the tiers. Exits 1 when anything failed, 2 on bad arguments.
  */
@@ -30,7 +30,8 @@ const kNeeds: Readonly<Record<string, readonly string[]>> = {
   valkey: ['scripts/ensure-redis.sh', 'scripts/ensure-valkey.sh'],
 };
 const kDefaultTimeoutMs = 10 * 60_000;
-const kChecks = new Set(['typecheck', 'lint']);
+/** npm scripts run as jobs; `check` is both of the others in one process (scripts/check.ts), as npm test runs them. */
+const kChecks = new Set(['typecheck', 'lint', 'check']);
 /** Tiers whose files keep a core busy rather than wait on servers: at most one per core at a time. */
 const kCpuTiers = new Set(['unit', 'package']);
 /**
@@ -82,7 +83,7 @@ const usage = `usage: node --import tsx scripts/run-tests.ts [--jobs N] [--timeo
 
 Runs every test/<tier>/**/*.test.ts in its own process, --jobs at a time, over all the tiers named.
 The tier valkey runs chosen test/integration files against Valkey masters (npm run ensure-valkey);
-the tiers typecheck and lint run those npm scripts in the same pool.
+the tiers typecheck, lint and check (both in one process) run those npm scripts in the same pool.
   --jobs N         processes at once (default ${kDefaultJobs}: ${kJobsPerCore} per core; PIPELOCK_TEST_JOBS sets it too);
                    of them at most one per core CPU-bound (checks, unit and package files)
   --timeout-ms N   stop a file that runs longer than N ms (default ${kDefaultTimeoutMs})
@@ -117,7 +118,7 @@ function parseCommandLine(): { tiers: string[]; timeoutMs: number; jobs: number 
   const jobs = positive(parsed.values.jobs ?? process.env.PIPELOCK_TEST_JOBS, '--jobs (or PIPELOCK_TEST_JOBS)', kDefaultJobs);
   if (parsed.positionals.length === 0) fail('name at least one tier, e.g. unit integration');
   for (const tier of parsed.positionals) {
-    if (!/^[\w-]+$/.test(tier)) fail(`a tier is a directory name under test/, valkey, typecheck or lint, got ${JSON.stringify(tier)}`);
+    if (!/^[\w-]+$/.test(tier)) fail(`a tier is a directory under test/, valkey, typecheck, lint or check, got ${JSON.stringify(tier)}`);
   }
   return { tiers: parsed.positionals, timeoutMs, jobs };
 }

@@ -1,8 +1,8 @@
 /**
  * A node-redlock v5 program as its users write it in TypeScript: the v5 README's examples, its
  * Settings literal with v5's five fields, its exported types, both using() overloads and the error
- * event. `npm run typecheck` compiles it against redlock 5's own types; test/package/consumer.test.ts
- * compiles it again against pipelock's packed types with only the import below changed.
+ * event. test/package/consumer.test.ts compiles it against redlock 5's own types, then against
+ * pipelock's packed types with only the import below changed (the lint reads it with the former).
  */
 /* eslint-disable @typescript-eslint/only-throw-error, @typescript-eslint/require-await -- the v5 README's code as its users copy it */
 import { Redis as Client } from 'ioredis';
