@@ -1,9 +1,10 @@
 import '../helpers/setup.js';
 import * as assert from 'uvu/assert';
-import { setTimeout as delay } from 'node:timers/promises';
+import { setImmediate as turn, setTimeout as delay } from 'node:timers/promises';
 import { mastersSuite, probesEach } from '../helpers/masters.js';
 import { commandCalls, eventually, valuesOf } from '../helpers/redis.js';
 import { rejection } from '../helpers/reject.js';
+import { retrying } from '../helpers/retrying.js';
 import { timed } from '../helpers/timeout.js';
 import { LockAbortedError, Redlock, type Lock } from '../../src/index.js';
 import { kChain } from '../../src/lifecycle/lock.js';
@@ -30,8 +31,10 @@ test('a release with a caller of the same Redlock waiting: the keys pass to its 
   const redlock = new Redlock(masters.urls, kSlowRetries);
   try {
     const held = await redlock.acquire(['handed'], 5_000);
+    const asleep = retrying('handed');
     const waiting = redlock.acquire(['handed'], 30_000);
-    await delay(50);
+    await asleep;
+    await turn();
     const before = await deletes();
     const started = performance.now();
     const released = await (await held.release()).complete();
@@ -56,8 +59,10 @@ test('a multi-resource lock hands over all its keys; a fenced waiter is not hand
   const redlock = new Redlock(masters.urls, kSlowRetries);
   try {
     const both = await redlock.acquire(['m1', 'm2'], 5_000);
+    let asleep = retrying('m1');
     const waiting = redlock.acquire(['m1', 'm2'], 30_000);
-    await delay(50);
+    await asleep;
+    await turn();
     let before = await deletes();
     await both.release();
     const next = await waiting;
@@ -66,8 +71,10 @@ test('a multi-resource lock hands over all its keys; a fenced waiter is not hand
     await next.release();
 
     const plain = await redlock.acquire(['f'], 5_000);
+    asleep = retrying('f');
     const fenced = redlock.acquire(['f'], 30_000, { fencing: true });
-    await delay(50);
+    await asleep;
+    await turn();
     before = await deletes();
     const started = performance.now();
     await plain.release();
@@ -95,10 +102,13 @@ test('a chain of handovers serves the callers waiting when it began; a caller th
   };
   try {
     const first = await mine.acquire(['chain'], 10_000);
+    const theirsAsleep = retrying('chain');
     const theirs = take(other, 'other');
-    await delay(100);
+    await theirsAsleep;
+    const oursAsleep = retrying('chain', 2);
     const ours = [take(mine, 'b'), take(mine, 'c')];
-    await delay(100);
+    await oursAsleep;
+    await turn();
     await first.release();
     // Back for the lock at once: it joined after the chain began, so the chain ends with c and the
     // lock goes back to the masters, where the other process is first at the gate.
@@ -122,8 +132,10 @@ test('a waiter that aborts while the lock is on its way to it: the lock is delet
   const stop = new AbortController();
   try {
     const held = await redlock.acquire(['aborted'], 30_000);
+    const asleep = retrying('aborted');
     const waiting = rejection(redlock.acquire(['aborted'], 40_000, { signal: stop.signal }), LockAbortedError);
-    await delay(50);
+    await asleep;
+    await turn();
     // The handover waits on three paused masters; the waiter gives up meanwhile.
     for (const i of [0, 1, 2]) masters.masters[i]!.pause();
     const releasing = held.release();
@@ -144,8 +156,10 @@ test('a release whose lock another owner took meanwhile: the handover is refused
   const redlock = new Redlock(masters.urls, kSlowRetries);
   try {
     const held = await redlock.acquire(['lost'], 30_000);
+    const asleep = retrying('lost');
     const waiting: Promise<Lock> = redlock.acquire(['lost'], 40_000);
-    await delay(50);
+    await asleep;
+    await turn();
     // Another owner's key, behind the holder's back, on every master: the waiter, woken by the
     // change, is refused and waits again.
     await Promise.all(probes.map((probe) => probe.sendCommand(['SET', 'lost', 'foreign', 'PX', '1000'])));
@@ -173,8 +187,10 @@ test('a handover whose reply is read after a blocked loop: the heir\'s validity 
   try {
     // The waiter asks for more than the holder has left: the keys pass to its token and ttl (H).
     const held = await redlock.acquire(['blocked'], 500);
+    const asleep = retrying('blocked');
     const waiting = redlock.acquire(['blocked'], 3_000, { autoExtend: true });
-    await delay(50);
+    await asleep;
+    await turn();
     const releasing = held.release();
     // The handover is on the wire (the client writes in setImmediate); then the releaser's own work
     // blocks the loop 600 ms, and the replies are read after it (handover seed 48 of the simulation).

@@ -1,13 +1,12 @@
 import '../helpers/setup.js';
 import * as assert from 'uvu/assert';
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { setImmediate as turn, setTimeout as delay } from 'node:timers/promises';
 import { mastersSuite, probesEach } from '../helpers/masters.js';
 import { commandCalls, eventually, valuesOf } from '../helpers/redis.js';
 import { rejection } from '../helpers/reject.js';
+import { retrying } from '../helpers/retrying.js';
 import { timed } from '../helpers/timeout.js';
 import { Lock, LockAbortedError, Redlock } from '../../src/index.js';
-import { ACQUIRE_RETRY_CHANNEL, type AcquireRetryMessage } from '../../src/metrics/index.js';
 
 // Passing (src/waiting/handover.ts): a lock released while a caller of the same Redlock waits for
 // the same resources, and still valid for about the duration that caller asked for, is passed to
@@ -25,9 +24,12 @@ test('a lock passed to a waiter of the same Redlock: its token and validity, not
   const mine = new Redlock(masters.urls, kSettings);
   const other = new Redlock(masters.urls, kSettings);
   try {
-    const held = await mine.acquire(['passed'], 10_000);
+    // Taken for 30 s, it can be passed to a 10 s waiter for 20 s: the wait for quiet masters below took half a
+    // second beside two busy loops, past what a 10 s lock has to spare (its drift allowance, 502 ms).
+    const held = await mine.acquire(['passed'], 30_000);
+    const theirsAsleep = retrying('passed');
     const theirs = other.acquire(['passed'], 10_000);
-    await delay(50);
+    await theirsAsleep;
     const waiting = mine.acquire(['passed'], 10_000);
     // The other process's waiter opens its watch connection as it starts to wait (a handshake, a
     // tracking switch and its reads, on a loaded machine past 50 ms): counted from once it is quiet.
@@ -46,7 +48,7 @@ test('a lock passed to a waiter of the same Redlock: its token and validity, not
     assert.is(released.expired, false);
     assert.is(next.value, held.value);
     assert.is(next.validUntil, held.validUntil);
-    assert.ok(next.validity > 9_000, `validity ${next.validity}`);
+    assert.ok(next.validity > 10_000, `the holder's validity, not the waiter's 10 s: ${next.validity}`);
     // Nothing reached the masters: no write, so no invalidation woke the other process's head.
     await delay(200);
     assert.equal(await commandCalls(probes), before, 'no command on any master');
@@ -72,8 +74,10 @@ test('a lock made by extend(), or with an extend() in flight, is handed over wit
   try {
     const first = await redlock.acquire(['ext'], 10_000);
     const extended = await first.extend(10_000);
+    let asleep = retrying('ext');
     let waiting = redlock.acquire(['ext'], 10_000);
-    await delay(50);
+    await asleep;
+    await turn();
     assert.is((await extended.release()).passedOn, false);
     const next = await waiting;
     assert.is.not(next.value, extended.value);
@@ -85,8 +89,10 @@ test('a lock made by extend(), or with an extend() in flight, is handed over wit
 
     // A fresh lock (`next` came by a handover, and a chain serves only callers older than it).
     const fresh = await redlock.acquire(['ext-b'], 10_000);
+    asleep = retrying('ext-b');
     waiting = redlock.acquire(['ext-b'], 10_000);
-    await delay(50);
+    await asleep;
+    await turn();
     const extending = fresh.extend(200);
     assert.is((await fresh.release()).passedOn, false);
     const last = await waiting;
@@ -105,8 +111,10 @@ test('a waiter that gives up as the lock is passed to it releases it: no key is 
   const stop = new AbortController();
   try {
     const held = await redlock.acquire(['gave-up'], 10_000);
+    const asleep = retrying('gave-up');
     const waiting = rejection(redlock.acquire(['gave-up'], 10_000, { signal: stop.signal }), LockAbortedError);
-    await delay(50);
+    await asleep;
+    await turn();
     // The pass is made before release() returns its promise; the waiter's call resumes after the abort.
     const releasing = held.release();
     stop.abort();
@@ -123,12 +131,14 @@ test('an auto-extended lock passed on is renewed as the waiter\'s own: held past
   try {
     const held = await redlock.acquire(['renewed'], 1_000);
     let token = '';
+    const asleep = retrying('renewed');
     const running = redlock.using(['renewed'], 1_000, async (signal) => {
       await delay(1_800);
       assert.is(signal.aborted, false);
       token = (await valuesOf(probes, 'renewed'))[0] ?? '';
     });
-    await delay(50);
+    await asleep;
+    await turn();
     assert.is((await held.release()).passedOn, true);
     await running;
     assert.is(token, held.value, 'still its keys, renewed, 1.8 s into a 1 s lock');
@@ -145,14 +155,7 @@ test('a lock passed to a waiter whose validity runs out in a stall before the wa
   try {
     const held = await redlock.acquire(['stalled'], 1_000);
     // The waiter's retry is scheduled just before it goes to sleep, where a release can pass it the lock.
-    const asleep = new Promise<void>((resolve) => {
-      const onRetry = (message: unknown): void => {
-        if ((message as AcquireRetryMessage).resources[0] !== 'stalled') return;
-        unsubscribe(ACQUIRE_RETRY_CHANNEL, onRetry);
-        resolve();
-      };
-      subscribe(ACQUIRE_RETRY_CHANNEL, onRetry);
-    });
+    const asleep = retrying('stalled');
     const waiting = redlock.acquire(['stalled'], 1_000).then((lock) => ({ lock, validity: lock.validity }), (error: unknown) => ({ error }));
     await asleep;
     await turn();
