@@ -1,10 +1,11 @@
 import '../helpers/setup.js';
 import * as assert from 'uvu/assert';
-import { setTimeout as delay } from 'node:timers/promises';
+import { setImmediate as turn, setTimeout as delay } from 'node:timers/promises';
 import { createClient } from '@redis/client';
 import { mastersSuite, probesEach } from '../helpers/masters.js';
 import { eventually, type Probe } from '../helpers/redis.js';
 import { rejection } from '../helpers/reject.js';
+import { retrying } from '../helpers/retrying.js';
 import { timed } from '../helpers/timeout.js';
 import { LockAbortedError, Redlock, ResourceLockedError, type Lock } from '../../src/index.js';
 
@@ -26,17 +27,20 @@ async function timedFrom<T>(from: number, promise: Promise<T>): Promise<{ value:
   return { value, ms: performance.now() - from };
 }
 
+// Woken within 1 s of the release, half its retry delay: by the release (quiet, tens of ms; a speed is the benchmarks').
 test('a waiter wakes on the release, not at its next retry (2 s away)', timed(10000, async ({ masters }) => {
   const holder = new Redlock(masters.urls);
   const waiter = new Redlock(masters.urls, { retryCount: 3, retryDelay: 2000, retryJitter: 0 });
   try {
     const held = await holder.acquire(['wake'], 10000);
+    const asleep = retrying('wake');
     const waiting = waiter.acquire(['wake'], 10000);
-    await delay(300);
+    await asleep;
+    await turn();
     const released = performance.now();
     await held.release();
     const { value: lock, ms } = await timedFrom(released, waiting);
-    assert.ok(ms < 150, `woke ${ms.toFixed(0)} ms after the release`);
+    assert.ok(ms < 1_000, `woke ${ms.toFixed(0)} ms after the release`);
     await lock.release();
   } finally {
     await holder.quit();
@@ -107,7 +111,7 @@ test('callers of one process queue first come, first served behind one network w
   }
 }));
 
-test('a newcomer does not barge past a waiting caller of its process when the lock frees', timed(10000, async ({ masters }) => {
+test('a newcomer does not barge past a waiting caller of its process when the lock frees', timed(30_000, async ({ masters }) => {
   const holder = new Redlock(masters.urls);
   const redlock = new Redlock(masters.urls, { retryCount: 50, retryDelay: 1000, retryJitter: 0 });
   try {
@@ -115,11 +119,14 @@ test('a newcomer does not barge past a waiting caller of its process when the lo
     for (let round = 0; round < 5; round++) {
       order.length = 0;
       const held = await holder.acquire(['barge'], 10000);
+      // Asleep before the release (a delay of 50 ms was outrun beside two busy loops, and the round waited out a 1 s retry).
+      const asleep = retrying('barge');
       const first = redlock.acquire(['barge'], 10000).then((lock) => {
         order.push('waiting');
         return lock;
       });
-      await delay(50);
+      await asleep;
+      await turn();
       // Released while the newcomer's SET NX goes out: it would often win without the queue.
       const releasing = held.release();
       const second = redlock.acquire(['barge'], 10000).then((lock) => {
@@ -159,8 +166,9 @@ test('an aborted queued caller leaves at once; the queue goes on', timed(10000, 
   const redlock = new Redlock(masters.urls, { retryCount: 50, retryDelay: 1000, retryJitter: 0 });
   try {
     const held = await holder.acquire(['abort'], 10000);
+    const asleep = retrying('abort');
     const first = redlock.acquire(['abort'], 10000);
-    await delay(50);
+    await asleep;
     const controller = new AbortController();
     const second = redlock.acquire(['abort'], 10000, { signal: controller.signal });
     const third = redlock.acquire(['abort'], 10000);
