@@ -2,8 +2,8 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { ACQUIRE_RETRY_CHANNEL, type AcquireRetryMessage } from '../../src/metrics/index.js';
 
 /**
- * Resolves once `count` acquire calls (of any Redlock of this process) for `resource` were refused and scheduled
- * their retry: each is going to sleep, where a release can wake it, hand it the lock or pass it on. Made before
+ * Resolves once `count` retries of acquire calls for `resource` (any Redlock of this process; a call's first refusal
+ * is one) were scheduled: each call is going to sleep, where a release can wake it, hand it the lock or pass it on. Made before
  * the calls start; a test awaits it (then a turn of the event loop, for the sleep to begin) rather than a delay
  * that a loaded machine outruns.
  */

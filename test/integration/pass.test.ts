@@ -16,8 +16,8 @@ const test = mastersSuite('pass', { count: 5, healEach: true, flushEach: true })
 const probes = probesEach(test);
 
 // Retries 10 s apart: a waiter that gets the lock sooner got it from a release, not its schedule.
-// A drift allowance of 5% (502 ms for 10 s) leaves a waiter that slept 50 ms well within what
-// can be passed on (its duration less two allowances), however slow the machine.
+// A drift allowance of 5% (502 ms for 10 s): a 10 s lock can be passed on (its waiter's duration less two
+// allowances left) for about 0.5 s after it was taken; a case that waits longer first takes its holder for 30 s.
 const kSettings = { retryCount: 3, retryDelay: 10_000, retryJitter: 0, driftFactor: 0.05 };
 
 test('a lock passed to a waiter of the same Redlock: its token and validity, nothing sent, another process\'s waiter not woken; released again, it sends nothing', timed(15_000, async ({ masters }) => {
