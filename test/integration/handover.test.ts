@@ -105,9 +105,15 @@ test('a chain of handovers serves the callers waiting when it began; a caller th
     const theirsAsleep = retrying('chain');
     const theirs = take(other, 'other');
     await theirsAsleep;
-    const oursAsleep = retrying('chain', 2);
-    const ours = [take(mine, 'b'), take(mine, 'c')];
-    await oursAsleep;
+    // b is asleep before c comes, so c joins the line behind it. Started together, their places
+    // were the order their first refusals were decided in, not the order of the calls: once,
+    // beside two busy loops, c was served first.
+    const bAsleep = retrying('chain');
+    const ours = [take(mine, 'b')];
+    await bAsleep;
+    const cAsleep = retrying('chain');
+    ours.push(take(mine, 'c'));
+    await cAsleep;
     await turn();
     await first.release();
     // Back for the lock at once: it joined after the chain began, so the chain ends with c and the
