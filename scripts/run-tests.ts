@@ -35,21 +35,14 @@ const kChecks = new Set(['typecheck', 'lint', 'check']);
 /** Tiers whose files keep a core busy rather than wait on servers: at most one per core at a time. */
 const kCpuTiers = new Set(['unit', 'package']);
 /**
- * Files at once per core. Two per core (--jobs 4 on 2 cores) failed files that judge timing under
- * the contention: the load tests' rates and step budgets, the simulated master's differential run
- * with short TTLs, a CLI's start within its budget (docs/development.md); one per core until those
- * are quiet files or count from events.
+ * Processes at once per core, as long as the shares of a core they keep busy fit the cores (Limits.cores). Two per
+ * core with no such sum (--jobs 4 on 2 cores, 2026-11-29) failed files that judge timing under contention: four CPU-bound
+ * files on two cores. With it, a fifth process is a file that mostly waits.
  */
-const kJobsPerCore = 1;
-/**
- * A test file whose last CPU was under this share of its time mostly waits (retry schedules, TTLs, a paused
- * master) and may take an idle slot beside the others (Limits.idle): 26 files, 311 s of their time and 62 s
- * of CPU on the 2-core machine kind (2026-11-30), which two slots had run one after another with the busy ones.
- */
-const kIdleShare = 1 / 3;
+const kJobsPerCore = 2.5;
 /**
  * Files whose outcome rests on timing or on order across processes, which contention moves: each
- * runs beside at most one job per core in all, one such file at a time (Limits.quiet).
+ * has a core to itself (the others beside it keep within the cores less one), one such file at a time.
  */
 const kQuietFiles = new Set(['election-threads.test.ts', 'stall.test.ts', 'gate.test.ts', 'cluster-waiting.test.ts']);
 
@@ -78,13 +71,14 @@ const kVariants: Readonly<Record<string, Variant>> = {
   },
 };
 
-const kDefaultJobs = Math.max(2, availableParallelism() * kJobsPerCore);
+const kDefaultJobs = Math.max(2, Math.floor(availableParallelism() * kJobsPerCore));
 const usage = `usage: node --import tsx scripts/run-tests.ts [--jobs N] [--timeout-ms N] <tier>...
 
 Runs every test/<tier>/**/*.test.ts in its own process, --jobs at a time, over all the tiers named.
 The tier valkey runs chosen test/integration files against Valkey masters (npm run ensure-valkey);
 the tiers typecheck, lint and check (both in one process) run those npm scripts in the same pool.
-  --jobs N         processes at once (default ${kDefaultJobs}: ${kJobsPerCore} per core; PIPELOCK_TEST_JOBS sets it too);
+  --jobs N         processes at most at once (default ${kDefaultJobs}: ${kJobsPerCore} per core; PIPELOCK_TEST_JOBS sets it too),
+                   as long as the shares of a core they used last time add up to at most the cores;
                    of them at most one per core CPU-bound (checks, unit and package files)
   --timeout-ms N   stop a file that runs longer than N ms (default ${kDefaultTimeoutMs})
   --help           show this`;
@@ -160,17 +154,19 @@ async function record(path: string, kept: string): Promise<Record<string, number
 }
 
 /**
- * Each job's last duration, to start the longest first (a file neither record names goes first), and whether it
- * mostly waited then: a test file whose CPU was under kIdleShare of its time may run in an idle slot.
+ * Each job's last duration, to start the longest first (a file neither record names goes first), and the share of a
+ * core it kept busy then (its CPU over its time; a check, a CPU-bound tier or a file never measured: a whole core).
  */
 async function order(jobs: Job[]): Promise<Job[]> {
   const [times, cpu] = await Promise.all([record(timesPath, 'times.json'), record(cpuPath, 'cpu.json')]);
   const key = (job: Job): string => `${job.tier} ${job.name}`;
   const last = (job: Job): number => (job.check ? Infinity : times[key(job)] ?? Infinity);
-  const idle = (job: Job): boolean => !job.check && !job.cpu && !job.quiet && cpu[key(job)] !== undefined
-    && cpu[key(job)]! < kIdleShare * last(job);
+  const share = (job: Job): number | undefined => {
+    const used = cpu[key(job)];
+    return job.check || job.cpu || used === undefined || !Number.isFinite(last(job)) ? undefined : used / last(job);
+  };
   return jobs.map((job, i) => ({ job, i })).sort((a, b) => last(b.job) - last(a.job) || a.i - b.i)
-    .map(({ job }) => ({ ...job, idle: idle(job) }));
+    .map(({ job }) => ({ ...job, share: share(job) }));
 }
 
 async function saveTimes(outcomes: readonly Outcome[]): Promise<void> {
@@ -272,10 +268,9 @@ async function main(): Promise<void> {
     });
   }
   const cores = Math.min(concurrency, availableParallelism());
-  // One idle slot per core, none when asked for one job at a time.
-  const limits: Limits = { total: concurrency, cpu: cores, quiet: cores, idle: concurrency > 1 ? cores : 0 };
-  console.log(`run-tests: ${planned.length} jobs (${tiers.join(', ')}), ${limits.total} at a time, of them ${limits.cpu} CPU-bound `
-    + `(checks, unit and package files), and ${limits.idle!} more for files that mostly wait (their last CPU under a third of their time)`);
+  const limits: Limits = { total: concurrency, cpu: cores, cores };
+  console.log(`run-tests: ${planned.length} jobs (${tiers.join(', ')}), at most ${limits.total} at a time while the shares of a core `
+    + `they used last time fit ${cores} cores, of them at most ${limits.cpu} CPU-bound (checks, unit and package files)`);
   const started = performance.now();
   // Inherited by the test processes and theirs: where the loader finds the transpiled modules.
   const js = join(root, '.tmp', `test-js-${process.pid}`);

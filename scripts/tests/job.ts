@@ -21,8 +21,11 @@ export interface Job {
   readonly cpu: boolean;
   /** Its outcome rests on timing or order across processes: it runs beside few others, one such file at a time. */
   readonly quiet: boolean;
-  /** It waits on timers and servers for most of its run (its last CPU under a third of its time): it may take an idle slot. */
-  readonly idle?: boolean;
+  /**
+   * The share of a core it keeps busy while it runs, with its servers: its last run's CPU over its time (a file that
+   * waits out TTLs and retry schedules, under a third); undefined, a whole core.
+   */
+  readonly share?: number;
 }
 
 export interface Tally {
@@ -162,50 +165,63 @@ export async function runJob(job: Job, root: string, timeoutMs: number, lingerMs
 }
 
 /**
- * How many jobs run at once: `total` in all, of which at most `cpu` are CPU-bound (a check, a unit
- * file), and `idle` more slots beside them for idle jobs only; while a quiet job runs, at most
- * `quiet` in all, itself included.
+ * How many jobs run at once: at most `total`, of which at most `cpu` CPU-bound (a check, a unit file), while the
+ * shares of a core they keep busy add up to at most `cores` (one job runs whatever its share). A quiet job runs
+ * one at a time, the others beside it within `cores - 1`: it has a core to itself.
  */
 export interface Limits {
   readonly total: number;
   readonly cpu: number;
-  readonly quiet: number;
-  readonly idle?: number;
+  readonly cores: number;
+}
+
+/** A share is never taken as less than this: a file that mostly waits still starts a process and its servers. */
+const kLeastShare = 0.05;
+
+/** A job's share of a core while it runs, for the pool's sums. */
+function shareOf(job: Job): number {
+  return job.share === undefined ? 1 : Math.min(1, Math.max(kLeastShare, job.share));
 }
 
 /**
  * Runs `jobs` within `limits`, each time starting the first waiting job that fits (so the files
- * that wait on servers fill the slots the CPU-bound ones leave), calling `done` as each ends;
+ * that wait on servers fill the cores the CPU-bound ones leave), calling `done` as each ends;
  * `stopped` is asked before each start (a signal stops the launching, not the jobs running).
  */
 export async function runPool(jobs: readonly Job[], limits: Limits, start: (job: Job) => Promise<Outcome>,
   done: (outcome: Outcome) => void, stopped: () => boolean): Promise<Outcome[]> {
   const waiting = [...jobs];
   const outcomes: Outcome[] = [];
+  const running = new Set<Job>();
   const active = new Set<Promise<void>>();
-  let cpu = 0;
-  let quiet = 0;
-  /** Idle jobs started past `total`: the slots they hold are the idle ones. */
-  let extra = 0;
-  const regularFree = (): boolean => active.size - extra < limits.total;
-  const fits = (job: Job): boolean => (!job.cpu || cpu < limits.cpu) && (!job.quiet || quiet === 0)
-    && (quiet > 0 || job.quiet ? active.size < limits.quiet : regularFree() || (job.idle === true && extra < (limits.idle ?? 0)));
+  const fits = (job: Job): boolean => {
+    if (running.size === 0) return true;
+    if (running.size >= limits.total) return false;
+    let cpu = 0;
+    let quiet = 0;
+    let load = 0;
+    for (const other of running) {
+      if (other.cpu) cpu++;
+      if (other.quiet) quiet++;
+      else load += shareOf(other);
+    }
+    if (job.cpu && cpu >= limits.cpu) return false;
+    // Beside a quiet job (or to start one), the others keep within a core less.
+    const room = quiet > 0 || job.quiet ? limits.cores - 1 : limits.cores;
+    if (job.quiet) return quiet === 0 && load <= room + 1e-9;
+    return load + shareOf(job) <= room + 1e-9;
+  };
   for (;;) {
     while (!stopped()) {
       const index = waiting.findIndex(fits);
       if (index < 0) break;
       // A quiet job whose turn came waits for the pool to thin out: nothing starts past it meanwhile.
       const firstQuiet = waiting.findIndex((job) => job.quiet);
-      if (quiet === 0 && firstQuiet >= 0 && firstQuiet < index) break;
+      if (![...running].some((job) => job.quiet) && firstQuiet >= 0 && firstQuiet < index) break;
       const [job] = waiting.splice(index, 1) as [Job];
-      const inIdleSlot = quiet === 0 && !job.quiet && !regularFree();
-      if (job.cpu) cpu++;
-      if (job.quiet) quiet++;
-      if (inIdleSlot) extra++;
+      running.add(job);
       const task = start(job).then((outcome) => {
-        if (job.cpu) cpu--;
-        if (job.quiet) quiet--;
-        if (inIdleSlot) extra--;
+        running.delete(job);
         outcomes.push(outcome);
         done(outcome);
         active.delete(task);

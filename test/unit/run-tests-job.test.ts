@@ -2,7 +2,7 @@ import '../helpers/setup.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
-import { runJob, runPool, type Job, type Outcome } from '../../scripts/tests/job.js';
+import { runJob, runPool, type Job, type Limits, type Outcome } from '../../scripts/tests/job.js';
 import { cpuLine, cpuOfProcess, parseCpuLine } from '../helpers/cpu.js';
 import { tsFlags } from '../helpers/ts-flags.js';
 
@@ -60,59 +60,66 @@ test('a job that prints nothing says so', async () => {
   assert.is(outcome.problem, 'exited (code 0) without uvu\'s summary; it printed 0 bytes on stdout and 0 on stderr, nothing at all');
 });
 
-test('the pool: a quiet job runs beside at most limits.quiet jobs in all, one quiet job at a time, and every job runs', async () => {
-  const plain = (name: string, extra: Partial<Job> = {}): Job => ({ ...job(''), name, cpu: false, ...extra });
-  const jobs = [...['a', 'b', 'c', 'd'].map((n) => plain(n)), plain('q1', { quiet: true }), plain('e'), plain('f'), plain('q2', { quiet: true }), plain('g'), plain('h')];
+/** A pool's run of `jobs` whose start records who ran beside whom; a job takes `turns(job)` turns of the event loop. */
+async function pool(jobs: readonly Job[], limits: Limits, turns: (job: Job) => number): Promise<{ outcomes: Outcome[]; beside: Job[][]; started: string[] }> {
   const running = new Set<Job>();
-  const seen: { job: string; beside: number; quietBeside: number }[] = [];
+  const beside: Job[][] = [];
   const started: string[] = [];
-  let most = 0;
   const start = async (j: Job): Promise<Outcome> => {
     running.add(j);
     started.push(j.name);
-    most = Math.max(most, running.size);
-    for (const r of running) if (r.quiet) seen.push({ job: r.name, beside: running.size, quietBeside: [...running].filter((x) => x.quiet).length });
-    // Jobs end in a shuffled order, a few turns of the loop each; a quiet one outlasts several others.
-    const turns = j.quiet ? 30 : (j.name.charCodeAt(0) * 7) % 5 + 1;
-    for (let i = 0; i < turns; i++) await new Promise((resolve) => setImmediate(resolve));
+    beside.push([...running]);
+    for (let i = 0; i < turns(j); i++) await new Promise((resolve) => setImmediate(resolve));
     running.delete(j);
     return { job: j, tally: { passed: 1, failed: 0, skipped: 0 }, problem: undefined, output: '', startedMs: 0, endedMs: 0 };
   };
-  const outcomes = await runPool(jobs, { total: 4, cpu: 2, quiet: 2 }, start, () => undefined, () => false);
+  const outcomes = await runPool(jobs, limits, start, () => undefined, () => false);
+  return { outcomes, beside, started };
+}
+
+const plain = (name: string, extra: Partial<Job> = {}): Job => ({ ...job(''), name, cpu: false, ...extra });
+const load = (jobs: readonly Job[]): number => jobs.reduce((sum, j) => sum + (j.share ?? 1), 0);
+// Jobs end in a shuffled order, a few turns of the loop each.
+const shuffled = (j: Job): number => (j.name.charCodeAt(0) * 7) % 5 + 1;
+
+test('the pool: a quiet job runs one at a time, the others beside it within a core less; it does not wait for the end', async () => {
+  const half = { share: 0.5 };
+  const jobs = [...['a', 'b', 'c', 'd'].map((n) => plain(n, half)), plain('q1', { quiet: true }), plain('e', half), plain('f', half),
+    plain('q2', { quiet: true, share: 0.2 }), plain('g', half), plain('h', half)];
+  const { outcomes, beside, started } = await pool(jobs, { total: 4, cpu: 2, cores: 2 }, (j) => (j.quiet ? 30 : shuffled(j)));
   assert.equal(outcomes.map((o) => o.job.name).sort(), jobs.map((j) => j.name).sort(), 'every job ran once');
-  assert.is(most, 4, 'four at once when no quiet job runs');
-  assert.ok(seen.length > 0);
+  assert.is(Math.max(...beside.map((b) => b.length)), 4, 'four half-core jobs at once when no quiet job runs');
   // The pool thins out for a quiet job whose turn came rather than leaving it to the end.
   assert.ok(started.indexOf('q1') < started.indexOf('e'), `started in the order ${started.join(' ')}`);
-  for (const s of seen) {
-    assert.ok(s.beside <= 2, `${s.job} ran with ${s.beside} jobs in all`);
-    assert.is(s.quietBeside, 1, `${s.job} ran beside another quiet job`);
+  const withQuiet = beside.filter((b) => b.some((j) => j.quiet));
+  assert.ok(withQuiet.length > 2);
+  for (const b of withQuiet) {
+    assert.is(b.filter((j) => j.quiet).length, 1, `${b.map((j) => j.name).join(' ')}: two quiet jobs at once`);
+    assert.ok(load(b.filter((j) => !j.quiet)) <= 1, `${b.map((j) => j.name).join(' ')}: more than a core beside a quiet job`);
   }
 });
 
-test('the pool: idle jobs may take the idle slots past total, busy ones never; a quiet job still runs beside at most limits.quiet', async () => {
-  const plain = (name: string, extra: Partial<Job> = {}): Job => ({ ...job(''), name, cpu: false, ...extra });
-  const jobs = [plain('a'), plain('b'), plain('c'), plain('i1', { idle: true }), plain('i2', { idle: true }), plain('d'),
-    plain('q', { quiet: true }), plain('i3', { idle: true }), plain('e')];
-  const running = new Set<Job>();
-  let most = 0;
-  let mostBusy = 0;
-  const quietBeside: number[] = [];
-  const start = async (j: Job): Promise<Outcome> => {
-    running.add(j);
-    most = Math.max(most, running.size);
-    mostBusy = Math.max(mostBusy, [...running].filter((r) => r.idle !== true).length);
-    for (const r of running) if (r.quiet) quietBeside.push(running.size);
-    const turns = j.idle === true ? 12 : j.quiet ? 20 : (j.name.charCodeAt(0) * 7) % 5 + 1;
-    for (let i = 0; i < turns; i++) await new Promise((resolve) => setImmediate(resolve));
-    running.delete(j);
-    return { job: j, tally: { passed: 1, failed: 0, skipped: 0 }, problem: undefined, output: '', startedMs: 0, endedMs: 0 };
-  };
-  const outcomes = await runPool(jobs, { total: 2, cpu: 2, quiet: 2, idle: 1 }, start, () => undefined, () => false);
+test('the pool: the jobs running keep within the cores by their shares, so files that mostly wait fill in beside busy ones; CPU-bound ones one per core', async () => {
+  const jobs = [plain('a'), plain('b'), plain('c'), plain('w1', { share: 0.1 }), plain('w2', { share: 0.1 }), plain('d', { share: 0.6 }),
+    plain('u1', { cpu: true, share: 0.3 }), plain('u2', { cpu: true, share: 0.3 }), plain('u3', { cpu: true, share: 0.3 }),
+    plain('w3', { share: 0.2 }), plain('e')];
+  const { outcomes, beside } = await pool(jobs, { total: 5, cpu: 2, cores: 2 }, (j) => ((j.share ?? 1) < 0.5 ? 12 : shuffled(j)));
   assert.equal(outcomes.map((o) => o.job.name).sort(), jobs.map((j) => j.name).sort(), 'every job ran once');
-  assert.is(most, 3, 'two slots and one idle slot');
-  assert.is(mostBusy, 2, 'jobs that do not wait never take the idle slot');
-  assert.ok(quietBeside.length > 0 && quietBeside.every((n) => n <= 2), `the quiet job ran beside ${quietBeside.join(', ')} in all`);
+  for (const b of beside) {
+    const names = b.map((j) => j.name).join(' ');
+    assert.ok(load(b) <= 2 + 1e-9, `${names}: their shares add up past the cores`);
+    assert.ok(b.length <= 5, `${names}: more than total`);
+    assert.ok(b.filter((j) => j.cpu).length <= 2, `${names}: three CPU-bound jobs at once`);
+  }
+  assert.ok(beside.some((b) => b.length >= 3 && b.filter((j) => (j.share ?? 1) === 1).length === 1), 'waiting files ran beside a busy one');
+  assert.is(Math.max(...beside.map((b) => b.filter((j) => (j.share ?? 1) === 1).length)), 2, 'two whole-core jobs at once, never three');
+});
+
+test('the pool: one job runs whatever its share; one at a time when total is 1', async () => {
+  const jobs = [plain('a', { share: 3 }), plain('b'), plain('c', { share: 0.01 })];
+  const { outcomes, beside } = await pool(jobs, { total: 1, cpu: 1, cores: 1 }, shuffled);
+  assert.is(outcomes.length, 3);
+  assert.ok(beside.every((b) => b.length === 1), 'one at a time');
 });
 
 test.run();
