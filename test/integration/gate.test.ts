@@ -1,12 +1,13 @@
 import '../helpers/setup.js';
 import * as assert from 'uvu/assert';
-import { setTimeout as delay } from 'node:timers/promises';
+import { setImmediate as turn, setTimeout as delay } from 'node:timers/promises';
 import { mastersSuite, probesEach } from '../helpers/masters.js';
 import { commandCalls, eventually } from '../helpers/redis.js';
+import { retrying } from '../helpers/retrying.js';
 import { timed } from '../helpers/timeout.js';
 import { takeTurns } from '../helpers/turns.js';
 import { Redlock, type Lock } from '../../src/index.js';
-import { turnsKey } from '../../src/waiting/gate.js';
+import { kGraceMs, turnsKey } from '../../src/waiting/gate.js';
 import { kNoPrefix } from '../../src/engine/keys.js';
 import { internals } from '../../src/redlock.js';
 import { gateOf, gateOrder } from '../../src/waiting/gate.js';
@@ -19,17 +20,24 @@ const probes = probesEach(test);
 
 type Probes = Parameters<typeof commandCalls>[0];
 
-/** SET calls per master once `key` is set on every one: the holder's SETs (decided at a quorum) all counted. */
-async function setCallsOnceHeld(probes: Probes, key: string): Promise<number[]> {
+/** SET and PTTL calls per master once `key` is set on every one: the holder's SETs (decided at a quorum) all counted. */
+async function callsOnceHeld(probes: Probes, key: string): Promise<{ sets: number[]; reads: number[] }> {
   await eventually(async () => (await Promise.all(probes.map((probe) => probe.exists(key)))).every((n) => n === 1), 2000, `${key} on every master`);
-  return commandCalls(probes, 'set');
+  const [sets, reads] = await Promise.all([commandCalls(probes, 'set'), commandCalls(probes, 'pttl')]);
+  return { sets, reads };
 }
 
-/** Resolves once every master has answered `waiters` more SETs than `start`: the waiters' refused first attempts. */
-async function refusedEverywhere(probes: Probes, start: number[], waiters = 1): Promise<void> {
-  await eventually(async () => (await commandCalls(probes, 'set')).every((calls, i) => calls - start[i]! >= waiters), 5000, 'refused first attempts on every master');
-  // and asleep, armed for the release, as in the first test.
-  await delay(100);
+/**
+ * Resolves once `waiters` callers are asleep and armed for the release: each refused everywhere (`waiters` more SETs
+ * than `start` on every master), asleep (`asleep`, made with retrying() before their calls), and its read of the key
+ * answered at the gate (its watch's PTTL there: the master tracks the key for it from then on). Asleep but not yet
+ * read, a waiter missed the release's invalidation and was not gated.
+ */
+async function armed(probes: Probes, start: { sets: number[]; reads: number[] }, gate: number, asleep: Promise<void>, waiters = 1): Promise<void> {
+  await eventually(async () => (await commandCalls(probes, 'set')).every((calls, i) => calls - start.sets[i]! >= waiters), 5000, 'refused first attempts on every master');
+  await asleep;
+  await eventually(async () => (await commandCalls([probes[gate]!], 'pttl'))[0]! - start.reads[gate]! >= waiters, 5000, 'the waiters\' reads at the gate');
+  await turn();
 }
 
 test('three processes woken by each release: the gate grants one, the others ask no other master', timed(20000, async ({ masters }) => {
@@ -39,8 +47,9 @@ test('three processes woken by each release: the gate grants one, the others ask
   const gate = gateOf(gateOrder(internals(holder).masters.nodes.map((node) => node.name)), 'gated');
   try {
     const held = await holder.acquire(['gated'], 10000);
-    const start = await commandCalls(probes, 'set');
+    const start = await callsOnceHeld(probes, 'gated');
     const order: number[] = [];
+    const asleep = retrying('gated', 3);
     const locks: Promise<Lock>[] = waiters.map((redlock, i) => redlock.acquire(['gated'], 10000).then((lock) => {
       order.push(i);
       return lock;
@@ -48,8 +57,7 @@ test('three processes woken by each release: the gate grants one, the others ask
     // Each waiter's first attempt (to every master) is refused; then they sleep, armed. Counted
     // from when all three have been refused everywhere: on a loaded machine a fixed wait let a
     // first attempt land after the count began.
-    await eventually(async () => (await commandCalls(probes, 'set')).every((calls, i) => calls - start[i]! >= 3), 5000, 'three refused first attempts on every master');
-    await delay(100);
+    await armed(probes, start, gate, asleep, 3);
     const before = await commandCalls(probes, 'set');
     await held.release();
     // One handoff after another: each winner releases once the others are asleep again.
@@ -127,12 +135,13 @@ test('a first in line that never comes (a dead process) holds nobody up: bypasse
   const queue = turnsKey(kNoPrefix, 'dead-first', false);
   try {
     const held = await holder.acquire(['dead-first'], 10000);
-    const start = await setCallsOnceHeld(probes, 'dead-first');
+    const start = await callsOnceHeld(probes, 'dead-first');
+    let asleep = retrying('dead-first');
     const waiting = waiter.acquire(['dead-first'], 10000);
     // Each release below must find the waiter asleep (its next attempt a woken one, gated): a
     // first attempt still on its way at the release takes the lock ungated and marks nobody, which
     // a loaded CI run saw after a fixed 150 ms wait.
-    await refusedEverywhere(probes, start);
+    await armed(probes, start, gate, asleep);
     // A head that joined before everyone and died: first in the queue, never coming.
     await probes[gate]!.sendCommand(['ZADD', queue, '1', 'dead']);
     const released = performance.now();
@@ -143,9 +152,12 @@ test('a first in line that never comes (a dead process) holds nobody up: bypasse
     // Nobody came for the lock in its name since it was marked: past the grace, the next sighting
     // of the lock free drops it.
     const again = await holder.acquire(['dead-first'], 10000);
-    const startAgain = await setCallsOnceHeld(probes, 'dead-first');
+    const startAgain = await callsOnceHeld(probes, 'dead-first');
+    asleep = retrying('dead-first');
     const next = waiter.acquire(['dead-first'], 10000);
-    await refusedEverywhere(probes, startAgain);
+    await armed(probes, startAgain, gate, asleep);
+    // The grace runs from the mark (the first release's gated attempt); it is over before this release.
+    await delay(kGraceMs + 1);
     await again.release();
     await (await next).release();
     assert.is(await probes[gate]!.sendCommand(['ZSCORE', queue, 'dead']), null, 'still in the queue');
@@ -163,10 +175,11 @@ test('a waiter that gives up leaves the queue at the gate', timed(20000, async (
   const controllers = waiters.map(() => new AbortController());
   try {
     const held = await holder.acquire(['leaving'], 10000);
-    const start = await setCallsOnceHeld(probes, 'leaving');
+    const start = await callsOnceHeld(probes, 'leaving');
+    const asleep = retrying('leaving', 2);
     const calls = waiters.map((redlock, i) => redlock.acquire(['leaving'], 10000, { signal: controllers[i]!.signal }));
     for (const call of calls) call.catch(() => undefined);
-    await refusedEverywhere(probes, start, 2);
+    await armed(probes, start, gate, asleep, 2);
     await held.release();
     // One takes it; the other, refused at the gate while it is held, is in the queue.
     const first = await Promise.race(calls);
@@ -188,9 +201,10 @@ test('a gate that is down is no arbiter: woken waiters still acquire through the
   const gate = gateOf(gateOrder(internals(holder).masters.nodes.map((node) => node.name)), 'gate-down');
   try {
     const held = await holder.acquire(['gate-down'], 10000);
-    const start = await setCallsOnceHeld(probes, 'gate-down');
+    const start = await callsOnceHeld(probes, 'gate-down');
+    const asleep = retrying('gate-down', 2);
     const locks = waiters.map((redlock) => redlock.acquire(['gate-down'], 10000));
-    await refusedEverywhere(probes, start, 2);
+    await armed(probes, start, gate, asleep, 2);
     await masters.masters[gate]!.stop();
     // The gate's watch drops: the heads listening there alone read the other masters again, and
     // the release on the four others wakes them.

@@ -54,8 +54,10 @@ test('with wakeups: false it polls (the control)', timed(10000, async ({ masters
   try {
     const held = await holder.acquire(['poll'], 10000);
     const started = performance.now();
+    const asleep = retrying('poll');
     const waiting = waiter.acquire(['poll'], 10000);
-    await delay(100);
+    await asleep;
+    await turn();
     await held.release();
     const { value: lock, ms } = await timedFrom(started, waiting);
     assert.ok(ms >= 950, `acquired after ${ms.toFixed(0)} ms: before its retry`);
@@ -87,6 +89,8 @@ test('callers of one process queue first come, first served behind one network w
   try {
     const held = await holder.acquire(['fifo'], 10000);
     const order: number[] = [];
+    // Each caller goes to sleep once: the first after its refusal, the others in line behind it.
+    const asleep = retrying('fifo', 6);
     const callers = Array.from({ length: 6 }, (_, i) => (async () => {
       await delay(20 * i);
       // Twice in a row: the second call comes while the others wait, and queues behind them.
@@ -97,7 +101,8 @@ test('callers of one process queue first come, first served behind one network w
         await lock.release();
       }
     })());
-    await delay(200);
+    await asleep;
+    await turn();
     const released = performance.now();
     await held.release();
     await Promise.all(callers);
@@ -191,9 +196,11 @@ test('wake-ups lost (watch connections killed before the release): the waiter st
   const waiter = new Redlock(masters.urls, { retryCount: 5, retryDelay: 300, retryJitter: 0 });
   try {
     const held = await holder.acquire(['lost-wakeups'], 10000);
+    const asleep = retrying('lost-wakeups');
     const waiting = waiter.acquire(['lost-wakeups'], 10000);
-    await delay(100);
-    // The watch connections are the ones with tracking on.
+    await asleep;
+    // The watch connections are the ones with tracking on, one per master once the waiter reads there.
+    await eventually(async () => (await Promise.all(probes.map(trackingClients))).every((ids) => ids.length === 1), 5000, 'a watch per master');
     let killed = 0;
     for (const probe of probes) {
       for (const id of await trackingClients(probe)) killed += Number(await probe.sendCommand(['CLIENT', 'KILL', 'ID', id, 'SKIPME', 'yes']));
