@@ -194,30 +194,30 @@ export async function runPool(jobs: readonly Job[], limits: Limits, start: (job:
   const outcomes: Outcome[] = [];
   const running = new Set<Job>();
   const active = new Set<Promise<void>>();
-  const fits = (job: Job): boolean => {
-    if (running.size === 0) return true;
-    if (running.size >= limits.total) return false;
-    let cpu = 0;
-    let quiet = 0;
-    let load = 0;
-    for (const other of running) {
-      if (other.cpu) cpu++;
-      if (other.quiet) quiet++;
-      else load += shareOf(other);
-    }
-    if (job.cpu && cpu >= limits.cpu) return false;
-    // Beside a quiet job (or to start one), the others keep within a core less.
-    const room = quiet > 0 || job.quiet ? limits.cores - 1 : limits.cores;
-    if (job.quiet) return quiet === 0 && load <= room + 1e-9;
-    return load + shareOf(job) <= room + 1e-9;
-  };
   for (;;) {
     while (!stopped()) {
+      // What runs now: CPU-bound jobs, quiet ones, and the shares of the others.
+      let cpu = 0;
+      let quiet = 0;
+      let load = 0;
+      for (const other of running) {
+        if (other.cpu) cpu++;
+        if (other.quiet) quiet++;
+        else load += shareOf(other);
+      }
+      const fits = (job: Job): boolean => {
+        if (running.size === 0) return true;
+        if (running.size >= limits.total || (job.cpu && cpu >= limits.cpu)) return false;
+        // Beside a quiet job (or to start one), the others keep within a core less.
+        const room = quiet > 0 || job.quiet ? limits.cores - 1 : limits.cores;
+        if (job.quiet) return quiet === 0 && load <= room + 1e-9;
+        return load + shareOf(job) <= room + 1e-9;
+      };
       const index = waiting.findIndex(fits);
       if (index < 0) break;
       // A quiet job whose turn came waits for the pool to thin out: nothing starts past it meanwhile.
       const firstQuiet = waiting.findIndex((job) => job.quiet);
-      if (![...running].some((job) => job.quiet) && firstQuiet >= 0 && firstQuiet < index) break;
+      if (quiet === 0 && firstQuiet >= 0 && firstQuiet < index) break;
       const [job] = waiting.splice(index, 1) as [Job];
       running.add(job);
       const task = start(job).then((outcome) => {
