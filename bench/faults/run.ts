@@ -341,12 +341,17 @@ async function main(): Promise<number> {
   const results: ScenarioResult[] = [];
   // Each scenario's wall time, masters' start and checks included: where a run's minutes go (CI's budget).
   const took: (readonly [string, number])[] = [];
-  let started = performance.now();
+  const timing = async <T>(name: string, run: () => Promise<T>): Promise<T> => {
+    const started = performance.now();
+    try {
+      return await run();
+    } finally {
+      took.push([name, performance.now() - started]);
+    }
+  };
   for (const [i, scenario] of chosen.entries()) {
     console.log(`[${i + 1}/${chosen.length}] ${scenario.name}: ${scenario.fault}`);
-    started = performance.now();
-    const result = await runScenario(scenario, short ? kShortScale : 1);
-    took.push([scenario.name, performance.now() - started]);
+    const result = await timing(scenario.name, () => runScenario(scenario, short ? kShortScale : 1));
     console.log(line(result));
     for (const phase of result.phases ?? []) console.log(`    ${phase.label}: ${fmt(phase.ms)} ms, ${fmt(phase.acquisitions)} acquisitions, ${fmt(phase.commands)} commands (${fmt(phase.commands / (phase.ms / 1000))}/s, ${phase.acquisitions === 0 ? 'no acquisition' : `${(phase.commands / phase.acquisitions).toFixed(1)} per acquisition`})`);
     results.push(result);
@@ -357,9 +362,7 @@ async function main(): Promise<number> {
   const scripted: ScriptedResult[] = [];
   for (const [i, script] of scripts.entries()) {
     console.log(`[${results.length + i + 1}/${total}] ${script.name}: ${script.fault}`);
-    started = performance.now();
-    scripted.push(await runScripted(script, short));
-    took.push([script.name, performance.now() - started]);
+    scripted.push(await timing(script.name, () => runScripted(script, short)));
   }
   const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
   const all = took.reduce((sum, [, ms]) => sum + ms, 0);
