@@ -7,10 +7,9 @@ import { retrying } from '../helpers/retrying.js';
 import { timed } from '../helpers/timeout.js';
 import { takeTurns } from '../helpers/turns.js';
 import { Redlock, type Lock } from '../../src/index.js';
-import { kGraceMs, turnsKey } from '../../src/waiting/gate.js';
 import { kNoPrefix } from '../../src/engine/keys.js';
 import { internals } from '../../src/redlock.js';
-import { gateOf, gateOrder } from '../../src/waiting/gate.js';
+import { gateOf, gateOrder, kGraceMs, turnsKey } from '../../src/waiting/gate.js';
 
 // The gate (src/waiting/gate.ts): heads of several processes woken by one release are ordered at
 // one master; the ones it refuses send nothing to the others.
