@@ -3,6 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { baselineFigures, bestOf, compareToBaseline, cpuModelOf, figuresFor, formatVerdict, type Baseline, type Rule } from '../../bench/lib/baseline.js';
 import { parseInfo, subtract } from '../../bench/ci/counters.js';
+import { parseEventCounts } from '../../bench/ci/instructions.js';
 import { median, pairedRatio, quantile, spread } from '../../bench/lib/stats.js';
 
 const test = suite('bench: baseline rule, INFO counters and statistics');
@@ -146,6 +147,13 @@ test('client CPU ratios are judged against the baseline of the host\'s CPU model
   assert.ok(compareToBaseline(run, baseline, 'Apple M4').ok);
   assert.not.ok(compareToBaseline({ c64: { bytesPerCycle: 600, cpuRatio: 0.1 } }, baseline, 'Apple M4').ok);
   assert.equal(Object.keys(figuresFor(baseline, 'Apple M4').c64!), ['bytesPerCycle']);
+});
+
+test('callgrind_control -e: the instructions of every thread summed; an answer without them is an error', () => {
+  const answer = ['PID 14809: node --single-threaded bench/ci/cycles.js', '', '  Totals:         Ir ', '   Th 1  580,561,909 ', '   Th 2        3,345 ',
+    '   Th 3          682 ', ''].join('\n');
+  assert.is(parseEventCounts(answer), 580_561_909 + 3_345 + 682);
+  assert.throws(() => parseEventCounts('PID 14809: node\n  Error: no such process'), /no per-thread counts/);
 });
 
 test.run();
