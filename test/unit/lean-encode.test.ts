@@ -21,4 +21,18 @@ test('encodeShared: the same wire as encode, appended; each array of words its o
   assert.is.not(encodeShared('', b), once);
 });
 
+test('encodeShared: the words are encoded once, for the first master, and the kept wire serves the others', () => {
+  const words = ['SET', 'a', 't1', 'NX', 'PX', '1000'];
+  const first = encodeShared('', words);
+  // Changed after the first call (nothing does this): what the next master gets is the kept wire, not a new encoding.
+  words[1] = 'b';
+  assert.is(encodeShared('', words), first);
+});
+
+test('encodeShared: a frozen array is encoded each time, not an error', () => {
+  const words = Object.freeze(['DELIFEQ', 'a', 't1']);
+  assert.is(encodeShared('x', words), encode('x', words));
+  assert.is(encodeShared('', words), encode('', words));
+});
+
 test.run();

@@ -8,18 +8,20 @@ export function encode(out: string, args: readonly string[]): string {
   return out;
 }
 
-/**
- * The RESP of commands sent to every master with the same words (an operation's, made once by the coalescer,
- * src/engine/coalescer.ts), encoded once: five masters encoded each operation's words five times.
- */
-const wires = new WeakMap<readonly string[], string>();
+const kWire = Symbol('pipelock.wire');
 
-/** `args` in RESP appended to `out`, the encoding kept for the next master's call of the same words. */
+/** Words sent to every master (an operation's, made once by the coalescer), carrying their RESP once encoded. */
+type Kept = readonly string[] & { [kWire]?: string };
+
+/**
+ * `args` in RESP appended to `out`, the encoding kept on the array for the next master's call of the same words: five
+ * masters encoded each operation's words five times. On the array, not in a WeakMap: a WeakMap entry per operation
+ * cost more than the encoding it saved, most of it in the garbage collector (docs/decisions/0010-lean-connection.md,
+ * "The kept encoding").
+ */
 export function encodeShared(out: string, args: readonly string[]): string {
-  let wire = wires.get(args);
-  if (wire === undefined) {
-    wire = encode('', args);
-    wires.set(args, wire);
-  }
-  return out + wire;
+  const kept = args as Kept;
+  // A frozen array (none is made so today) is encoded each time rather than failing the flush.
+  if (!Object.isExtensible(kept)) return encode(out, args);
+  return out + (kept[kWire] ??= encode('', args));
 }
