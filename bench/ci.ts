@@ -195,7 +195,9 @@ if (!kNodeFlags.every((flag) => process.execArgv.includes(flag))) {
   const pick = (cpuDependent: boolean): BaselineFigures => Object.fromEntries(all.map(([config, rows]) => [config, Object.fromEntries(rows.filter(([metric]) => kCpuMetrics.has(metric) === cpuDependent))]));
   const previous = JSON.parse(await readFile(baselinePath, 'utf8').catch(() => '{"figures":{}}')) as Baseline;
   const model = cpuModelOf(previous, host.cpu) ?? host.cpu;
+  // The file's other sections (bench:ci:instr's `instructions`) are kept: this run measures none of them.
   const baseline: Baseline = {
+    ...previous,
     figures: pick(false),
     cpuModels: { ...previous.cpuModels, [model]: { figures: pick(true), measured: `the most lenient over ${kBaselineRuns} runs (cpuRatio: ${cpu}); ${hostLine(host)}` } },
     measured: `the most lenient value of each figure over ${kBaselineRuns} runs; ${hostLine(host)}`,
