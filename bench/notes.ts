@@ -1,35 +1,27 @@
 /**
  * Why a target of bench/report.ts was missed, by target id: written by hand from the run the
- * tables come from (bench/results/peers.json, 2026-11-26 23:04–23:20, load average 1.1–2.5, nothing
+ * tables come from (bench/results/peers.json, 2026-12-01 06:49–07:06, load average 1.9–3.3, nothing
  * else running) and bench:profile's breakdown, since the JSON holds figures, not reasons. Update
  * with each regeneration that moves them.
  */
 
 /** The run the notes were written from, printed above them: when the tables move, the notes may lag. */
-export const kNotesFrom = 'written from the run of 2026-11-26 at bb499cd, before the lean connection (decision 0010); the figures in them are that run\'s, not the table\'s above, where they differ';
+export const kNotesFrom = 'written from the run of 2026-12-01 at ecce492, the one in the tables';
 
 /** Keyed by Target.id. */
 export const MISSED_TARGET_NOTES: Readonly<Record<string, string>> = {
   'c1-ceiling':
-    'Within the spread, a hair under: 0.96× the per-command ceiling (1,951 against 1,804 cycles/s by medians, but the median of paired ratios is 0.96×), with less client CPU (413.7 against 421.6 µs per cycle) and less Redis CPU (392 against 419). This machine spends 188 µs of pipelock\'s cycle in the kernel (the whole cycle cost 261.6 µs of client CPU in the 2026-11-24 run on another machine of this kind), so both sides are bound by the same 20 commands per cycle and the paired ratios move by ±10% between repetitions.',
+    'Within the spread: the five paired ratios read 0.83, 1.46, 0.92, 0.81 and 1.05 (median 0.92×); a paired run the same morning read 1.03× (decision 0010, "The kept encoding"). Both sides send the same 20 commands per cycle and pipelock spends less client CPU (173.7 against 180.0 µs per cycle, 0.97×); a cycle here is ~250 µs, most of it the masters\' wake-ups on 2 shared cores, which move a 3 s window by ±20 %.',
   'c4-ceiling':
-    'At 4 in flight pipelock (5,032 cycles/s), the coalesced ceiling (5,313) and the per-command ceiling (5,644) are level: a flush at this depth carries ~1 operation per master (17.5 Redis commands per cycle against 20 for the per-command ceiling), so there is almost nothing to coalesce, and on this VM each cycle costs ~138 µs of client CPU of which 60 in the kernel, for the socket writes every contender makes. The 1.24× the issue measured came from a machine where a cycle cost far less; what would reach 1.4× is fewer writes per cycle, i.e. gathering across a few microtasks at the cost of the latency at concurrency 1.',
+    '1.04×, with less client CPU per cycle (63.6 against 77.8 µs, of which 32.5 and 33.7 in the kernel): at 4 in flight a flush carries ~1 operation per master (17.5 Redis commands per cycle against 20) and every contender makes the same 0.5 writes per cycle per master, so there is almost nothing to coalesce; half the client\'s cost is the kernel\'s send. 1.4× would need fewer writes per cycle, which only holding flushes gives, at a latency cost decision 0013 measured and declined.',
   'c16-ceiling':
-    '1.29× (15,114 against 11,716), ahead of the coalesced ceiling (1.20×): pipelock is at the batched floor of what @redis/client can do here, 46.7 µs of client CPU per cycle (15.4 in the kernel) against the coalesced ceiling\'s 45.0. 1.7× would need the client to cost less per coalesced call than the raw client does.',
+    '1.30× (26,125 against 21,382), level with the coalesced ceiling (25,760, 1.23×) at the same 0.125 writes per cycle per master and 15.6 commands: pipelock costs 22.8 µs of client CPU per cycle against the coalesced ceiling\'s 23.2, so it is at the floor of what batching gives here. 1.7× would need the masters to cost less per cycle (38.3 µs against the per-command ceiling\'s 40.8): on 2 shared cores a cycle\'s ~61 µs of CPU bounds it near 33k/s.',
   'c64-ceiling':
-    '1.48×, above the coalesced raw ceiling (1.40×): the same Redis work batched the same way, with no lock logic. pipelock costs 23.4 µs of client CPU and 37.9 µs of Redis CPU per cycle against the coalesced ceiling\'s 21.6 and 42.6; 5 masters and the client share 2 cores, and a cycle\'s ~61 µs of CPU caps throughput near 33k/s whatever the client does.',
-  'c512-ceiling':
-    '2.15× against the coalesced ceiling\'s 2.49× in the same run: pipelock costs 22.2 µs of client CPU per cycle against 15.9 for the ceiling that only batches SET NX and a compare-and-delete (the lock\'s own work: validation, token, Attempt, Lock, admission window, typed results). Redis CPU is level (33.0 against 34.1).',
-  'hot-ceiling':
-    'On the hot key almost every attempt is refused (pipelock 16.9k refusals/s against 447 successes/s; the per-command ceiling 30.5k and 493); each refusal builds a typed error with per-master outcomes and undoes its partial grants owner-checked, where the ceiling builds nothing: 51.2 against 29.9 µs of client CPU per attempt. Successes are 0.91× the ceiling\'s. Waiting callers are not in this configuration (retryCount 0); with them, see the Contended section.',
+    '1.60× (54,976 against 34,985), above the coalesced raw ceiling (53,901, 1.54×): the same Redis work batched the same way, with no lock logic. pipelock costs 11.6 µs of client CPU and 19.8 µs of Redis CPU per cycle against the coalesced ceiling\'s 10.1 and 21.1; with 5 masters and the client on 2 cores, a cycle\'s ~31 µs of CPU caps throughput near 64k/s whatever the client does. On Redis 7 the masters run a script per tick; on Valkey 9.1 the same cycle goes script-free at 1.96× the ceiling.',
   'hot-refusals':
-    'Redis commands per attempt are below the ceiling\'s (7.49 against 9.18: foreign-key reads are rationed to one per second), client CPU is not (51.2 against 29.9 µs): the refusal\'s typed error and the owner-checked undo of its partial grants are the difference.',
-  'valkey64-server-cpu':
-    'The choice per flush measured both ways in this run: natively (commands: \'native\') the masters spend 30.4 µs per cycle against 47.4 by script (0.64×, 0.54× the per-command ceiling\'s 56.8), but the client spends 50.2 against 25.0 µs (one @redis/client command, promise and reply per operation per master against one script call per tick), and with client and masters on 2 shared cores throughput falls to 0.79×. pipelock\'s own choice (native releases and extends, acquisitions by script) sits between: 41.3 µs (0.87×) at 37.6 µs of client CPU. On a deployment where the masters serve a fleet on their own cores, the native figure is the one that bounds the fleet; reaching both targets at once needs a cheaper per-command path in the client (a tick\'s native commands written and parsed as one pipeline without a promise each), which @redis/client does not offer.',
+    'Redis commands per attempt are below the ceiling\'s (7.64 against 9.18: foreign-key reads are rationed to one per second), client CPU is not (24.1 against 13.2 µs): a refusal builds a typed error with per-master outcomes and undoes its partial grants owner-checked, where the ceiling builds nothing. Successes are 1.24× the ceiling\'s.',
   'valkey64-ceiling':
-    '1.18× the per-command ceiling (19,668 against 16,058; by script 1.39×): see the server-CPU note: on this machine the client\'s per-command cost of the native path takes the throughput the masters save.',
-  'valkey-vs-scripts':
-    '1.04× at concurrency 1 (native: 412.7 against 501.2 µs of Redis CPU per cycle, 10 commands against 20), 1.02× at 512 (past 256 operations out, flushes go by script), 0.85× at 64, where native releases cost the client 12.6 µs per cycle more than they save the masters (6.1 µs) on 2 shared cores (decision 0007).',
+    '1.96× the per-command ceiling (53,576 against 28,524; per pair 1.96, 1.83 and 2.29), at 0.53× its client CPU and 0.48× its masters\' CPU per cycle: a cycle is 10 native commands (5 SET NX PX, 5 DELIFEQ), the fewest the algorithm needs, and 13.6 + 16.2 µs of CPU on 2 shared cores. The lean connection\'s kept encodings leaving a WeakMap (decision 0010) moved this from 1.70× to 1.81× in a paired run; 2× needs the client\'s ~0.2 µs per reply (a string per +OK from the parser, a slot in the reply ring) or the kernel\'s send to cost less.',
 };
 
 /** What the election failover figures (bench/results/election.json) show, and what ran beside them. */
