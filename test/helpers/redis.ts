@@ -52,3 +52,14 @@ export async function eventually(check: () => Promise<boolean> | boolean, ms = 2
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+
+/**
+ * Waits until every master holds each of `keys`. An acquisition resolves at the quorum while its last SETs may still be
+ * on the wire: a count taken before they land charges them to the code under test, and a waiter started before they
+ * land hears them arrive as a change to the key, which wakes it like a release.
+ */
+export async function landed(clients: readonly Probe[], ...keys: string[]): Promise<void> {
+  const held = async (key: string): Promise<number> => (await valuesOf(clients, key)).filter((v) => v !== null).length;
+  await eventually(async () => (await Promise.all(keys.map(held))).every((n) => n === clients.length), 2000,
+    `${keys.join(', ')} on every master`);
+}

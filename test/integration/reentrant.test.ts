@@ -1,7 +1,7 @@
 import '../helpers/setup.js';
 import * as assert from 'uvu/assert';
 import { mastersSuite } from '../helpers/masters.js';
-import { closeAll, commandCalls, connectAll, eventually, valuesOf, type Probe } from '../helpers/redis.js';
+import { closeAll, commandCalls, connectAll, landed, valuesOf, type Probe } from '../helpers/redis.js';
 import { rejection } from '../helpers/reject.js';
 import { timed } from '../helpers/timeout.js';
 import { abortedAt } from '../helpers/aborted.js';
@@ -34,20 +34,12 @@ async function commands(): Promise<number> {
 
 const held = async (key: string): Promise<number> => (await valuesOf(probes, key)).filter((v) => v !== null).length;
 
-/**
- * An acquisition resolves at quorum while its last SETs may still be on the wire; a count taken before every master
- * holds its keys would charge them to the code under test.
- */
-async function landed(...keys: string[]): Promise<void> {
-  await eventually(async () => (await Promise.all(keys.map(held))).every((n) => n === probes.length), 2000, `${keys.join(', ')} on every master`);
-}
-
 test('a nested using of held resources counts: nothing sent, same token and fence, the key goes on the outermost release', timed(10000, async () => {
   let before = 0;
   let during = 0;
   await reentrant.using(['a', 'b'], 10_000, { fencing: true }, async (outerSignal) => {
     const outer = await reentrant.acquire(['a'], 10_000, { fencing: true });
-    await landed('a', 'b');
+    await landed(probes, 'a', 'b');
     before = await commands();
     await reentrant.using(['a', 'b'], 10_000, async (signal) => {
       assert.is(signal, outerSignal, 'nested holders see the one shared signal');
@@ -152,7 +144,7 @@ test('a waiting context is woken by the outermost release (wake-ups), not by its
 
 test('children forked in a context share it: Promise.all children re-enter at once, and one acquisition serves siblings racing for new resources', timed(10000, async () => {
   await reentrant.using(['p'], 10_000, async () => {
-    await landed('p');
+    await landed(probes, 'p');
     const before = await commands();
     let peak = 0;
     await Promise.all([1, 2, 3].map(() => reentrant.using(['p'], 10_000, async () => {
@@ -180,7 +172,7 @@ test('children forked in a context share it: Promise.all children re-enter at on
 test('resources held only in part: ReentrancyError, nothing sent; nesting them separately works', timed(10000, async () => {
   await reentrant.using(['a', 'b'], 10_000, async () => {
     await reentrant.using(['c'], 10_000, async () => {
-      await landed('a', 'b', 'c');
+      await landed(probes, 'a', 'b', 'c');
       const before = await commands();
       for (const resources of [['a', 'x'], ['a', 'c']]) {
         const error = await rejection(reentrant.acquire(resources, 1_000), ReentrancyError);

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { setImmediate as turn, setTimeout as delay } from 'node:timers/promises';
 import { createClient } from '@redis/client';
 import { mastersSuite, probesEach } from '../helpers/masters.js';
-import { eventually, type Probe } from '../helpers/redis.js';
+import { eventually, landed, type Probe } from '../helpers/redis.js';
 import { rejection } from '../helpers/reject.js';
 import { retrying } from '../helpers/retrying.js';
 import { timed } from '../helpers/timeout.js';
@@ -154,6 +154,8 @@ test('the schedule still bounds the wait: refused throughout, it fails after ret
   const waiter = new Redlock(masters.urls, { retryCount: 3, retryDelay: 100, retryJitter: 0 });
   try {
     const held = await holder.acquire(['bounded'], 10000);
+    // Refused throughout: the holder's last SETs, landing after the waiter's first read, would wake it like a release.
+    await landed(probes, 'bounded');
     const started = performance.now();
     const error = await rejection(waiter.acquire(['bounded'], 10000), ResourceLockedError);
     const ms = performance.now() - started;
