@@ -55,8 +55,8 @@ export async function eventually(check: () => Promise<boolean> | boolean, ms = 2
 
 /**
  * Waits until every master holds each of `keys`. An acquisition resolves at the quorum while its last SETs may still be
- * on the wire: a count taken before they land charges them to the code under test, and a waiter started before they
- * land hears them arrive as a change to the key, which wakes it like a release.
+ * on the wire: a count taken before they land charges them to the code under test, and a waiter that reads the key
+ * before they land finds it free there and wakes for an attempt that uses no retry (src/waiting/waiters.ts #read).
  */
 export async function landed(clients: readonly Probe[], ...keys: string[]): Promise<void> {
   const held = async (key: string): Promise<number> => (await valuesOf(clients, key)).filter((v) => v !== null).length;

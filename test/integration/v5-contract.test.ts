@@ -65,7 +65,7 @@ function contract(kind: ClientKind): void {
 
   test('a held resource: ExecutionError after retryCount + 1 attempts, each with every master voting against', timed(5000, async () => {
     const held = await redlock.acquire(['v5:b'], 5000);
-    // Every master holds it before the retries start: a SET landing after a waiter's read wakes it for a free attempt.
+    // Every master holds it before the retries start: a read where its SET has not landed finds it free and wakes the caller.
     await allHold('v5:b', held.value);
     const error = await rejection(redlock.acquire(['v5:b'], 1000, { retryCount: 2, retryDelay: 10, retryJitter: 0 }), ExecutionError);
     assert.is(error.attempts.length, 3);

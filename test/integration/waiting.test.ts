@@ -154,7 +154,7 @@ test('the schedule still bounds the wait: refused throughout, it fails after ret
   const waiter = new Redlock(masters.urls, { retryCount: 3, retryDelay: 100, retryJitter: 0 });
   try {
     const held = await holder.acquire(['bounded'], 10000);
-    // Refused throughout: the holder's last SETs, landing after the waiter's first read, would wake it like a release.
+    // Refused throughout: a waiter reading the key where the holder's last SET has not landed finds it free and wakes.
     await landed(probes, 'bounded');
     const started = performance.now();
     const error = await rejection(waiter.acquire(['bounded'], 10000), ResourceLockedError);
