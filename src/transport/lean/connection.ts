@@ -1,22 +1,13 @@
 import { EventEmitter } from 'node:events';
-import { createRequire } from 'node:module';
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { encode, encodeShared } from './encode.js';
 import { handshake, type LeanOptions } from './options.js';
 import type { Sink } from '../transport.js';
 import { Pending, promiseSink, type Settle } from './pending.js';
+import { Replies } from './replies.js';
 import { leanStats } from './stats.js';
 import { after } from '../../util/time.js';
-
-interface Parser {
-  execute(chunk: Buffer): void;
-  reset(): void;
-}
-type ParserClass =
-  new (handlers: { returnReply(reply: unknown): void; returnError(error: Error): void; returnFatalError(error: Error): void }) => Parser;
-// The RESP parser ioredis uses (docs/decisions/0010-lean-connection.md); CommonJS, hence require.
-const RedisParser = createRequire(import.meta.url)('redis-parser') as ParserClass;
 
 /**
  * pipelock's own connection to one master: each flush one `socket.write`, replies parsed in bulk into the oldest
@@ -25,7 +16,7 @@ const RedisParser = createRequire(import.meta.url)('redis-parser') as ParserClas
  */
 export class LeanConnection extends EventEmitter implements Sink<Socket> {
   readonly options: LeanOptions;
-  readonly #parser: Parser;
+  readonly #replies: Replies;
   #socket: Socket | undefined;
   /** Written, awaiting replies. */
   readonly #pending = new Pending();
@@ -49,7 +40,7 @@ export class LeanConnection extends EventEmitter implements Sink<Socket> {
   constructor(options: LeanOptions) {
     super();
     this.options = options;
-    this.#parser = new RedisParser({
+    this.#replies = new Replies({
       returnReply: (reply) => { this.#reply(reply, false); },
       returnError: (error) => { this.#reply(error, true); },
       returnFatalError: (error) => { this.#drop(error); },
@@ -85,7 +76,7 @@ export class LeanConnection extends EventEmitter implements Sink<Socket> {
     });
     socket.on('data', (chunk: Buffer) => {
       leanStats.reads++;
-      this.#parser.execute(chunk);
+      this.#replies.execute(chunk);
     });
     socket.on('error', (error: Error) => {
       this.#cause ??= error;
@@ -222,7 +213,7 @@ export class LeanConnection extends EventEmitter implements Sink<Socket> {
     this.#ready = false;
     this.#handshaking = 0;
     this.#out = '';
-    this.#parser.reset();
+    this.#replies.reset();
     const error = this.#cause ?? new Error('Socket closed unexpectedly');
     this.emit('error', error);
     this.#pending.failAll(error);
