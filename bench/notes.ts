@@ -1,27 +1,31 @@
 /**
  * Why a target of bench/report.ts was missed, by target id: written by hand from the run the
- * tables come from (bench/results/peers.json, 2026-12-01 06:49–07:06, load average 1.9–3.3, nothing
+ * tables come from (bench/results/peers.json, 2026-12-01 23:30–23:48, load average 2.3–2.7, nothing
  * else running) and bench:profile's breakdown, since the JSON holds figures, not reasons. Update
  * with each regeneration that moves them.
  */
 
 /** The run the notes were written from, printed above them: when the tables move, the notes may lag. */
-export const kNotesFrom = 'written from the run of 2026-12-01 at ecce492, the one in the tables';
+export const kNotesFrom = 'written from the run of 2026-12-01 23:30 at 6dc290c, the one in the tables';
 
 /** Keyed by Target.id. */
 export const MISSED_TARGET_NOTES: Readonly<Record<string, string>> = {
   'c1-ceiling':
-    'Within the spread: the five paired ratios read 0.83, 1.46, 0.92, 0.81 and 1.05 (median 0.92×); a paired run the same morning read 1.03× (decision 0010, "The kept encoding"). Both sides send the same 20 commands per cycle and pipelock spends less client CPU (173.7 against 180.0 µs per cycle, 0.97×); a cycle here is ~250 µs, most of it the masters\' wake-ups on 2 shared cores, which move a 3 s window by ±20 %.',
+    '0.94× (pairs 0.98, 0.86, 1.02, 0.94, 0.94); the run before (ecce492) read 0.92× and a paired run 1.01–1.03×. Both sides send the same 20 commands per cycle in 2.00 writes per cycle per master, pipelock in fewer reads (1.5–1.7 against 1.8). A cycle is ~160 µs of client CPU, two thirds of it in the kernel (109.7 and 95.9 µs here); bench:profile:c1 put 312 of pipelock\'s 474 µs in socket writes (the ceiling 307 of 442) and the JavaScript difference under 10 µs, so what moves this ratio is the 2 shared cores\' scheduling of six processes, not the client\'s code.',
+  'c1-acquire-p50':
+    '+11 µs (0.10 against 0.09 ms; per pair +16, +27, −2, +9, +11); the run before read +4 µs. An acquire does what the ceiling\'s does on the wire (5 SET NX PX, answered at the third) and more in the client: a CSPRNG token, monotonic clock reads for the validity, a Lock with per-master outcomes; bench:profile:c1 measured +7 µs of main-thread time per cycle for acquire and release together.',
+  'c1-cpu':
+    '1.04× (163.2 against 157.4 µs; pairs 1.12, 1.11, 0.95, 1.02, 1.04); the run before read 0.97×. The kernel\'s part moves most (109.7 against 95.9 µs at the medians): the same writes, woken at different moments of the masters\' scheduling (see the concurrency-1 ratio above).',
   'c4-ceiling':
-    '1.04×, with less client CPU per cycle (63.6 against 77.8 µs, of which 32.5 and 33.7 in the kernel): at 4 in flight a flush carries ~1 operation per master (17.5 Redis commands per cycle against 20) and every contender makes the same 0.5 writes per cycle per master, so there is almost nothing to coalesce; half the client\'s cost is the kernel\'s send. 1.4× would need fewer writes per cycle, which only holding flushes gives, at a latency cost decision 0013 measured and declined.',
+    '1.05× (pairs 1.24, 1.59, 0.95, 0.92, 1.05), with less client CPU per cycle (56.3 against 60.4 µs, about half in the kernel): every contender makes 0.5 writes per cycle per master, so there is almost nothing to coalesce, and the masters spent more (77.1 against 63.4 µs per cycle) running four operations in one script than one SET NX PX and one script call each. 1.4× would need fewer writes per cycle, which only holding flushes gives, at a latency cost decision 0013 measured and declined.',
   'c16-ceiling':
-    '1.30× (26,125 against 21,382), level with the coalesced ceiling (25,760, 1.23×) at the same 0.125 writes per cycle per master and 15.6 commands: pipelock costs 22.8 µs of client CPU per cycle against the coalesced ceiling\'s 23.2, so it is at the floor of what batching gives here. 1.7× would need the masters to cost less per cycle (38.3 µs against the per-command ceiling\'s 40.8): on 2 shared cores a cycle\'s ~61 µs of CPU bounds it near 33k/s.',
+    '1.23× (32,032 against 26,765), level with the coalesced ceiling (1.18×; pipelock to it 1.00× paired) at the same 0.125 writes per cycle per master and 15.6 commands: pipelock costs 20.4 µs of client CPU per cycle against the coalesced ceiling\'s 19.6, so it is at the floor of what batching gives here. 1.7× would need the masters to cost less per cycle (29.9 µs against the per-command ceiling\'s 31.2): on 2 shared cores a cycle\'s ~50 µs of CPU bounds it near 40k/s.',
   'c64-ceiling':
-    '1.60× (54,976 against 34,985), above the coalesced raw ceiling (53,901, 1.54×): the same Redis work batched the same way, with no lock logic. pipelock costs 11.6 µs of client CPU and 19.8 µs of Redis CPU per cycle against the coalesced ceiling\'s 10.1 and 21.1; with 5 masters and the client on 2 cores, a cycle\'s ~31 µs of CPU caps throughput near 64k/s whatever the client does. On Redis 7 the masters run a script per tick; on Valkey 9.1 the same cycle goes script-free at 1.96× the ceiling.',
+    '1.68× (52,821 against 34,811; pairs 1.52, 1.70, 1.68), above the coalesced raw ceiling (1.49×; pipelock to it 1.12× paired): the same Redis work batched the same way, with no lock logic. pipelock costs 11.8 µs of client CPU and 20.1 µs of Redis CPU per cycle against the coalesced ceiling\'s 10.7 and 21.5; with 5 masters and the client on 2 cores, a cycle\'s ~32 µs of CPU caps throughput near 62k/s whatever the client does. On Redis 7 the masters run a script per tick; on Valkey 9.1 the same cycle goes script-free at 2.07× the ceiling.',
   'hot-refusals':
-    'Redis commands per attempt are below the ceiling\'s (7.64 against 9.18: foreign-key reads are rationed to one per second), client CPU is not (24.1 against 13.2 µs): a refusal builds a typed error with per-master outcomes and undoes its partial grants owner-checked, where the ceiling builds nothing. Successes are 1.24× the ceiling\'s.',
+    'Redis commands per attempt are below the ceiling\'s (7.64 against 9.18: foreign-key reads are rationed to one per second), client CPU is not (21.4 against 13.6 µs): a refusal builds a typed error with per-master outcomes and undoes its partial grants owner-checked, where the ceiling builds nothing. Successes are 1.66× the ceiling\'s.',
   'valkey64-ceiling':
-    '1.96× the per-command ceiling (53,576 against 28,524; per pair 1.96, 1.83 and 2.29), at 0.53× its client CPU and 0.48× its masters\' CPU per cycle: a cycle is 10 native commands (5 SET NX PX, 5 DELIFEQ), the fewest the algorithm needs, and 13.6 + 16.2 µs of CPU on 2 shared cores. The lean connection\'s kept encodings leaving a WeakMap (decision 0010) moved this from 1.70× to 1.81× in a paired run; 2× needs the client\'s ~0.2 µs per reply (a string per +OK from the parser, a slot in the reply ring) or the kernel\'s send to cost less.',
+    'Met in the run of 2026-12-01 23:30 (2.07×; pairs 2.29, 2.07, 2.07, at 0.50× the ceiling\'s client CPU); the run before at ecce492 read 1.96×. A cycle is 10 native commands (5 SET NX PX, 5 DELIFEQ), the fewest the algorithm needs, and 11.4 + 12.4 µs of CPU on 2 shared cores: a miss here is the machine\'s spread (1.83 to 2.29 per pair in the run before).',
 };
 
 /** What the election failover figures (bench/results/election.json) show, and what ran beside them. */
