@@ -70,7 +70,7 @@ export interface Settings {
    * The commands of owner-checked operations. 'auto': the native compare-and-set and compare-and-delete (`SET … IFEQ`,
    * `DELIFEQ`, `DELEX`) for single-key extends and releases, `MSETEX … NX` for a lone acquisition of several resources,
    * on members that have them (Valkey 8.1+/9.0+/9.1+, Redis 8.4+; probed at every connect), and a tick's acquisitions
-   * as one `SET NX PX` (or `MSETEX`) each where the member deletes natively and the connection is pipelock's lean one;
+   * as one `SET NX PX` (or `MSETEX`) each where the connection is pipelock's lean one (on Redis 7 too);
    * Lua scripts elsewhere and for what only a script can do. 'native': a tick's acquisitions natively everywhere. 'scripts': scripts only
    * (a lone single-key acquisition is a `SET NX PX` in every mode), as on servers without the commands. A member
    * that runs no scripts for this user gets native single-key commands whatever this says.

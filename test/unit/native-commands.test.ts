@@ -108,7 +108,7 @@ test('a tick of many: releases and extends natively, acquisitions in one script 
   assert.equal(transport.calls, ['lean 2:A', 'DELIFEQ', '3:A,E2']);
 });
 
-test('a tick of many on a connection that posts its commands (the lean one), on a member that deletes natively: in auto its acquisitions go natively too; a backlog still rides scripts', async () => {
+test('a tick of many on a connection that posts its commands (the lean one): in auto its acquisitions go natively too, on Redis 7 as on Valkey; a backlog still rides scripts', async () => {
   const { node, transport } = await master(VALKEY_9, 'auto', true);
   node.enqueue(op(OP_ACQUIRE, ['a']));
   node.enqueue(op(OP_ACQUIRE, ['b']));
@@ -122,10 +122,17 @@ test('a tick of many on a connection that posts its commands (the lean one), on 
   await tick();
   assert.equal(multi.transport.calls, ['MSETEX', 'SET']);
   const redis7 = await master(REDIS_7, 'auto', true);
+  redis7.node.enqueue(op(OP_RELEASE, ['c']));
+  redis7.node.enqueue(op(OP_RELEASE, ['d']));
   redis7.node.enqueue(op(OP_ACQUIRE, ['a']));
   redis7.node.enqueue(op(OP_ACQUIRE, ['b']));
   await tick();
-  assert.equal(redis7.transport.calls, ['lean 2:A'], 'where releases are scripts (Redis 7), acquisitions stay in one script call');
+  assert.equal(redis7.transport.calls, ['lean 2:R', 'SET', 'SET'], 'Redis 7: acquisitions natively, releases (no native delete) in one script call');
+  const given7 = await master(REDIS_7, 'auto', false);
+  given7.node.enqueue(op(OP_ACQUIRE, ['a']));
+  given7.node.enqueue(op(OP_ACQUIRE, ['b']));
+  await tick();
+  assert.equal(given7.transport.calls, ['lean 2:A'], 'on a client library\'s connection acquisitions stay in one script call');
   const scripts = await master(VALKEY_9, 'scripts', true);
   scripts.node.enqueue(op(OP_ACQUIRE, ['a']));
   scripts.node.enqueue(op(OP_ACQUIRE, ['b']));
