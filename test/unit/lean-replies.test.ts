@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Replies, type ReplyHandlers } from '../../src/transport/lean/replies.js';
+import { seeded } from '../helpers/seeded.js';
 
 // The lean connection's reply reader (src/transport/lean/replies.ts) reads the common replies itself and leaves the
 // rest to redis-parser: whatever the replies and however the socket cuts them, it must give what redis-parser alone
@@ -33,17 +34,6 @@ const kShapes = [
   '$5\r\n+OK\r\n\r\n', '*3\r\n$-1\r\n:0\r\n$3\r\ntok\r\n', ':123456789\r\n',
 ];
 
-/** A seeded generator (mulberry32), so a failing case can be run again. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function cut(wire: Buffer, next: () => number): Buffer[] {
   const chunks: Buffer[] = [];
   for (let at = 0; at < wire.length;) {
@@ -67,7 +57,7 @@ test('a reply cut by a chunk: the rest, though it reads as :1, is the rest ($6 a
 });
 
 test('what redis-parser alone gives, for 3,000 streams of mixed replies cut at random', () => {
-  const next = random(20261201);
+  const next = seeded(20261201);
   for (let round = 0; round < 3000; round++) {
     const parts: string[] = [];
     const count = 1 + Math.floor(next() * 30);

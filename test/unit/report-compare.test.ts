@@ -9,6 +9,7 @@ import { compare, IncomparableError, kDefaultThresholds, type Comparison, type R
 import { percentileInterval, separationChance, throughputInterval } from '../../tools/src/load/noise.js';
 import type { PartResult, RunResult } from '../../tools/src/load/result.js';
 import { syntheticRun, type RunShape } from '../helpers/results.js';
+import { seeded } from '../helpers/seeded.js';
 
 const test = suite('report compare');
 
@@ -124,15 +125,10 @@ test('markdown: a verdict line, one table row per metric, pipes escaped', () => 
   assert.is(md.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| metric') && !l.startsWith('| ---')).length, 1 + 3 * 4);
 });
 
-/** Uniform in [-1, 1) from a seeded 32-bit generator (mulberry32): the same noise on every run of the test. */
+/** Uniform in [-1, 1) from a seeded generator: the same noise on every run of the test. */
 function noise(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return (((t ^ (t >>> 14)) >>> 0) / 2 ** 32) * 2 - 1;
-  };
+  const next = seeded(seed);
+  return () => next() * 2 - 1;
 }
 
 test('3 runs a side: 10 same-build comparisons with run-to-run noise pass; a run beside two busy loops is caught', () => {
