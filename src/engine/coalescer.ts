@@ -69,6 +69,12 @@ export class Coalescer implements Flushable {
   readonly #mode: CommandsMode;
   /** The master's connection posts commands with no promise each (src/transport/lean/): a native command costs it little. */
   readonly #posts: boolean;
+  /**
+   * A tick's acquisitions go as one `SET NX PX` (or `MSETEX`) each rather than in one script call: in 'auto', where the
+   * connection posts, on Redis 7 as on Valkey: the masters spend 13-19 % less per cycle for the same client CPU
+   * (decision 0007, "Redis 7 too").
+   */
+  readonly #acquiresNatively: boolean;
   /** The one operation waiting (most flushes carry one), or undefined while #many holds them. */
   #one: Attempt | undefined;
   #many: Attempt[] | undefined;
@@ -83,6 +89,7 @@ export class Coalescer implements Flushable {
     this.#coalesce = coalesce;
     this.#mode = mode;
     this.#posts = posts;
+    this.#acquiresNatively = mode === 'native' || (mode === 'auto' && posts);
   }
 
   /** Nothing waits to be sent. */
@@ -198,7 +205,7 @@ export class Coalescer implements Flushable {
     // Several keys: only an acquisition, by MSETEX (nativeArgs says where), under one key's rules (many in a flush go by script).
     if (op.keys.length !== 1 && (opcode !== OP_ACQUIRE || !caps.msetex || mode === 'scripts')) return undefined;
     if (caps.scripting) {
-      if (opcode === OP_ACQUIRE ? many && !this.#acquiresNatively() : mode === 'scripts') return undefined;
+      if (opcode === OP_ACQUIRE ? many && !this.#acquiresNatively : mode === 'scripts') return undefined;
     }
     // An operation's native words are the same on every master with the same commands: made once.
     const alone = op.alone;
@@ -209,15 +216,6 @@ export class Coalescer implements Flushable {
     const args = opcode === OP_ACQUIRE && op.keys.length === 1 ? setNxArgs(op.keys[0]!, op.token, op.ttlArg) : nativeArgs(op, caps);
     if (args !== undefined) op.alone = args;
     return args;
-  }
-
-  /**
-   * Whether a tick's acquisitions go as one `SET NX PX` (or `MSETEX`) each rather than in one script call: in 'auto',
-   * where the connection posts its commands with no promise each (src/transport/lean/), on Redis 7 as on Valkey: the
-   * masters spend 13-19 % less per cycle for the same client CPU (decision 0007, "Redis 7 too").
-   */
-  #acquiresNatively(): boolean {
-    return this.#mode === 'native' || (this.#mode === 'auto' && this.#posts);
   }
 
   #single(op: Attempt, args: readonly string[], native: boolean): Batch {

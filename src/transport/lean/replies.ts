@@ -6,7 +6,10 @@ export interface ReplyHandlers {
   returnFatalError(error: Error): void;
 }
 interface Parser {
-  /** null between replies; a Buffer while a reply cut by a chunk's end waits for the rest. */
+  /**
+   * null between replies; a Buffer while a reply cut by a chunk's end waits for the rest. Not a documented field of
+   * redis-parser 3.0 (its last release, 2017): test/unit/lean-replies.test.ts's differential run fails if it changes.
+   */
   buffer: Buffer | null;
   execute(chunk: Buffer): void;
   reset(): void;
